@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what gpuscope needs to build and test, from Debian's packages.
+# Idempotent: installs only what is missing, and does nothing when all is there.
+set -euo pipefail
+
+packages=(
+  cmake g++ make pkg-config
+  ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers  # Khronos ICD loader, C and C++ headers
+  libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev  # header-only or static at link time
+  pocl-opencl-icd clinfo                                   # the CPU as an OpenCL device
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+sudo=()
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "setup: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo=(sudo)
+fi
+echo "setup: installing ${missing[*]}" >&2
+"${sudo[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

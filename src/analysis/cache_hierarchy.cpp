@@ -1,0 +1,441 @@
+#include "analysis/cache_hierarchy.hpp"
+
+#include "core/stats.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpuscope::analysis {
+
+namespace {
+
+// The curve as the inference sees it: log latency with noise, isolated
+// spikes removed. Indices below refer to these arrays.
+struct Curve {
+  std::vector<double> x;      // footprint, bytes
+  std::vector<double> v;      // ln(latency_ns)
+  std::vector<double> sigma;  // noise of v (relative noise of the latency)
+  size_t size() const { return x.size(); }
+};
+
+// A run of points at one latency level.
+struct Plateau {
+  std::vector<size_t> points;  // indices into Curve, ascending; may skip points merged across
+  double level = 0;            // median of v over `points`
+  double sigma = 0;            // median noise of its points
+  size_t first() const { return points.front(); }
+  size_t last() const { return points.back(); }
+};
+
+// Where the curve leaves a plateau.
+struct Departure {
+  bool seen = false;    // false: the curve never rose clearly above the plateau
+  double at_bytes = 0;  // interpolated in log-footprint where it crosses the departure threshold
+  double low_bytes = 0, high_bytes = 0;  // last footprint below the threshold, first above
+};
+
+std::string bytes_text(double bytes) {
+  if (bytes >= 1024.0 * 1024 * 1024) return fmt::format("{:.3g} GiB", bytes / (1024.0 * 1024 * 1024));
+  if (bytes >= 1024.0 * 1024) return fmt::format("{:.3g} MiB", bytes / (1024.0 * 1024));
+  if (bytes >= 1024.0) return fmt::format("{:.3g} KiB", bytes / 1024.0);
+  return fmt::format("{:.0f} B", bytes);
+}
+
+double octaves(double from, double to) { return std::log2(to / from); }
+
+// A point alone above (or below) two neighbours that agree with each other is
+// a disturbed measurement (an interrupt, a clock change), never a cache level:
+// no feature of a staircase is one point wide. It deviates from both
+// neighbours in the same direction by more than 4 sigma and by more than twice
+// the neighbours' own difference (which keeps points on a steep ramp).
+// The first and last points have one neighbour and are never judged spikes;
+// the plateau rule ignores them if they stand alone.
+Curve without_spikes(const LogCurve& c, int& spikes) {
+  Curve out;
+  spikes = 0;
+  for (size_t i = 0; i < c.x.size(); ++i) {
+    if (i > 0 && i + 1 < c.x.size()) {
+      const double below = c.log_y[i] - c.log_y[i - 1];
+      const double above = c.log_y[i] - c.log_y[i + 1];
+      const double deviation = std::min(std::abs(below), std::abs(above));
+      const double neighbours_gap = std::abs(c.log_y[i + 1] - c.log_y[i - 1]);
+      if (below * above > 0 && deviation > 4 * c.sigma[i] && deviation > 2 * neighbours_gap) {
+        ++spikes;
+        continue;
+      }
+    }
+    out.x.push_back(c.x[i]);
+    out.v.push_back(c.log_y[i]);
+    out.sigma.push_back(c.sigma[i]);
+  }
+  return out;
+}
+
+void update_level(Plateau& p, const Curve& c) {
+  std::vector<double> v, s;
+  for (size_t i : p.points) {
+    v.push_back(c.v[i]);
+    s.push_back(c.sigma[i]);
+  }
+  p.level = median(v);
+  p.sigma = median(s);
+}
+
+// A segment is a stretch of a slow ramp, not a plateau, when it and its
+// neighbouring points lie on one straight line (log latency against log
+// footprint, reduced chi2 <= 2) that climbs at least half the smallest level
+// step per octave. A ramp spread over several octaves is cut by the
+// segmentation into short pieces, each flat within its own noise; only the
+// context shows the trend. A true plateau breaks the line at its ends (the
+// curve steps off it on either side), and a long plateau with a gentle drift
+// (a few % from TLB misses, the tail of a random-replacement rise) climbs too
+// slowly to count.
+bool is_ramp(const Curve& c, const Segment& s, double min_step_log) {
+  const size_t first = s.first > 0 ? s.first - 1 : s.first;
+  const size_t last = std::min(s.last + 1, c.size() - 1);
+  double sw = 0, su = 0, sv = 0;
+  for (size_t i = first; i <= last; ++i) {
+    const double w = 1 / (c.sigma[i] * c.sigma[i]);
+    sw += w;
+    su += w * std::log2(c.x[i]);
+    sv += w * c.v[i];
+  }
+  double suu = 0, suv = 0;
+  for (size_t i = first; i <= last; ++i) {
+    const double w = 1 / (c.sigma[i] * c.sigma[i]);
+    const double du = std::log2(c.x[i]) - su / sw;
+    suu += w * du * du;
+    suv += w * du * (c.v[i] - sv / sw);
+  }
+  const double slope = suv / suu;  // log latency per octave
+  double chi2 = 0;
+  for (size_t i = first; i <= last; ++i) {
+    const double fitted = sv / sw + slope * (std::log2(c.x[i]) - su / sw);
+    chi2 += std::pow((c.v[i] - fitted) / c.sigma[i], 2);
+  }
+  const double dof = static_cast<double>(last - first + 1) - 2;
+  return chi2 <= 2 * dof && slope >= 0.5 * min_step_log;
+}
+
+std::vector<Plateau> find_plateaus(const Curve& c, const HierarchyOptions& options) {
+  const std::vector<Segment> segments = segment_piecewise_constant(c.v, c.sigma, change_point_penalty(c.size()));
+  std::vector<Plateau> plateaus;
+  for (const Segment& s : segments) {
+    if (static_cast<int>(s.size()) < options.min_plateau_points) continue;
+    if (octaves(c.x[s.first], c.x[s.last]) < options.min_plateau_octaves) continue;
+    if (is_ramp(c, s, std::log(options.min_step_ratio))) continue;
+    Plateau p;
+    for (size_t i = s.first; i <= s.last; ++i) p.points.push_back(i);
+    update_level(p, c);
+    plateaus.push_back(std::move(p));
+  }
+  return plateaus;
+}
+
+// Adjacent plateaus closer than min_step_ratio are one level that noise, a
+// spike or a bump split in two; they are joined (the points between them,
+// which belong to neither, stay out). A plateau followed by a clearly lower one
+// cannot be a cache level (a nearer level is faster), so it is dropped as a
+// disturbance of the sweep; `dropped` collects their notes.
+void merge_plateaus(std::vector<Plateau>& plateaus, const Curve& c, double min_step_log,
+                    std::vector<std::string>& dropped) {
+  for (size_t i = 0; i + 1 < plateaus.size();) {
+    Plateau& a = plateaus[i];
+    Plateau& b = plateaus[i + 1];
+    const double step = b.level - a.level;
+    if (std::abs(step) < min_step_log) {
+      a.points.insert(a.points.end(), b.points.begin(), b.points.end());
+      update_level(a, c);
+      plateaus.erase(plateaus.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+      i = i > 0 ? i - 1 : 0;  // the joined level may now be close to its predecessor
+    } else if (step < 0) {
+      dropped.push_back(fmt::format(
+          "Latency falls from {:.3g} ns to {:.3g} ns at {}; the higher plateau ({} .. {}) is not counted as a level.",
+          std::exp(a.level), std::exp(b.level), bytes_text(c.x[b.first()]), bytes_text(c.x[a.first()]),
+          bytes_text(c.x[a.last()])));
+      plateaus.erase(plateaus.begin() + static_cast<std::ptrdiff_t>(i));
+      i = i > 0 ? i - 1 : 0;
+    } else {
+      ++i;
+    }
+  }
+}
+
+// Where the curve first rises clearly above plateau p after its end.
+// "Clearly" is departure_sigmas of the plateau's noise, but at most half the
+// step to the next level (step_log), so a small step on a noisy curve is
+// still located.
+Departure find_departure(const Curve& c, const Plateau& p, double step_log, const HierarchyOptions& options) {
+  const double threshold = p.level + std::min(options.departure_sigmas * p.sigma, 0.5 * step_log);
+  for (size_t j = p.last() + 1; j < c.size(); ++j) {
+    if (c.v[j] <= threshold) continue;
+    const size_t i = j - 1;
+    const double t = std::clamp((threshold - c.v[i]) / (c.v[j] - c.v[i]), 0.0, 1.0);
+    const double log_x = std::log(c.x[i]) + t * (std::log(c.x[j]) - std::log(c.x[i]));
+    return {true, std::exp(log_x), c.x[i], c.x[j]};
+  }
+  return {};
+}
+
+// The rise (log latency) after the sweep's last plateau to its highest later
+// point; 0 unless two or more points stand min_step_ratio and departure_sigmas
+// above it, since one point alone could be a disturbance.
+double final_rise(const Curve& c, const Plateau& p, const HierarchyOptions& options) {
+  const double clear = std::max(std::log(options.min_step_ratio), options.departure_sigmas * p.sigma);
+  int above = 0;
+  double rise = 0;
+  for (size_t j = p.last() + 1; j < c.size(); ++j) {
+    above += c.v[j] - p.level > clear ? 1 : 0;
+    rise = std::max(rise, c.v[j] - p.level);
+  }
+  return above >= 2 ? rise : 0;
+}
+
+// Confidence factors, each 0..1, multiplied together.
+// More points on a plateau make its level and extent surer: 3 points 0.63, 6 0.86, 9 0.95.
+double points_factor(int points) { return 1 - std::exp(-points / 3.0); }
+// A step of z noise sigmas: 3 sigma 0.5, 6 sigma 0.8, 10 sigma 0.92.
+double separation_factor(double z) { return z * z / (z * z + 9); }
+// A capacity bracket one octave wide 0.5, a quarter octave 0.8.
+double bracket_factor(double bracket_octaves) { return 1 / (1 + bracket_octaves); }
+
+double step_z(const Plateau& a, const Plateau& b) { return (b.level - a.level) / std::hypot(a.sigma, b.sigma); }
+
+CacheLevel describe(const Curve& c, const Plateau& p) {
+  std::vector<double> latency_ns;
+  for (size_t i : p.points) latency_ns.push_back(std::exp(c.v[i]));
+  CacheLevel level;
+  level.latency_ns = median(latency_ns);
+  level.latency_low = *std::min_element(latency_ns.begin(), latency_ns.end());
+  level.latency_high = *std::max_element(latency_ns.begin(), latency_ns.end());
+  level.first_x = c.x[p.first()];
+  level.last_x = c.x[p.last()];
+  level.points = static_cast<int>(p.points.size());
+  return level;
+}
+
+std::string level_name(size_t index) { return fmt::format("L{}", index + 1); }
+
+void add_note(std::string& notes, const std::string& note) { notes += (notes.empty() ? "" : " ") + note; }
+
+}  // namespace
+
+Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& options) {
+  Hierarchy h;
+  int spikes = 0;
+  const Curve c = without_spikes(log_curve(latency, options.min_relative_noise), spikes);
+  if (spikes > 0) h.notes.push_back(fmt::format("{} isolated spike point(s) ignored.", spikes));
+
+  const double min_step_log = std::log(options.min_step_ratio);
+  std::vector<Plateau> plateaus = find_plateaus(c, options);
+  merge_plateaus(plateaus, c, min_step_log, h.notes);
+  if (plateaus.empty()) {
+    h.notes.push_back(fmt::format("No latency plateau of {} or more points spanning {} octave(s) in {} point(s); "
+                                  "no level can be read.",
+                                  options.min_plateau_points, options.min_plateau_octaves, c.size()));
+    return h;
+  }
+
+  // Where the curve leaves each plateau. A departure beyond the translation
+  // threshold is the TLB running out of reach: that plateau is DRAM, and
+  // whatever follows is not counted.
+  std::vector<Departure> departures;
+  bool translation_cut = false;
+  std::string translation_note;
+  for (size_t k = 0; k < plateaus.size(); ++k) {
+    const Plateau& p = plateaus[k];
+    const double step_log = k + 1 < plateaus.size() ? plateaus[k + 1].level - p.level : final_rise(c, p, options);
+    const Departure d = step_log > 0 ? find_departure(c, p, step_log, options) : Departure{};
+    if (d.seen && d.at_bytes > options.translation_threshold_bytes) {
+      translation_note = fmt::format(
+          "Latency rises again from about {} (beyond {}): address translation (TLB reach), not a cache; "
+          "DRAM latency is read from the plateau before it.",
+          bytes_text(d.at_bytes), bytes_text(options.translation_threshold_bytes));
+      h.notes.push_back(translation_note);
+      plateaus.resize(k + 1);
+      departures.emplace_back();
+      translation_cut = true;
+      break;
+    }
+    departures.push_back(d);
+  }
+
+  // The last plateau is DRAM when caches came before it and the sweep went far
+  // enough to tell; if the curve was still rising after it, the sweep ended
+  // on the way to a level it never reached.
+  const Plateau& last = plateaus.back();
+  const bool unfinished_rise = departures.back().seen;
+  const bool last_is_dram = !unfinished_rise && plateaus.size() >= 2 &&
+                            (translation_cut || c.x[last.last()] >= options.dram_min_footprint_bytes);
+  const size_t cache_count = last_is_dram ? plateaus.size() - 1 : plateaus.size();
+
+  for (size_t k = 0; k < cache_count; ++k) {
+    const Plateau& p = plateaus[k];
+    const Departure& d = departures[k];
+    CacheLevel level = describe(c, p);
+    const double factor_points = points_factor(level.points);
+    double z_below = 0, z_above = 0;
+    if (k > 0) z_below = step_z(plateaus[k - 1], p);
+    if (k + 1 < plateaus.size()) {
+      z_above = step_z(p, plateaus[k + 1]);
+    } else if (d.seen) {
+      z_above = final_rise(c, p, options) / p.sigma;
+    }
+
+    if (d.seen) {
+      level.capacity_bytes = d.at_bytes;
+      level.capacity_low = d.low_bytes;
+      level.capacity_high = d.high_bytes;
+      level.capacity_confidence =
+          factor_points * separation_factor(z_above) * bracket_factor(octaves(d.low_bytes, d.high_bytes));
+      const double z_nearest = k > 0 ? std::min(z_below, z_above) : z_above;
+      level.latency_confidence = factor_points * separation_factor(z_nearest);
+    } else {
+      // The sweep ended on this plateau: the capacity is only known to exceed
+      // the last footprint, and the plateau might yet be something else.
+      level.end_reached = false;
+      level.capacity_bytes = level.capacity_low = level.last_x;
+      level.capacity_confidence = 0.2 * factor_points;
+      level.latency_confidence = 0.5 * factor_points * (k > 0 ? separation_factor(z_below) : 1.0);
+      add_note(level.note, fmt::format("The sweep ended on this plateau at {}: its capacity is at least that, and "
+                                       "no DRAM latency was measured.",
+                                       bytes_text(level.last_x)));
+    }
+
+    // A ramp of an octave or more between plateaus: misses start before the
+    // capacity (set conflicts) or grow slowly after it (random replacement).
+    if (d.seen && k + 1 < plateaus.size()) {
+      const double ramp_octaves = octaves(c.x[p.last()], c.x[plateaus[k + 1].first()]);
+      if (ramp_octaves >= 1) {
+        add_note(level.note, fmt::format("The rise to the next level is gradual ({:.1f} octaves), as with random "
+                                         "replacement or set conflicts; the capacity is read where the curve first "
+                                         "leaves the plateau.",
+                                         ramp_octaves));
+      }
+    }
+
+    // NVIDIA H100/H200 split L2: the far partition shows up as a second,
+    // moderately slower plateau about twice as large as the near one.
+    if (k > 0 && level.end_reached && h.levels[k - 1].end_reached) {
+      const CacheLevel& prev = h.levels[k - 1];
+      const double latency_ratio = level.latency_ns / prev.latency_ns;
+      const double capacity_ratio = level.capacity_bytes / prev.capacity_bytes;
+      if (latency_ratio < 2 && capacity_ratio >= 1.5 && capacity_ratio <= 3) {
+        add_note(level.note, fmt::format("Latency only {:.2f}x {}'s with {:.1f}x its capacity: probably the far half "
+                                         "of a split {} (as on NVIDIA H100/H200) rather than a separate cache.",
+                                         latency_ratio, level_name(k - 1), capacity_ratio, level_name(k - 1)));
+      }
+    }
+    if (!level.note.empty()) h.notes.push_back(level_name(k) + ": " + level.note);
+    h.levels.push_back(std::move(level));
+  }
+
+  if (last_is_dram) {
+    CacheLevel dram = describe(c, last);
+    dram.note = translation_note;
+    const Plateau& last_cache = plateaus[plateaus.size() - 2];
+    dram.latency_confidence = points_factor(dram.points) * separation_factor(step_z(last_cache, last));
+    h.dram = std::move(dram);
+  } else if (unfinished_rise) {
+    h.notes.push_back(fmt::format("Latency was still rising at the last footprint ({}): the sweep ended before the "
+                                  "next level or DRAM; no DRAM latency is reported.",
+                                  bytes_text(c.x.back())));
+  } else if (plateaus.size() >= 2) {
+    h.notes.push_back(fmt::format("The sweep stopped at {}, below {}: the last plateau is reported as a cache whose "
+                                  "end was not reached, though it may be DRAM.",
+                                  bytes_text(c.x.back()), bytes_text(options.dram_min_footprint_bytes)));
+  }
+  return h;
+}
+
+std::vector<Finding> hierarchy_findings(const Hierarchy& h, const std::string& series_id) {
+  std::vector<Finding> findings;
+  if (h.levels.empty()) return findings;
+  const std::string segmentation = "optimal piecewise-constant segmentation of log latency (modified-BIC penalty)";
+
+  // The count is as sure as its least sure level (each level's latency
+  // confidence weighs its separation from its neighbours), and less sure when
+  // the sweep never reached DRAM: a further level may lie beyond.
+  double count_confidence = h.dram ? 1.0 : 0.5;
+  double least_level = 1.0;
+  for (const CacheLevel& level : h.levels) least_level = std::min(least_level, level.latency_confidence);
+  count_confidence *= least_level;
+  std::string all_notes;
+  for (const std::string& note : h.notes) all_notes += (all_notes.empty() ? "" : " ") + note;
+  findings.push_back({"memory.cache_levels", static_cast<double>(h.levels.size()), "", std::nullopt, std::nullopt,
+                      count_confidence, {series_id},
+                      "Number of latency plateaus before DRAM in the pointer-chase curve, by " + segmentation +
+                          "; ramps, steps below the minimum ratio and rises from address translation are not levels.",
+                      all_notes});
+
+  for (size_t k = 0; k < h.levels.size(); ++k) {
+    const CacheLevel& level = h.levels[k];
+    const std::string prefix = "memory." + level_name(k);
+    Finding capacity{prefix + ".capacity_bytes", level.capacity_bytes, "B", level.capacity_low, std::nullopt,
+                     level.capacity_confidence, {series_id}, "", level.note};
+    if (level.end_reached) {
+      capacity.high = level.capacity_high;
+      capacity.method = "Footprint where the pointer-chase latency first rises clearly (3 sigma, or half the step) "
+                        "above this level's plateau, interpolated in log footprint between the bracketing points; "
+                        "plateaus by " + segmentation + ".";
+    } else {
+      capacity.method = "Lower bound: the largest footprint measured, still on this level's plateau; plateaus by " +
+                        segmentation + ".";
+    }
+    findings.push_back(std::move(capacity));
+    findings.push_back({prefix + ".latency_ns", level.latency_ns, "ns", level.latency_low, level.latency_high,
+                        level.latency_confidence, {series_id},
+                        fmt::format("Median latency of the {} footprints on this level's plateau (bounds: their min "
+                                    "and max); plateaus by {}.",
+                                    level.points, segmentation),
+                        level.note});
+  }
+
+  if (h.dram) {
+    findings.push_back({"memory.dram.latency_ns", h.dram->latency_ns, "ns", h.dram->latency_low, h.dram->latency_high,
+                        h.dram->latency_confidence, {series_id},
+                        fmt::format("Median latency of the {} footprints on the last plateau beyond the caches "
+                                    "(bounds: their min and max); plateaus by {}.",
+                                    h.dram->points, segmentation),
+                        h.dram->note});
+  }
+  return findings;
+}
+
+std::vector<double> refinement_footprints(const Series& latency, size_t max_points, double min_ratio,
+                                          double granule_bytes) {
+  const LogCurve c = log_curve(latency);
+  const double granule = granule_bytes > 0 ? granule_bytes : 1.0;
+  const auto measured = [&](double x) {
+    return std::any_of(latency.points.begin(), latency.points.end(),
+                       [&](const Point& p) { return std::abs(p.x - x) <= 1e-9 * std::max(1.0, x); });
+  };
+
+  struct Candidate {
+    double x;
+    double change_sigmas;  // |step| across the interval in units of its noise
+  };
+  std::vector<Candidate> candidates;
+  for (size_t i = 1; i < c.x.size(); ++i) {
+    if (c.x[i] / c.x[i - 1] < min_ratio) continue;
+    const double change = std::abs(c.log_y[i] - c.log_y[i - 1]) / std::hypot(c.sigma[i], c.sigma[i - 1]);
+    // A change within noise says nothing about where a step is.
+    if (change < 2) continue;
+    const double midpoint = std::round(std::sqrt(c.x[i] * c.x[i - 1]) / granule) * granule;
+    if (midpoint <= c.x[i - 1] || midpoint >= c.x[i] || measured(midpoint)) continue;
+    candidates.push_back({midpoint, change});
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.change_sigmas > b.change_sigmas; });
+
+  std::vector<double> footprints;
+  for (const Candidate& candidate : candidates) {
+    if (footprints.size() >= max_points) break;
+    footprints.push_back(candidate.x);
+  }
+  return footprints;
+}
+
+}  // namespace gpuscope::analysis

@@ -1,0 +1,83 @@
+// Cache hierarchy from a pointer-chase latency curve.
+//
+// The latency probe chases a random cyclic permutation of cache-line-spaced
+// slots with one thread, so each load depends on the previous one and the
+// curve of latency against footprint is a staircase: one plateau per cache
+// level, then DRAM. This file reads the staircase: which plateaus there are,
+// where each one ends (the level's capacity) and how high it is (its latency),
+// with intervals, confidences and notes on what a person should know.
+#pragma once
+
+#include "analysis/segmentation.hpp"
+#include "core/finding.hpp"
+#include "core/series.hpp"
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpuscope::analysis {
+
+struct CacheLevel {
+  // Footprint in bytes where this level's plateau ends: the curve departs it
+  // between capacity_low (last footprint on the plateau) and capacity_high
+  // (first footprint clearly above). Unset (0) for dram. When end_reached is
+  // false, capacity_bytes = capacity_low = last_x is only a lower bound and
+  // capacity_high is 0.
+  double capacity_bytes = 0, capacity_low = 0, capacity_high = 0;
+  double latency_ns = 0, latency_low = 0, latency_high = 0;  // median of the plateau's points, and their min..max
+  double first_x = 0, last_x = 0;  // footprint extent of the plateau, bytes
+  int points = 0;                  // footprints on the plateau
+  double capacity_confidence = 0, latency_confidence = 0;  // 0..1
+  bool end_reached = true;  // false: the sweep ended on this plateau
+  std::string note;         // interpretation of this level, may be empty
+};
+
+struct Hierarchy {
+  std::vector<CacheLevel> levels;  // L1..Ln, nearest first
+  std::optional<CacheLevel> dram;  // set when the sweep reached past the last cache
+  std::vector<std::string> notes;  // interpretation for a person (level notes included, prefixed "L<n>:")
+};
+
+struct HierarchyOptions {
+  // Steps starting beyond this footprint are address translation (TLB reach), not caches.
+  double translation_threshold_bytes = 512.0 * 1024 * 1024;
+  // Adjacent plateaus closer than this in latency are one level.
+  double min_step_ratio = 1.15;
+  // A plateau needs this many points spanning at least this many octaves of
+  // footprint: a ramp between levels is chopped by the segmentation into short
+  // pieces (1-2 points each at 2-4 points per octave), and these never qualify.
+  // 3 points at 4 per octave span 0.5 octave; the slack allows for footprints
+  // rounded to whole lines or pages.
+  int min_plateau_points = 3;
+  double min_plateau_octaves = 0.45;
+  // A sweep that stops short of this cannot tell DRAM from a large last-level
+  // cache (CPU L3s and GPU last-level caches reach 32-256 MiB), so its last
+  // plateau is then reported as a cache whose end was not reached.
+  double dram_min_footprint_bytes = 64.0 * 1024 * 1024;
+  // The curve has left a plateau once it is this many noise sigmas above it
+  // (or half way to the next level, when that is nearer).
+  double departure_sigmas = 3.0;
+  double min_relative_noise = k_min_relative_noise;  // floor of the per-point noise, relative
+};
+
+// Reads the staircase of a latency series (x = footprint bytes, y = ns per
+// dependent load, sorted by x). Never throws on short or odd curves: it
+// returns what can be said, with notes.
+Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& options = {});
+
+// Findings under the contract ids (memory.cache_levels, memory.L<n>.capacity_bytes,
+// memory.L<n>.latency_ns, memory.dram.latency_ns), citing series_id as evidence.
+// Empty when the hierarchy holds no level.
+std::vector<Finding> hierarchy_findings(const Hierarchy& h, const std::string& series_id);
+
+// Footprints (bytes, multiples of granule_bytes, not already measured) where
+// one more measurement would most sharpen the inference: the geometric
+// midpoints of the intervals where the curve changes most relative to noise,
+// largest change first. Intervals whose x ratio is already below min_ratio,
+// and changes within 2 sigma of noise, are not bisected. At most max_points.
+std::vector<double> refinement_footprints(const Series& latency, size_t max_points, double min_ratio,
+                                          double granule_bytes);
+
+}  // namespace gpuscope::analysis

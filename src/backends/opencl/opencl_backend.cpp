@@ -1,0 +1,352 @@
+#include "backends/opencl/opencl_backend.hpp"
+
+#include "core/error.hpp"
+#include "kernels/kernel_sources.hpp"
+
+#include <CL/opencl.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+namespace gpuscope {
+namespace {
+
+// Vendor query tokens, spelled out so that the build does not depend on which
+// cl_ext.h the machine has. Values from the Khronos registry.
+constexpr cl_device_info kNvComputeCapabilityMajor = 0x4000;  // cl_nv_device_attribute_query
+constexpr cl_device_info kNvComputeCapabilityMinor = 0x4001;
+constexpr cl_device_info kNvRegistersPerBlock = 0x4002;
+constexpr cl_device_info kNvWarpSize = 0x4003;
+constexpr cl_device_info kNvIntegratedMemory = 0x4006;
+constexpr cl_device_info kNvPciBusId = 0x4008;
+constexpr cl_device_info kAmdBoardName = 0x4038;  // cl_amd_device_attribute_query
+constexpr cl_device_info kAmdSimdPerComputeUnit = 0x4040;
+constexpr cl_device_info kAmdWavefrontWidth = 0x4043;
+constexpr cl_device_info kArmComputeUnitsBitfield = 0x40BF;  // cl_arm_core_id
+constexpr cl_device_info kQcomPageSize = 0x40A1;             // cl_qcom_ext_host_ptr
+constexpr cl_device_info kIntelSubGroupSizes = 0x4108;       // cl_intel_required_subgroup_size
+
+bool is_out_of_resources(cl_int err) {
+  return err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
+         err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE;
+}
+
+[[noreturn]] void rethrow(const cl::Error& e, const std::string& what) {
+  const std::string msg = fmt::format("{}: {} failed with OpenCL error {}", what, e.what(), e.err());
+  if (is_out_of_resources(e.err())) throw OutOfResources(msg);
+  throw DeviceError(msg);
+}
+
+template <class T>
+bool query(const cl::Device& d, cl_device_info param, T& out) {
+  return clGetDeviceInfo(d(), param, sizeof(T), &out, nullptr) == CL_SUCCESS;
+}
+
+std::string device_type_name(cl_device_type t) {
+  if (t & CL_DEVICE_TYPE_GPU) return "gpu";
+  if (t & CL_DEVICE_TYPE_CPU) return "cpu";
+  if (t & CL_DEVICE_TYPE_ACCELERATOR) return "accelerator";
+  return "other";
+}
+
+std::vector<std::string> split_words(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string w; in >> w;) out.push_back(w);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool has_ext(const DeviceInfo& info, const std::string& ext) {
+  return std::binary_search(info.extensions.begin(), info.extensions.end(), ext);
+}
+
+// Queries that answer only on some vendors' drivers. A query that fails is
+// simply absent: an unknown token must never make listing a device fail.
+nlohmann::json vendor_queries(const cl::Device& d, const DeviceInfo& info) {
+  nlohmann::json v = nlohmann::json::object();
+  if (has_ext(info, "cl_nv_device_attribute_query")) {
+    cl_uint major = 0, minor = 0, regs = 0, warp = 0, bus = 0;
+    cl_bool integrated = CL_FALSE;
+    if (query(d, kNvWarpSize, warp)) v["nv_warp_size"] = warp;
+    if (query(d, kNvComputeCapabilityMajor, major) && query(d, kNvComputeCapabilityMinor, minor))
+      v["nv_compute_capability"] = fmt::format("{}.{}", major, minor);
+    if (query(d, kNvRegistersPerBlock, regs)) v["nv_registers_per_block"] = regs;
+    if (query(d, kNvIntegratedMemory, integrated)) v["nv_integrated_memory"] = integrated == CL_TRUE;
+    if (query(d, kNvPciBusId, bus)) v["nv_pci_bus_id"] = bus;
+  }
+  if (has_ext(info, "cl_amd_device_attribute_query")) {
+    cl_uint wave = 0, simd = 0;
+    if (query(d, kAmdWavefrontWidth, wave)) v["amd_wavefront_width"] = wave;
+    if (query(d, kAmdSimdPerComputeUnit, simd)) v["amd_simd_per_compute_unit"] = simd;
+    char board[256] = {};
+    if (clGetDeviceInfo(d(), kAmdBoardName, sizeof(board) - 1, board, nullptr) == CL_SUCCESS)
+      v["amd_board_name"] = std::string(board);
+  }
+  if (has_ext(info, "cl_arm_core_id")) {
+    cl_ulong bits = 0;
+    if (query(d, kArmComputeUnitsBitfield, bits)) v["arm_compute_units_bitfield"] = bits;
+  }
+  if (has_ext(info, "cl_qcom_ext_host_ptr")) {
+    size_t page = 0;
+    if (query(d, kQcomPageSize, page)) v["qcom_page_size"] = page;
+  }
+  if (has_ext(info, "cl_intel_required_subgroup_size")) {
+    size_t sizes[16] = {};
+    size_t bytes = 0;
+    if (clGetDeviceInfo(d(), kIntelSubGroupSizes, sizeof(sizes), sizes, &bytes) == CL_SUCCESS)
+      v["intel_sub_group_sizes"] = std::vector<size_t>(sizes, sizes + bytes / sizeof(size_t));
+  }
+  return v;
+}
+
+DeviceInfo describe(const cl::Platform& p, const cl::Device& d, size_t pi, size_t di) {
+  DeviceInfo info;
+  info.id = fmt::format("opencl:{}:{}", pi, di);
+  info.name = d.getInfo<CL_DEVICE_NAME>();
+  info.vendor = d.getInfo<CL_DEVICE_VENDOR>();
+  info.type = device_type_name(d.getInfo<CL_DEVICE_TYPE>());
+  info.api = d.getInfo<CL_DEVICE_VERSION>();
+  info.driver_version = d.getInfo<CL_DRIVER_VERSION>();
+  info.platform = p.getInfo<CL_PLATFORM_NAME>();
+  info.compute_units = d.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
+  info.clock_mhz = d.getInfo<CL_DEVICE_MAX_CLOCK_FREQUENCY>();
+  info.global_mem_bytes = d.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
+  info.max_alloc_bytes = d.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
+  info.local_mem_bytes = d.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+  info.local_mem_dedicated = d.getInfo<CL_DEVICE_LOCAL_MEM_TYPE>() == CL_LOCAL;
+  info.global_cache_bytes = d.getInfo<CL_DEVICE_GLOBAL_MEM_CACHE_SIZE>();
+  info.global_cache_line_bytes = d.getInfo<CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE>();
+  info.address_bits = d.getInfo<CL_DEVICE_ADDRESS_BITS>();
+  info.max_work_group_size = d.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+  info.profiling = (d.getInfo<CL_DEVICE_QUEUE_PROPERTIES>() & CL_QUEUE_PROFILING_ENABLE) != 0;
+  info.extensions = split_words(d.getInfo<CL_DEVICE_EXTENSIONS>());
+  info.vendor_info = vendor_queries(d, info);
+  return info;
+}
+
+class ClBuffer final : public Buffer {
+ public:
+  ClBuffer(cl::Buffer b, size_t bytes) : buffer(std::move(b)), bytes_(bytes) {}
+  size_t size_bytes() const override { return bytes_; }
+  cl::Buffer buffer;
+
+ private:
+  size_t bytes_;
+};
+
+class ClKernel final : public Kernel {
+ public:
+  ClKernel(cl::Program prog, cl::Kernel k, std::string name, size_t max_wg)
+      : program(std::move(prog)), kernel(std::move(k)), name_(std::move(name)), max_wg_(max_wg) {}
+  const std::string& name() const override { return name_; }
+  size_t max_work_group_size() const override { return max_wg_; }
+  cl::Program program;
+  cl::Kernel kernel;
+
+ private:
+  std::string name_;
+  size_t max_wg_;
+};
+
+cl::NDRange nd_range(const Range& r) {
+  switch (r.rank) {
+    case 2: return cl::NDRange(r.dims[0], r.dims[1]);
+    case 3: return cl::NDRange(r.dims[0], r.dims[1], r.dims[2]);
+    default: return cl::NDRange(r.dims[0]);
+  }
+}
+
+class ClDevice final : public Device {
+ public:
+  ClDevice(cl::Device device, DeviceInfo info) : device_(std::move(device)), info_(std::move(info)) {
+    try {
+      context_ = cl::Context(device_);
+      queue_ = cl::CommandQueue(context_, device_, CL_QUEUE_PROFILING_ENABLE);
+    } catch (const cl::Error& e) {
+      rethrow(e, "creating a context and profiling queue on " + info_.id);
+    }
+  }
+
+  const DeviceInfo& info() const override { return info_; }
+
+  std::unique_ptr<Buffer> create_buffer(size_t bytes) override {
+    if (bytes == 0 || bytes > info_.max_alloc_bytes)
+      throw OutOfResources(fmt::format("{} bytes exceeds the device's max allocation of {} bytes",
+                                       bytes, info_.max_alloc_bytes));
+    try {
+      cl::Buffer b(context_, CL_MEM_READ_WRITE, bytes);
+      // Drivers allocate lazily; touching both ends makes a refused
+      // allocation fail here, where the caller can retry smaller, rather
+      // than inside a timed launch.
+      const cl_uchar zero = 0;
+      queue_.enqueueFillBuffer(b, zero, 0, 1);
+      queue_.enqueueFillBuffer(b, zero, bytes - 1, 1);
+      queue_.finish();
+      return std::make_unique<ClBuffer>(std::move(b), bytes);
+    } catch (const cl::Error& e) {
+      rethrow(e, fmt::format("allocating {} bytes", bytes));
+    }
+  }
+
+  void write(Buffer& dst, size_t offset, std::span<const std::byte> src) override {
+    try {
+      queue_.enqueueWriteBuffer(as_cl(dst).buffer, CL_TRUE, offset, src.size(), src.data());
+    } catch (const cl::Error& e) {
+      rethrow(e, "writing a buffer");
+    }
+  }
+
+  void read(const Buffer& src, size_t offset, std::span<std::byte> dst) override {
+    try {
+      queue_.enqueueReadBuffer(as_cl(src).buffer, CL_TRUE, offset, dst.size(), dst.data());
+    } catch (const cl::Error& e) {
+      rethrow(e, "reading a buffer");
+    }
+  }
+
+  Kernel& kernel(const KernelSpec& spec) override {
+    std::string options;
+    for (const auto& o : spec.options) options += o + " ";
+    const std::string key = spec.file + "|" + spec.kernel + "|" + options;
+    if (auto it = cache_.find(key); it != cache_.end()) return *it->second;
+
+    const auto& src = kernel_source(spec.file);
+    cl::Program program(context_, std::string(src.text));
+    try {
+      program.build(device_, options.c_str());
+    } catch (const cl::Error& e) {
+      std::string log;
+      try {
+        log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_);
+      } catch (const cl::Error&) {
+        log = "(the driver gave no build log)";
+      }
+      throw BuildError(fmt::format("building {} with '{}' failed (OpenCL error {})", spec.file,
+                                   options, e.err()),
+                       log);
+    }
+    try {
+      cl::Kernel k(program, spec.kernel.c_str());
+      const size_t max_wg = k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_);
+      auto owned = std::make_unique<ClKernel>(program, k, spec.kernel, max_wg);
+      auto& ref = *owned;
+      cache_.emplace(key, std::move(owned));
+      return ref;
+    } catch (const cl::Error& e) {
+      rethrow(e, fmt::format("creating kernel {} from {}", spec.kernel, spec.file));
+    }
+  }
+
+  double launch(Kernel& k, Range global, Range local, std::span<const KernelArg> args) override {
+    auto& ck = static_cast<ClKernel&>(k);
+    try {
+      for (cl_uint i = 0; i < args.size(); ++i) set_arg(ck.kernel, i, args[i]);
+      cl::Event ev;
+      queue_.enqueueNDRangeKernel(ck.kernel, cl::NullRange, nd_range(global),
+                                  local.total() == 0 ? cl::NullRange : nd_range(local), nullptr,
+                                  &ev);
+      ev.wait();
+      const auto start = ev.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+      const auto end = ev.getProfilingInfo<CL_PROFILING_COMMAND_END>();
+      return static_cast<double>(end - start);
+    } catch (const cl::Error& e) {
+      rethrow(e, "launching " + k.name());
+    }
+  }
+
+ private:
+  static ClBuffer& as_cl(Buffer& b) { return static_cast<ClBuffer&>(b); }
+  static const ClBuffer& as_cl(const Buffer& b) { return static_cast<const ClBuffer&>(b); }
+
+  static void set_arg(cl::Kernel& k, cl_uint i, const KernelArg& arg) {
+    std::visit(
+        [&](const auto& v) {
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, Buffer*>) {
+            k.setArg(i, as_cl(*v).buffer);
+          } else if constexpr (std::is_same_v<T, LocalBytes>) {
+            k.setArg(i, cl::Local(v.bytes));
+          } else {
+            k.setArg(i, v);
+          }
+        },
+        arg);
+  }
+
+  cl::Device device_;
+  DeviceInfo info_;
+  cl::Context context_;
+  cl::CommandQueue queue_;
+  std::map<std::string, std::unique_ptr<ClKernel>> cache_;
+};
+
+class ClBackend final : public Backend {
+ public:
+  std::string name() const override { return "opencl"; }
+
+  std::vector<DeviceInfo> enumerate() override {
+    std::vector<DeviceInfo> out;
+    for (size_t pi = 0; pi < platforms().size(); ++pi) {
+      const auto devices = devices_of(platforms()[pi]);
+      for (size_t di = 0; di < devices.size(); ++di) {
+        try {
+          out.push_back(describe(platforms()[pi], devices[di], pi, di));
+        } catch (const cl::Error&) {
+          // A device that cannot even describe itself is not usable; skip it.
+        }
+      }
+    }
+    return out;
+  }
+
+  std::unique_ptr<Device> open(const std::string& id) override {
+    size_t pi = 0, di = 0;
+    char tail = 0;
+    if (std::sscanf(id.c_str(), "opencl:%zu:%zu%c", &pi, &di, &tail) != 2 ||
+        pi >= platforms().size())
+      throw UsageError("unknown OpenCL device '" + id + "'");
+    const auto devices = devices_of(platforms()[pi]);
+    if (di >= devices.size()) throw UsageError("unknown OpenCL device '" + id + "'");
+    try {
+      return std::make_unique<ClDevice>(devices[di], describe(platforms()[pi], devices[di], pi, di));
+    } catch (const cl::Error& e) {
+      rethrow(e, "opening " + id);
+    }
+  }
+
+ private:
+  const std::vector<cl::Platform>& platforms() {
+    if (!loaded_) {
+      loaded_ = true;
+      try {
+        cl::Platform::get(&platforms_);
+      } catch (const cl::Error&) {
+        // No ICD installed (CL_PLATFORM_NOT_FOUND_KHR): no devices.
+        platforms_.clear();
+      }
+    }
+    return platforms_;
+  }
+
+  static std::vector<cl::Device> devices_of(const cl::Platform& p) {
+    std::vector<cl::Device> devices;
+    try {
+      p.getDevices(CL_DEVICE_TYPE_ALL, &devices);
+    } catch (const cl::Error&) {
+      devices.clear();  // CL_DEVICE_NOT_FOUND: a platform with no devices
+    }
+    return devices;
+  }
+
+  bool loaded_ = false;
+  std::vector<cl::Platform> platforms_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_opencl_backend() { return std::make_unique<ClBackend>(); }
+
+}  // namespace gpuscope

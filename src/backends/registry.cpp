@@ -1,0 +1,62 @@
+#include "backends/backend.hpp"
+#include "backends/opencl/opencl_backend.hpp"
+#include "core/error.hpp"
+
+#include <fmt/format.h>
+
+namespace gpuscope {
+
+std::vector<std::unique_ptr<Backend>> make_backends() {
+  std::vector<std::unique_ptr<Backend>> backends;
+  backends.push_back(make_opencl_backend());
+  return backends;
+}
+
+std::vector<DeviceInfo> enumerate_devices() {
+  std::vector<DeviceInfo> all;
+  for (auto& b : make_backends()) {
+    auto devices = b->enumerate();
+    all.insert(all.end(), devices.begin(), devices.end());
+  }
+  return all;
+}
+
+namespace {
+
+std::string valid_ids(const std::vector<DeviceInfo>& devices) {
+  if (devices.empty()) return "no devices found (is an OpenCL driver installed? try PoCL: pocl-opencl-icd)";
+  std::string out = "valid device IDs:";
+  for (const auto& d : devices) out += fmt::format("\n  {:<14} {:<5} {}", d.id, d.type, d.name);
+  return out;
+}
+
+}  // namespace
+
+std::unique_ptr<Device> open_device(const std::string& id) {
+  auto backends = make_backends();
+  std::vector<DeviceInfo> devices;
+  for (auto& b : backends) {
+    auto ds = b->enumerate();
+    devices.insert(devices.end(), ds.begin(), ds.end());
+  }
+  std::string chosen = id;
+  if (chosen.empty()) {
+    for (const auto& d : devices)
+      if (d.type == "gpu") {
+        chosen = d.id;
+        break;
+      }
+    if (chosen.empty() && !devices.empty()) chosen = devices.front().id;
+    if (chosen.empty()) throw UsageError(valid_ids(devices));
+  }
+  const auto colon = chosen.find(':');
+  const std::string prefix = chosen.substr(0, colon);
+  bool known = false;
+  for (const auto& d : devices) known = known || d.id == chosen;
+  for (auto& b : backends) {
+    if (b->name() == prefix && known) return b->open(chosen);
+  }
+  throw UsageError(fmt::format("unknown device '{}'; {}", chosen, valid_ids(devices)));
+}
+
+}  // namespace gpuscope

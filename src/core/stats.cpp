@@ -1,0 +1,47 @@
+#include "core/stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpuscope {
+
+double quantile(std::span<const double> xs, double q) {
+  if (xs.empty()) return 0.0;
+  std::vector<double> v(xs.begin(), xs.end());
+  std::sort(v.begin(), v.end());
+  const double pos = std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<size_t>(std::floor(pos));
+  const auto hi = std::min(lo + 1, v.size() - 1);
+  const double frac = pos - static_cast<double>(lo);
+  return v[lo] + (v[hi] - v[lo]) * frac;
+}
+
+double median(std::span<const double> xs) { return quantile(xs, 0.5); }
+
+double mad_sigma(std::span<const double> xs) {
+  if (xs.size() < 2) return 0.0;
+  const double m = median(xs);
+  std::vector<double> dev;
+  dev.reserve(xs.size());
+  for (double x : xs) dev.push_back(std::abs(x - m));
+  return 1.4826 * median(dev);
+}
+
+SampleSummary summarize(std::span<const double> xs) {
+  SampleSummary s;
+  if (xs.empty()) return s;
+  s.n = static_cast<int>(xs.size());
+  s.median = median(xs);
+  s.min = *std::min_element(xs.begin(), xs.end());
+  s.max = *std::max_element(xs.begin(), xs.end());
+  s.q1 = quantile(xs, 0.25);
+  s.q3 = quantile(xs, 0.75);
+  s.mad_sigma = mad_sigma(xs);
+  s.rel_spread = s.median != 0 ? s.mad_sigma / std::abs(s.median) : 0.0;
+  if (s.mad_sigma > 0) {
+    for (double x : xs) s.outliers += std::abs(x - s.median) > 3.5 * s.mad_sigma ? 1 : 0;
+  }
+  return s;
+}
+
+}  // namespace gpuscope

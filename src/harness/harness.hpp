@@ -1,0 +1,64 @@
+// The measurement harness every probe times through: calibrate the work per
+// launch so one launch lasts long enough to swamp timer resolution and launch
+// jitter yet stays under a ceiling (mobile drivers kill long kernels), warm
+// up, then take samples, more of them where they disagree. Every sample is
+// kept; nothing here decides that a sample is "wrong".
+#pragma once
+
+#include "core/stats.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace gpuscope {
+
+struct HarnessConfig {
+  double target_launch_ms = 10;   // aim for timed launches of about this long
+  double max_launch_ms = 200;     // never plan a launch longer than this
+  int min_samples = 5;            // samples per point when they agree
+  int max_samples = 11;           // upper bound when they do not
+  double settle_rel_spread = 0.03;  // take more samples while MAD/median exceeds this
+  int warmup_launches = 1;        // untimed launches at the calibrated size
+};
+
+// Work is a count of whatever unit the probe times (hops, bytes, ops); the
+// harness only needs it to scale linearly with launch time.
+using LaunchFn = std::function<double(uint64_t work)>;  // returns device ns
+
+struct Measurement {
+  uint64_t work_per_launch = 0;
+  std::vector<double> ns_per_unit;  // one per timed launch, in launch order
+  SampleSummary summary;            // of ns_per_unit
+  double launch_ms = 0;             // median timed launch length
+};
+
+// Picks the work per launch: starts at `initial_work` and grows it until a
+// launch lasts about target_launch_ms, never planning more than
+// max_launch_ms, never exceeding `max_work`.
+uint64_t calibrate(const LaunchFn& run, uint64_t initial_work, uint64_t max_work,
+                   const HarnessConfig& cfg);
+
+// Calibrates, warms up and samples one point.
+Measurement measure(const LaunchFn& run, uint64_t initial_work, uint64_t max_work,
+                    const HarnessConfig& cfg);
+
+// Wall-clock budget of one probe; probes spend refinement only while it lasts.
+class TimeBudget {
+ public:
+  explicit TimeBudget(double seconds)
+      : seconds_(seconds), start_(std::chrono::steady_clock::now()) {}
+  double elapsed_s() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  double remaining_s() const { return seconds_ - elapsed_s(); }
+  bool exhausted() const { return remaining_s() <= 0; }
+  double total_s() const { return seconds_; }
+
+ private:
+  double seconds_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace gpuscope

@@ -1,0 +1,254 @@
+// Probe `latency`: a single work-item chases pointers around a random cycle
+// of cache-line-spaced slots, for footprints from 1 KiB to well past the last
+// cache level. Time per hop against footprint is the staircase the cache
+// hierarchy inference reads (analysis/cache_hierarchy).
+//
+// Shape of the experiment, and why:
+// - One work-item, one chain: each load's address is the previous load's
+//   value, so nothing overlaps and the time per hop is the load-to-use
+//   latency of whichever level holds the footprint.
+// - Slots are one cache line apart (the line size the driver reports), so a
+//   footprint of F bytes occupies F bytes of cache lines.
+// - The cycle is uniformly random, so hardware prefetchers cannot follow it
+//   and an LRU cache smaller than the footprint misses on every hop.
+// - Before timing, the chase walks the whole cycle once (when that fits the
+//   time budget) so that every level that can hold the footprint does.
+// - Coarse geometric sweep first, then refinement where the curve changes,
+//   so capacities are bracketed tightly without a dense sweep everywhere.
+#include "analysis/cache_hierarchy.hpp"
+#include "core/error.hpp"
+#include "core/random.hpp"
+#include "probes/probe.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <numeric>
+
+namespace gpuscope {
+namespace {
+
+constexpr uint32_t kHopsPerRound = 16;  // the chase kernel's unrolling
+constexpr size_t kKiB = 1024;
+constexpr size_t kMiB = 1024 * kKiB;
+constexpr size_t kGiB = 1024 * kMiB;
+constexpr size_t kLinkGroup = 64;
+
+// A uniformly random single-cycle permutation of n slots (the distribution
+// Sattolo's algorithm draws from), built from a shuffled visiting order so
+// that every slot's position on the cycle is known and any walk's end can be
+// checked in O(1).
+struct Cycle {
+  std::vector<uint32_t> next;      // next[slot] = the slot visited after it
+  std::vector<uint32_t> order;     // order[k] = the k-th slot visited
+  std::vector<uint32_t> position;  // position[slot] = k such that order[k] == slot
+
+  uint32_t walk(uint32_t from, uint64_t hops) const {
+    return order[(position[from] + hops) % order.size()];
+  }
+};
+
+Cycle random_cycle(uint32_t n, uint64_t seed) {
+  Cycle c;
+  c.order.resize(n);
+  std::iota(c.order.begin(), c.order.end(), 0u);
+  SplitMix64 rng(seed);
+  for (uint32_t i = n - 1; i > 0; --i) std::swap(c.order[i], c.order[rng.below(i + 1)]);
+  c.next.resize(n);
+  c.position.resize(n);
+  for (uint32_t k = 0; k < n; ++k) {
+    c.next[c.order[k]] = c.order[(k + 1) % n];
+    c.position[c.order[k]] = k;
+  }
+  return c;
+}
+
+// Slot spacing: the cache line the driver reports, else 64 B (the smallest
+// line of current GPUs and CPUs); never less than a pointer.
+size_t slot_stride_bytes(const DeviceInfo& info) {
+  size_t stride = info.global_cache_line_bytes ? info.global_cache_line_bytes : 64;
+  stride = std::max<size_t>(stride, info.address_bits / 8);
+  return std::bit_ceil(stride);
+}
+
+// Largest footprint worth sweeping: on a GPU at least 1 GiB (HBM pages and
+// TLB reach show up there) and 8x the cache the driver claims; on a CPU 4x the
+// claimed last-level cache within 64..512 MiB (a larger sweep costs set-up
+// time on a 2-core machine and shows only page-walk effects). Always within
+// the device's max allocation and a quarter of its memory.
+size_t planned_max_footprint(const DeviceInfo& info, bool quick) {
+  size_t want = 0;
+  if (info.type == "cpu") {
+    want = std::clamp<size_t>(4 * info.global_cache_bytes, 64 * kMiB, 512 * kMiB);
+  } else {
+    want = std::max<size_t>(8 * info.global_cache_bytes, (quick ? 1 : 2) * kGiB);
+  }
+  want = std::min<size_t>(want, info.max_alloc_bytes);
+  if (info.global_mem_bytes) want = std::min<size_t>(want, info.global_mem_bytes / 4);
+  return std::bit_floor(std::max<size_t>(want, 64 * kKiB));
+}
+
+class LatencyProbe {
+ public:
+  explicit LatencyProbe(ProbeContext& ctx) : ctx_(ctx), dev_(ctx.device), info_(dev_.info()) {
+    stride_ = slot_stride_bytes(info_);
+    const std::string addr = fmt::format("-DADDR_BITS={}", info_.address_bits == 32 ? 32 : 64);
+    link_ = &dev_.kernel({"latency.cl", "link", {addr}});
+    chase_ = &dev_.kernel({"latency.cl", "chase", {addr}});
+    allocate(planned_max_footprint(info_, ctx.options.quick));
+  }
+
+  std::vector<Series> run() {
+    const bool quick = ctx_.options.quick;
+    const bool cpu = info_.type == "cpu";
+    TimeBudget budget(ctx_.options.budget_scale * (cpu ? 50.0 : 20.0) * (quick ? 0.4 : 1.0));
+
+    Series s;
+    s.id = "latency.global";
+    s.probe = "latency";
+    s.x = {"footprint", "B"};
+    s.y = {"latency", "ns"};
+    s.meta = {{"kernel", "latency.cl:chase"},
+              {"stride_bytes", stride_},
+              {"max_footprint_bytes", max_footprint_},
+              {"hops_per_round", kHopsPerRound},
+              {"pattern", "random single cycle, one work-item"},
+              {"detail", nlohmann::json::array()}};
+
+    // Coarse sweep: two points per octave (one in quick mode).
+    const double step = quick ? 2.0 : std::sqrt(2.0);
+    for (double f = kKiB; f <= static_cast<double>(max_footprint_) * 1.0001; f *= step) {
+      measure_point(s, round_to_stride(f));
+    }
+
+    // Refinement: bisect where the curve changes, while the budget lasts.
+    const int rounds = quick ? 2 : 4;
+    const double min_ratio = std::pow(2.0, quick ? 1.0 / 8 : 1.0 / 16);
+    for (int r = 0; r < rounds && budget.remaining_s() > 0; ++r) {
+      const auto xs = analysis::refinement_footprints(s, quick ? 4 : 8, min_ratio,
+                                                      static_cast<double>(stride_));
+      if (xs.empty()) break;
+      for (double x : xs) {
+        if (budget.exhausted()) break;
+        measure_point(s, round_to_stride(x));
+      }
+    }
+    s.meta["wall_s"] = budget.elapsed_s();
+    s.meta["budget_s"] = budget.total_s();
+    return {s};
+  }
+
+ private:
+  size_t round_to_stride(double f) const {
+    const auto slots = std::max<size_t>(2, static_cast<size_t>(std::llround(f / static_cast<double>(stride_))));
+    return std::min(slots * stride_, max_footprint_);
+  }
+
+  // Allocates the slot buffer for the largest footprint, halving on refusal:
+  // a device with less memory than planned still gets the sweep it can hold.
+  void allocate(size_t want) {
+    for (size_t bytes = want; bytes >= 64 * kKiB; bytes /= 2) {
+      try {
+        slots_ = dev_.create_buffer(bytes);
+        next_ = dev_.create_buffer(bytes / stride_ * sizeof(uint32_t));
+        end_ = dev_.create_buffer(sizeof(uint32_t));
+        max_footprint_ = bytes;
+        if (bytes < want)
+          ctx_.progress(fmt::format("latency: allocation of {} MiB refused, sweeping to {} MiB",
+                                    want / kMiB, bytes / kMiB));
+        return;
+      } catch (const OutOfResources&) {
+        slots_.reset();
+        next_.reset();
+      }
+    }
+    throw OutOfResources("latency: could not allocate even 64 KiB for the chase");
+  }
+
+  // One chase launch of `rounds` x 16 hops continuing from `cursor_`; checks
+  // the slot it ended on against the host's walk of the same cycle.
+  double chase(const Cycle& cycle, uint64_t rounds) {
+    const auto r32 = static_cast<uint32_t>(std::min<uint64_t>(rounds, UINT32_MAX));
+    const KernelArg args[] = {slots_.get(), cursor_, static_cast<uint32_t>(stride_ / word_bytes()),
+                              r32, end_.get()};
+    const double ns = dev_.launch(*chase_, Range::d1(1), Range::d1(1), args);
+    const uint32_t got = dev_.read_values<uint32_t>(*end_, 1)[0];
+    const uint32_t want = cycle.walk(cursor_, static_cast<uint64_t>(r32) * kHopsPerRound);
+    if (got != want)
+      throw ValidationError(fmt::format(
+          "latency: chase ended on slot {} but the host's walk ends on {} (footprint {} B)", got,
+          want, cycle.order.size() * stride_));
+    cursor_ = got;
+    return ns;
+  }
+
+  size_t word_bytes() const { return info_.address_bits == 32 ? 4 : 8; }
+
+  void measure_point(Series& s, size_t footprint) {
+    for (const auto& p : s.points)
+      if (p.x == static_cast<double>(footprint)) return;
+    const auto n = static_cast<uint32_t>(footprint / stride_);
+    const Cycle cycle = random_cycle(n, 0x9e3779b97f4a7c15ULL ^ n);
+
+    // Lay the cycle out on the device as absolute addresses.
+    dev_.write_values<uint32_t>(*next_, cycle.next);
+    const size_t global = (n + kLinkGroup - 1) / kLinkGroup * kLinkGroup;
+    const KernelArg link_args[] = {slots_.get(), next_.get(),
+                                   static_cast<uint32_t>(stride_ / word_bytes()), n};
+    dev_.launch(*link_, Range::d1(global), Range::d1(std::min(kLinkGroup, link_->max_work_group_size())),
+                link_args);
+    cursor_ = 0;
+
+    // Warm: walk the whole cycle once if that fits in a few target-length
+    // launches' worth of time, so every level able to hold it does.
+    const HarnessConfig& hc = ctx_.options.harness;
+    const double warm_cap_ns = 30 * hc.target_launch_ms * 1e6;
+    const uint64_t cycle_rounds = (n + kHopsPerRound - 1) / kHopsPerRound;
+    uint64_t first = std::min<uint64_t>(cycle_rounds, 256);
+    double warm_ns = chase(cycle, first);
+    uint64_t warmed = first;
+    const double ns_per_round = warm_ns / static_cast<double>(first);
+    const auto chunk = std::max<uint64_t>(1, static_cast<uint64_t>(hc.target_launch_ms * 1e6 / ns_per_round));
+    while (warmed < cycle_rounds && warm_ns < warm_cap_ns) {
+      const uint64_t r = std::min(chunk, cycle_rounds - warmed);
+      warm_ns += chase(cycle, r);
+      warmed += r;
+    }
+
+    // Time: the harness sizes launches from the warm-up's rate.
+    const auto initial = std::max<uint64_t>(1, static_cast<uint64_t>(hc.target_launch_ms * 1e6 / 8 / ns_per_round));
+    const Measurement m = measure([&](uint64_t rounds) { return chase(cycle, rounds); }, initial,
+                                  UINT32_MAX, hc);
+    Point p;
+    p.x = static_cast<double>(footprint);
+    for (double v : m.ns_per_unit) p.samples.push_back(v / kHopsPerRound);
+    p.y = m.summary.median / kHopsPerRound;
+    insert_point(s, p);
+    s.meta["detail"].push_back({{"x", footprint},
+                                {"hops_per_launch", m.work_per_launch * kHopsPerRound},
+                                {"launch_ms", m.launch_ms},
+                                {"warm_fraction", static_cast<double>(warmed) / static_cast<double>(cycle_rounds)},
+                                {"outliers", m.summary.outliers}});
+    ctx_.progress(fmt::format("latency {:>12.1f} KiB  {:9.2f} ns  ({} samples, spread {:.1f}%)",
+                              static_cast<double>(footprint) / kKiB, p.y, p.samples.size(),
+                              100 * m.summary.rel_spread));
+  }
+
+  ProbeContext& ctx_;
+  Device& dev_;
+  const DeviceInfo& info_;
+  size_t stride_ = 64;
+  size_t max_footprint_ = 0;
+  Kernel* link_ = nullptr;
+  Kernel* chase_ = nullptr;
+  std::unique_ptr<Buffer> slots_, next_, end_;
+  uint32_t cursor_ = 0;
+};
+
+}  // namespace
+
+std::vector<Series> run_latency_probe(ProbeContext& ctx) { return LatencyProbe(ctx).run(); }
+
+}  // namespace gpuscope

@@ -1,0 +1,47 @@
+// A probe runs kernels on a Device and yields measured series. It knows the
+// Backend interface only; what the series mean is analysis' business.
+#pragma once
+
+#include "backends/backend.hpp"
+#include "core/series.hpp"
+#include "harness/harness.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace gpuscope {
+
+struct ProbeOptions {
+  bool quick = false;       // fewer points and samples: a first look in seconds
+  HarnessConfig harness;    // launch sizing and sampling
+  double budget_scale = 1;  // multiplies every probe's time budget
+};
+
+// Progress lines for a person watching (quiet when nobody is).
+using ProgressFn = std::function<void(const std::string& line)>;
+
+struct ProbeContext {
+  Device& device;
+  const ProbeOptions& options;
+  ProgressFn progress = [](const std::string&) {};
+};
+
+struct ProbeDef {
+  std::string name;
+  std::string summary;
+  // Planned wall time on a GPU; the default run is planned to fit in 90 s.
+  double budget_s = 0;
+  std::function<std::vector<Series>(ProbeContext&)> run;
+};
+
+// Every probe compiled in, in the order a default run runs them.
+const std::vector<ProbeDef>& probe_registry();
+
+// Throws UsageError naming the valid probes.
+const ProbeDef& find_probe(const std::string& name);
+
+// Probe entry points (one file each).
+std::vector<Series> run_latency_probe(ProbeContext& ctx);
+
+}  // namespace gpuscope

@@ -1,0 +1,23 @@
+#include "core/error.hpp"
+#include "probes/probe.hpp"
+
+namespace gpuscope {
+
+const std::vector<ProbeDef>& probe_registry() {
+  static const std::vector<ProbeDef> probes = {
+      {"latency", "dependent pointer chase over growing footprints: cache levels, sizes, latencies",
+       20.0, run_latency_probe},
+  };
+  return probes;
+}
+
+const ProbeDef& find_probe(const std::string& name) {
+  std::string valid;
+  for (const auto& p : probe_registry()) {
+    if (p.name == name) return p;
+    valid += (valid.empty() ? "" : ", ") + p.name;
+  }
+  throw UsageError("unknown probe '" + name + "'; valid probes: " + valid);
+}
+
+}  // namespace gpuscope

@@ -1,0 +1,424 @@
+#include "report/results_json.hpp"
+
+#include <fcntl.h>
+#include <fmt/core.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "core/error.hpp"
+
+namespace gpuscope {
+
+using nlohmann::json;
+
+namespace {
+
+// ---- Writing ---------------------------------------------------------------
+
+json axis_to_json(const Axis& a) { return {{"name", a.name}, {"unit", a.unit}}; }
+
+json point_to_json(const Point& p) { return {{"x", p.x}, {"y", p.y}, {"samples", p.samples}}; }
+
+json series_to_json(const Series& s) {
+  json points = json::array();
+  for (const auto& p : s.points) points.push_back(point_to_json(p));
+  return {{"id", s.id},
+          {"probe", s.probe},
+          {"x", axis_to_json(s.x)},
+          {"y", axis_to_json(s.y)},
+          {"points", std::move(points)},
+          {"meta", s.meta}};
+}
+
+json finding_to_json(const Finding& f) {
+  json j = {{"id", f.id}};
+  j["value"] = std::visit([](const auto& v) { return json(v); }, f.value);
+  j["unit"] = f.unit;
+  if (f.low) j["low"] = *f.low;
+  if (f.high) j["high"] = *f.high;
+  j["confidence"] = f.confidence;
+  j["evidence"] = f.evidence;
+  j["method"] = f.method;
+  if (!f.note.empty()) j["note"] = f.note;
+  return j;
+}
+
+// ---- Reading ---------------------------------------------------------------
+// Every reader takes the JSON path of the value it reads, so that an error
+// names the exact place: "series[3].points[2].x: expected a number, got string".
+
+[[noreturn]] void fail(const std::string& path, const std::string& problem) {
+  throw UsageError((path.empty() ? std::string("top level") : path) + ": " + problem);
+}
+
+[[noreturn]] void fail_type(const std::string& path, const char* expected, const json& got) {
+  fail(path, fmt::format("expected {}, got {}", expected, got.type_name()));
+}
+
+std::string element_path(const std::string& path, size_t i) {
+  return fmt::format("{}[{}]", path, i);
+}
+
+void read(const json& j, const std::string& path, std::string& out) {
+  if (!j.is_string()) fail_type(path, "a string", j);
+  out = j.get<std::string>();
+}
+
+void read(const json& j, const std::string& path, bool& out) {
+  if (!j.is_boolean()) fail_type(path, "a boolean", j);
+  out = j.get<bool>();
+}
+
+// null is how nlohmann writes NaN and infinities, so it reads back as NaN
+// rather than rejecting a file gpuscope wrote itself.
+void read(const json& j, const std::string& path, double& out) {
+  if (j.is_null()) {
+    out = std::numeric_limits<double>::quiet_NaN();
+    return;
+  }
+  if (!j.is_number()) fail_type(path, "a number", j);
+  out = j.get<double>();
+}
+
+template <class UInt>
+requires std::is_unsigned_v<UInt>
+void read(const json& j, const std::string& path, UInt& out) {
+  const bool non_negative_integer =
+      j.is_number_unsigned() || (j.is_number_integer() && j.get<int64_t>() >= 0);
+  if (!non_negative_integer) fail_type(path, "a non-negative integer", j);
+  const auto v = j.get<uint64_t>();
+  if (v > std::numeric_limits<UInt>::max()) fail(path, fmt::format("{} is out of range", v));
+  out = static_cast<UInt>(v);
+}
+
+template <class T>
+void read(const json& j, const std::string& path, std::vector<T>& out) {
+  if (!j.is_array()) fail_type(path, "an array", j);
+  out.assign(j.size(), T{});
+  for (size_t i = 0; i < j.size(); ++i) read(j[i], element_path(path, i), out[i]);
+}
+
+// Free-form objects (series meta, vendor_info, run) are kept as they are.
+void read_object(const json& j, const std::string& path, json& out) {
+  if (!j.is_object()) fail_type(path, "an object", j);
+  out = j;
+}
+
+// Field access on one JSON object, with paths for the error messages.
+class ObjectReader {
+ public:
+  ObjectReader(const json& j, std::string path) : j_(j), path_(std::move(path)) {
+    if (!j_.is_object()) fail_type(path_, "an object", j_);
+  }
+
+  std::string path_of(const char* key) const { return path_.empty() ? key : path_ + "." + key; }
+
+  const json& required(const char* key) const {
+    const auto it = j_.find(key);
+    if (it == j_.end()) fail(path_of(key), "required key is missing");
+    return *it;
+  }
+
+  const json* optional(const char* key) const {
+    const auto it = j_.find(key);
+    return it == j_.end() ? nullptr : &*it;
+  }
+
+  template <class T>
+  void get(const char* key, T& out) const {
+    read(required(key), path_of(key), out);
+  }
+
+  // Leaves `out` at its default when the key is absent.
+  template <class T>
+  void get_optional(const char* key, T& out) const {
+    if (const json* v = optional(key)) read(*v, path_of(key), out);
+  }
+
+ private:
+  const json& j_;
+  std::string path_;
+};
+
+Axis axis_from_json(const json& j, const std::string& path) {
+  const ObjectReader o(j, path);
+  Axis a;
+  o.get("name", a.name);
+  o.get("unit", a.unit);
+  return a;
+}
+
+Point point_from_json(const json& j, const std::string& path) {
+  const ObjectReader o(j, path);
+  Point p;
+  o.get("x", p.x);
+  o.get("y", p.y);
+  o.get("samples", p.samples);
+  return p;
+}
+
+Series series_from_json(const json& j, const std::string& path) {
+  const ObjectReader o(j, path);
+  Series s;
+  o.get("id", s.id);
+  o.get("probe", s.probe);
+  s.x = axis_from_json(o.required("x"), o.path_of("x"));
+  s.y = axis_from_json(o.required("y"), o.path_of("y"));
+  const json& points = o.required("points");
+  const std::string points_path = o.path_of("points");
+  if (!points.is_array()) fail_type(points_path, "an array", points);
+  for (size_t i = 0; i < points.size(); ++i)
+    s.points.push_back(point_from_json(points[i], element_path(points_path, i)));
+  if (const json* meta = o.optional("meta")) read_object(*meta, o.path_of("meta"), s.meta);
+  return s;
+}
+
+FindingValue finding_value_from_json(const json& j, const std::string& path) {
+  if (j.is_boolean()) return j.get<bool>();
+  if (j.is_array()) {
+    std::vector<double> list;
+    read(j, path, list);
+    return list;
+  }
+  if (j.is_number() || j.is_null()) {
+    double v = 0;
+    read(j, path, v);
+    return v;
+  }
+  fail_type(path, "a number, a boolean or an array of numbers", j);
+}
+
+Finding finding_from_json(const json& j, const std::string& path) {
+  const ObjectReader o(j, path);
+  Finding f;
+  o.get("id", f.id);
+  f.value = finding_value_from_json(o.required("value"), o.path_of("value"));
+  o.get("unit", f.unit);
+  if (const json* low = o.optional("low")) read(*low, o.path_of("low"), f.low.emplace());
+  if (const json* high = o.optional("high")) read(*high, o.path_of("high"), f.high.emplace());
+  o.get("confidence", f.confidence);
+  o.get("evidence", f.evidence);
+  o.get("method", f.method);
+  o.get_optional("note", f.note);
+  return f;
+}
+
+Skipped skipped_from_json(const json& j, const std::string& path) {
+  const ObjectReader o(j, path);
+  Skipped s;
+  o.get("probe", s.probe);
+  o.get("reason", s.reason);
+  return s;
+}
+
+template <class T, class ReadElement>
+std::vector<T> array_from_json(const ObjectReader& o, const char* key, ReadElement read_element) {
+  const json& a = o.required(key);
+  const std::string path = o.path_of(key);
+  if (!a.is_array()) fail_type(path, "an array", a);
+  std::vector<T> out;
+  out.reserve(a.size());
+  for (size_t i = 0; i < a.size(); ++i) out.push_back(read_element(a[i], element_path(path, i)));
+  return out;
+}
+
+DeviceInfo device_from_json_at(const json& j, const std::string& path) {
+  const ObjectReader o(j, path);
+  DeviceInfo d;
+  // Enough to tell which device it was; the rest keeps its default when absent.
+  o.get("id", d.id);
+  o.get("name", d.name);
+  o.get("vendor", d.vendor);
+  o.get("type", d.type);
+  o.get("api", d.api);
+  o.get_optional("driver_version", d.driver_version);
+  o.get_optional("platform", d.platform);
+  o.get_optional("compute_units", d.compute_units);
+  o.get_optional("clock_mhz", d.clock_mhz);
+  o.get_optional("global_mem_bytes", d.global_mem_bytes);
+  o.get_optional("max_alloc_bytes", d.max_alloc_bytes);
+  o.get_optional("local_mem_bytes", d.local_mem_bytes);
+  o.get_optional("local_mem_dedicated", d.local_mem_dedicated);
+  o.get_optional("global_cache_bytes", d.global_cache_bytes);
+  o.get_optional("global_cache_line_bytes", d.global_cache_line_bytes);
+  o.get_optional("address_bits", d.address_bits);
+  o.get_optional("max_work_group_size", d.max_work_group_size);
+  o.get_optional("profiling", d.profiling);
+  o.get_optional("extensions", d.extensions);
+  if (const json* v = o.optional("vendor_info"))
+    read_object(*v, o.path_of("vendor_info"), d.vendor_info);
+  return d;
+}
+
+// ---- Files -----------------------------------------------------------------
+
+// nlohmann prefixes its messages with "[json.exception.parse_error.101] ",
+// which says nothing to a user.
+std::string without_exception_tag(const std::string& message) {
+  const auto end = message.find("] ");
+  return message.starts_with("[json.exception.") && end != std::string::npos
+             ? message.substr(end + 2)
+             : message;
+}
+
+[[noreturn]] void throw_io_error(const std::string& what, const std::string& path,
+                                 int error = errno) {
+  throw std::runtime_error(fmt::format("{} '{}': {}", what, path, std::strerror(error)));
+}
+
+void write_all(int fd, const std::string& text, const std::string& path) {
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw_io_error("cannot write", path);
+    done += static_cast<size_t>(n);
+  }
+}
+
+// Makes the rename itself durable. Best effort: some file systems refuse
+// fsync on a directory, and the file's content is already safe by then.
+void sync_directory(const std::filesystem::path& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
+nlohmann::json device_to_json(const DeviceInfo& d) {
+  return {{"id", d.id},
+          {"name", d.name},
+          {"vendor", d.vendor},
+          {"type", d.type},
+          {"api", d.api},
+          {"driver_version", d.driver_version},
+          {"platform", d.platform},
+          {"compute_units", d.compute_units},
+          {"clock_mhz", d.clock_mhz},
+          {"global_mem_bytes", d.global_mem_bytes},
+          {"max_alloc_bytes", d.max_alloc_bytes},
+          {"local_mem_bytes", d.local_mem_bytes},
+          {"local_mem_dedicated", d.local_mem_dedicated},
+          {"global_cache_bytes", d.global_cache_bytes},
+          {"global_cache_line_bytes", d.global_cache_line_bytes},
+          {"address_bits", d.address_bits},
+          {"max_work_group_size", d.max_work_group_size},
+          {"profiling", d.profiling},
+          {"extensions", d.extensions},
+          {"vendor_info", d.vendor_info}};
+}
+
+DeviceInfo device_from_json(const nlohmann::json& j) { return device_from_json_at(j, "device"); }
+
+nlohmann::json to_json(const Results& r) {
+  json series = json::array();
+  for (const auto& s : r.series) series.push_back(series_to_json(s));
+  json findings = json::array();
+  for (const auto& f : r.findings) findings.push_back(finding_to_json(f));
+  json skipped = json::array();
+  for (const auto& s : r.skipped) skipped.push_back({{"probe", s.probe}, {"reason", s.reason}});
+  return {{"schema", kResultsSchema},
+          {"tool", {{"name", "gpuscope"}, {"version", r.tool_version}}},
+          {"device", device_to_json(r.device)},
+          {"series", std::move(series)},
+          {"findings", std::move(findings)},
+          {"skipped", std::move(skipped)},
+          {"run", r.run}};
+}
+
+Results results_from_json(const nlohmann::json& j) {
+  const ObjectReader o(j, "");
+  std::string schema;
+  o.get("schema", schema);
+  if (schema != kResultsSchema)
+    fail("schema", fmt::format("expected \"{}\", got \"{}\"", kResultsSchema, schema));
+
+  Results r;
+  const ObjectReader tool(o.required("tool"), "tool");
+  tool.get("version", r.tool_version);
+  r.device = device_from_json_at(o.required("device"), "device");
+  r.series = array_from_json<Series>(o, "series", series_from_json);
+  r.findings = array_from_json<Finding>(o, "findings", finding_from_json);
+  r.skipped = array_from_json<Skipped>(o, "skipped", skipped_from_json);
+  if (const json* run = o.optional("run")) read_object(*run, "run", r.run);
+  return r;
+}
+
+Results read_results_file(const std::string& path) {
+  if (std::filesystem::is_directory(path))
+    throw UsageError(fmt::format("results file '{}' is a directory", path));
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw UsageError(fmt::format("cannot open results file '{}': {}", path, std::strerror(errno)));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw UsageError(fmt::format("cannot read results file '{}'", path));
+  const std::string text = buffer.str();
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw UsageError(fmt::format("results file '{}' is empty", path));
+
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::exception& e) {
+    throw UsageError(fmt::format("results file '{}' is not valid JSON (truncated?): {}", path,
+                                 without_exception_tag(e.what())));
+  }
+  try {
+    return results_from_json(j);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("results file '{}' is not gpuscope results: {}", path, e.what()));
+  }
+}
+
+void write_results_file_atomic(const Results& r, const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec)
+    throw std::runtime_error(
+        fmt::format("cannot create directory '{}': {}", dir.string(), ec.message()));
+
+  // Invalid UTF-8 in a driver-reported string must not lose the whole run.
+  const std::string text = to_json(r).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+
+  // Same directory as the target: rename is atomic only within a file system.
+  std::string temp_path = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
+  const int fd = ::mkstemp(temp_path.data());
+  if (fd < 0) throw_io_error("cannot create a temporary file in", dir.string());
+  try {
+    write_all(fd, text, temp_path);
+    // mkstemp creates the file 0600; results are meant to be shared.
+    if (::fchmod(fd, 0644) != 0) throw_io_error("cannot set permissions of", temp_path);
+    if (::fsync(fd) != 0) throw_io_error("cannot flush", temp_path);
+  } catch (...) {
+    ::close(fd);
+    ::unlink(temp_path.c_str());
+    throw;
+  }
+  // close can report a delayed write error (NFS), so it is checked too.
+  if (::close(fd) != 0) {
+    const int error = errno;
+    ::unlink(temp_path.c_str());
+    throw_io_error("cannot write", temp_path, error);
+  }
+  if (::rename(temp_path.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(temp_path.c_str());
+    throw_io_error("cannot replace", path, error);
+  }
+  sync_directory(dir);
+}
+
+}  // namespace gpuscope

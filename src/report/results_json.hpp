@@ -1,0 +1,35 @@
+// results.json: the run's outcome as data (schema "gpuscope.results/1", see
+// RESULTS.md). Writing then reading gives back the same Results, bit for bit:
+// `gpuscope analyze` recomputes findings from series read here.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/device_info.hpp"
+#include "core/results.hpp"
+
+namespace gpuscope {
+
+nlohmann::json to_json(const Results& r);
+
+// Validates as it reads. Unknown keys are ignored so that files written by a
+// newer gpuscope still load; a missing required key or a value of the wrong
+// type throws UsageError naming its path, e.g.
+// "series[3].points[2].x: expected a number".
+// JSON has no NaN or infinity: they are written as null and read back as NaN.
+Results results_from_json(const nlohmann::json& j);
+
+// Throws UsageError with a one-line message naming `path` when the file is
+// missing, unreadable, empty, not JSON (truncated included) or not results.
+Results read_results_file(const std::string& path);
+
+// Writes a temporary file beside `path`, fsyncs it and renames it over `path`,
+// so a run killed half-way leaves the previous complete file (or none).
+// Creates the directory if missing. Throws std::runtime_error on I/O failure.
+void write_results_file_atomic(const Results& r, const std::string& path);
+
+nlohmann::json device_to_json(const DeviceInfo& d);
+DeviceInfo device_from_json(const nlohmann::json& j);
+
+}  // namespace gpuscope

@@ -1,0 +1,418 @@
+#include "report/terminal_summary.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace gpuscope {
+
+namespace {
+
+// Below this a finding is a guess: it gets a mark and the legend explains it.
+constexpr double kLowConfidence = 0.5;
+constexpr size_t kWidthColumns = 100;
+constexpr std::string_view kLowConfidenceMark = "?";
+
+// ---- Numbers ---------------------------------------------------------------
+
+// Three significant figures, never scientific notation above 1: measurements
+// are not more precise than that, and "18.4 ns" reads faster than "18.4172 ns".
+std::string format_significant(double v) {
+  const double a = std::abs(v);
+  if (a >= 100 || !std::isfinite(v)) return fmt::format("{:.0f}", v);
+  if (a >= 10) return fmt::format("{:.1f}", v);
+  if (a >= 1) return fmt::format("{:.2f}", v);
+  if (a == 0) return "0";
+  return fmt::format("{:.3g}", v);
+}
+
+bool is_integral(double v) { return std::isfinite(v) && v == std::floor(v); }
+
+// Unitless values: counts exact ("32"), ratios as short as they are exact
+// ("0.03125" is fp64 at 1/32 rate), else three figures ("0.499").
+std::string format_count(double v) {
+  if (is_integral(v)) return fmt::format("{:.0f}", v);
+  const std::string shortest = fmt::format("{}", v);
+  return shortest.size() <= 8 ? shortest : format_significant(v);
+}
+
+// Whole numbers stay whole ("4 cycles", "1710 MHz"); see format_bytes for "B".
+std::string format_quantity(double v, const std::string& unit) {
+  if (unit == "B") return format_bytes(v);
+  if (unit.empty()) return format_count(v);
+  const std::string number = is_integral(v) ? fmt::format("{:.0f}", v) : format_significant(v);
+  return number + " " + unit;
+}
+
+std::string format_interval(const Finding& f) {
+  if (!f.low && !f.high) return "";
+  const auto bound = [&](const std::optional<double>& b) {
+    return b ? format_quantity(*b, f.unit) : std::string("?");
+  };
+  return fmt::format("[{} .. {}]", bound(f.low), bound(f.high));
+}
+
+std::string value_with_interval(const Finding& f) {
+  const std::string interval = format_interval(f);
+  return interval.empty() ? format_value(f) : format_value(f) + " " + interval;
+}
+
+bool is_low_confidence(const Finding& f) { return f.confidence < kLowConfidence; }
+
+// ---- Text ------------------------------------------------------------------
+
+class Painter {
+ public:
+  explicit Painter(const SummaryStyle& style) : color_(style.color) {}
+  std::string bold(std::string_view s) const { return paint(s, "\x1b[1m"); }
+  std::string dim(std::string_view s) const { return paint(s, "\x1b[2m"); }
+  std::string warn(std::string_view s) const { return paint(s, "\x1b[33m"); }
+
+  // The slot after a value: the low-confidence mark, or blanks of its width
+  // so that columns stay aligned either way.
+  std::string mark(bool low_confidence) const {
+    return low_confidence ? " " + warn(kLowConfidenceMark)
+                          : std::string(kLowConfidenceMark.size() + 1, ' ');
+  }
+
+ private:
+  std::string paint(std::string_view s, const char* code) const {
+    return color_ ? fmt::format("{}{}\x1b[0m", code, s) : std::string(s);
+  }
+  bool color_;
+};
+
+std::string pad(const std::string& s, size_t width) {
+  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+}
+
+std::string first_line_fitting(const std::string& s, size_t width) {
+  std::string line = s.substr(0, s.find('\n'));
+  if (line.size() > width) line = line.substr(0, width - 3) + "...";
+  return line;
+}
+
+// Word-wraps `text` to kWidthColumns, every line starting with `indent` blanks.
+std::string wrap(const std::string& text, size_t indent) {
+  std::string out;
+  std::string line;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find_first_of(" \n", start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && indent + line.size() + 1 + word.size() > kWidthColumns) {
+      out += std::string(indent, ' ') + line + "\n";
+      line.clear();
+    }
+    if (!word.empty()) line += (line.empty() ? "" : " ") + word;
+    start = end + 1;
+  }
+  if (!line.empty()) out += std::string(indent, ' ') + line + "\n";
+  return out;
+}
+
+// ---- Labels ----------------------------------------------------------------
+
+// A readable label from a contract id: the group heading already names the
+// area, and the unit is printed beside the value, so both leave the label:
+// "memory.tlb.miss_penalty_ns" -> "tlb miss penalty",
+// "host.h2d_gbps" -> "host h2d bandwidth".
+std::string label_for(const std::string& id) {
+  std::string_view rest = id;
+  for (std::string_view area : {"memory.", "compute.", "exec.", "device."}) {
+    if (rest.starts_with(area)) {
+      rest.remove_prefix(area.size());
+      break;
+    }
+  }
+  std::vector<std::string> words;
+  size_t start = 0;
+  while (start <= rest.size()) {
+    const size_t end = std::min(rest.find_first_of("._", start), rest.size());
+    if (end > start) words.emplace_back(rest.substr(start, end - start));
+    start = end + 1;
+  }
+  if (words.size() > 1) {
+    const std::string unit = words.back();
+    const std::string& before = words[words.size() - 2];
+    if (unit == "ns" || unit == "us" || unit == "mhz" || unit == "gops") {
+      words.pop_back();
+    } else if (unit == "bytes") {
+      words.back() = "size";
+      if (before == "capacity" || before == "reach") words.pop_back();
+    } else if (unit == "gbps") {
+      words.back() = "bandwidth";
+      if (before == "bandwidth") words.pop_back();
+    }
+  }
+  std::string label;
+  for (const auto& w : words) label += (label.empty() ? "" : " ") + w;
+  return label.empty() ? id : label;
+}
+
+// ---- Grouping --------------------------------------------------------------
+
+struct Group {
+  const char* title;
+  std::vector<std::string_view> prefixes;
+};
+
+const std::array<Group, 6> kGroups = {{
+    {"Memory hierarchy", {"memory."}},
+    {"Local memory and texture", {"local.", "texture."}},
+    {"Compute", {"compute."}},
+    {"Execution", {"exec."}},
+    {"Host and system", {"host.", "launch.", "sched.", "atomics."}},
+    {"Device", {"device."}},
+}};
+
+// Index of the group's prefix that `id` starts with, if any.
+std::optional<size_t> prefix_index(const Group& g, const std::string& id) {
+  for (size_t i = 0; i < g.prefixes.size(); ++i)
+    if (id.starts_with(g.prefixes[i])) return i;
+  return std::nullopt;
+}
+
+// Findings of one group, ordered by prefix (as listed in the group), then as
+// the analysis emitted them.
+std::vector<const Finding*> findings_of(const Group& g, const std::vector<Finding>& all) {
+  std::vector<std::pair<size_t, const Finding*>> keyed;
+  for (const auto& f : all)
+    if (const auto i = prefix_index(g, f.id)) keyed.emplace_back(*i, &f);
+  std::stable_sort(keyed.begin(), keyed.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<const Finding*> out;
+  for (const auto& [i, f] : keyed) out.push_back(f);
+  return out;
+}
+
+std::vector<const Finding*> ungrouped(const std::vector<Finding>& all) {
+  std::vector<const Finding*> out;
+  for (const auto& f : all) {
+    const bool grouped = std::any_of(kGroups.begin(), kGroups.end(), [&](const Group& g) {
+      return prefix_index(g, f.id).has_value();
+    });
+    if (!grouped) out.push_back(&f);
+  }
+  return out;
+}
+
+// ---- Memory levels ---------------------------------------------------------
+
+// Sorts L1 < L2 < ... < L10 < dram.
+struct LevelOrder {
+  static int rank(const std::string& level) {
+    return level == "dram" ? std::numeric_limits<int>::max() : std::stoi(level.substr(1));
+  }
+  bool operator()(const std::string& a, const std::string& b) const { return rank(a) < rank(b); }
+};
+
+struct LevelRow {
+  const Finding* capacity = nullptr;
+  const Finding* latency = nullptr;
+  const Finding* bandwidth = nullptr;
+};
+
+using LevelTable = std::map<std::string, LevelRow, LevelOrder>;
+
+// "L" and at most three digits, so that LevelOrder's stoi cannot overflow.
+bool is_level_name(std::string_view s) {
+  return s == "dram" ||
+         (s.size() > 1 && s.size() <= 4 && s[0] == 'L' &&
+          std::all_of(s.begin() + 1, s.end(), [](char c) { return c >= '0' && c <= '9'; }));
+}
+
+// The row cell a finding fills, if it is one of the table's three columns:
+// "memory.L2.latency_ns" -> table["L2"].latency.
+const Finding** table_cell(LevelTable& table, const Finding& f) {
+  constexpr std::string_view kMemory = "memory.";
+  if (!f.id.starts_with(kMemory)) return nullptr;
+  const std::string_view rest = std::string_view(f.id).substr(kMemory.size());
+  const size_t dot = rest.find('.');
+  if (dot == std::string_view::npos || !is_level_name(rest.substr(0, dot))) return nullptr;
+  const std::string level(rest.substr(0, dot));
+  const std::string_view column = rest.substr(dot + 1);
+  if (column == "capacity_bytes") return &table[level].capacity;
+  if (column == "latency_ns") return &table[level].latency;
+  if (column == "bandwidth_gbps") return &table[level].bandwidth;
+  return nullptr;
+}
+
+// ---- Sections --------------------------------------------------------------
+
+std::string format_header(const Results& r, const Painter& paint) {
+  const DeviceInfo& d = r.device;
+  std::vector<std::string> facts = {d.name.empty() ? d.id : d.name};
+  if (!d.vendor.empty()) facts.push_back(d.vendor);
+  if (!d.type.empty()) facts.push_back(d.type);
+  if (d.compute_units > 0) facts.push_back(fmt::format("{} compute units", d.compute_units));
+  if (d.clock_mhz > 0) facts.push_back(fmt::format("{} MHz", d.clock_mhz));
+  std::vector<std::string> origin;
+  if (d.global_mem_bytes > 0)
+    origin.push_back(format_bytes(static_cast<double>(d.global_mem_bytes)) + " memory");
+  origin.insert(origin.end(), {d.id, d.api});
+  if (!r.tool_version.empty()) origin.push_back("gpuscope " + r.tool_version);
+
+  const auto join = [](const std::vector<std::string>& parts) {
+    std::string s;
+    for (const auto& p : parts)
+      if (!p.empty()) s += (s.empty() ? "" : " | ") + p;
+    return s;
+  };
+  return paint.bold(join(facts)) + "\n" + paint.dim(join(origin)) + "\n";
+}
+
+struct Widths {
+  size_t label = 0;
+  size_t value = 0;
+};
+
+std::string format_finding_line(const Finding& f, const Widths& w, const Painter& paint) {
+  std::string out = fmt::format(
+      "  {}  {}{}  {}\n", pad(label_for(f.id), w.label), pad(value_with_interval(f), w.value),
+      paint.mark(is_low_confidence(f)), paint.dim(fmt::format("conf {:.2f}", f.confidence)));
+  if (!f.note.empty()) out += paint.dim(wrap(f.note, 6));
+  return out;
+}
+
+std::string format_level_table(const LevelTable& table, const Painter& paint) {
+  const bool any_bandwidth =
+      std::any_of(table.begin(), table.end(), [](const auto& e) { return e.second.bandwidth; });
+  const auto cell = [](const Finding* f) { return f ? value_with_interval(*f) : std::string("-"); };
+
+  std::vector<std::string> headers = {"level", "capacity", "latency"};
+  if (any_bandwidth) headers.emplace_back("bandwidth");
+  std::vector<size_t> widths;
+  for (const auto& h : headers) widths.push_back(h.size());
+  for (const auto& [level, row] : table) {
+    widths[0] = std::max(widths[0], level.size());
+    widths[1] = std::max(widths[1], cell(row.capacity).size());
+    widths[2] = std::max(widths[2], cell(row.latency).size());
+    if (any_bandwidth) widths[3] = std::max(widths[3], cell(row.bandwidth).size());
+  }
+
+  // Every value column is followed by its mark slot, the header included.
+  std::string header_line = "  " + pad(headers[0], widths[0]);
+  for (size_t i = 1; i < headers.size(); ++i)
+    header_line += "  " + pad(headers[i], widths[i]) + paint.mark(false);
+  std::string out = paint.dim(header_line + "  conf") + "\n";
+
+  std::string notes;
+  for (const auto& [level, row] : table) {
+    std::vector<const Finding*> cells = {row.capacity, row.latency};
+    if (any_bandwidth) cells.push_back(row.bandwidth);
+    std::string line = "  " + pad(level, widths[0]);
+    double min_confidence = 1.0;
+    for (size_t i = 0; i < cells.size(); ++i) {
+      const Finding* f = cells[i];
+      line += "  " + pad(cell(f), widths[i + 1]) + paint.mark(f && is_low_confidence(*f));
+      if (f) min_confidence = std::min(min_confidence, f->confidence);
+      if (f && !f->note.empty()) notes += wrap(label_for(f->id) + ": " + f->note, 6);
+    }
+    out += line + "  " + paint.dim(fmt::format("{:.2f}", min_confidence)) + "\n";
+  }
+  return out + paint.dim(notes);
+}
+
+std::string format_skipped(const std::vector<Skipped>& skipped, const Painter& paint) {
+  size_t probe_width = 0;
+  for (const auto& s : skipped) probe_width = std::max(probe_width, s.probe.size());
+  const size_t used = probe_width + 4;
+  const size_t reason_width = used + 20 < kWidthColumns ? kWidthColumns - used : 20;
+  std::string out = "\n" + paint.bold("Skipped") + "\n";
+  for (const auto& s : skipped) {
+    out += fmt::format("  {}  {}\n", pad(s.probe, probe_width),
+                       first_line_fitting(s.reason, reason_width));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string format_bytes(double bytes) {
+  static constexpr std::array<const char*, 6> kUnits = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  size_t unit = 0;
+  double v = bytes;
+  while (std::abs(v) >= 1024 && unit + 1 < kUnits.size()) {
+    v /= 1024;
+    ++unit;
+  }
+  if (unit == 0) return fmt::format("{:.0f} B", v);
+  // Below GiB, sizes exact in their unit (cache sizes nearly always are) read
+  // best bare: "48 KiB". Others, and memory totals from GiB up, get three
+  // significant figures: "25.5 MiB", "1.00 GiB".
+  if (unit < 3 && v == std::floor(v)) return fmt::format("{:.0f} {}", v, kUnits[unit]);
+  return format_significant(v) + " " + kUnits[unit];
+}
+
+std::string format_value(const Finding& f) {
+  if (const auto* b = std::get_if<bool>(&f.value)) return *b ? "yes" : "no";
+  if (const auto* list = std::get_if<std::vector<double>>(&f.value)) {
+    if (list->empty()) return "none";
+    std::string s;
+    for (double v : *list) s += (s.empty() ? "" : ", ") + format_quantity(v, f.unit);
+    return s;
+  }
+  return format_quantity(std::get<double>(f.value), f.unit);
+}
+
+std::string format_summary(const Results& r, const SummaryStyle& style) {
+  const Painter paint(style);
+  std::string out = format_header(r, paint);
+
+  // The level table takes the per-level capacity, latency and bandwidth;
+  // everything else is one line each.
+  LevelTable table;
+  std::vector<const Finding*> in_table;
+  for (const auto& f : r.findings) {
+    if (const Finding** slot = table_cell(table, f)) {
+      *slot = &f;
+      in_table.push_back(&f);
+    }
+  }
+  const auto is_in_table = [&](const Finding* f) {
+    return std::find(in_table.begin(), in_table.end(), f) != in_table.end();
+  };
+
+  std::vector<std::pair<std::string, std::vector<const Finding*>>> sections;
+  for (const auto& g : kGroups) sections.emplace_back(g.title, findings_of(g, r.findings));
+  sections.emplace_back("Other", ungrouped(r.findings));
+
+  Widths widths;
+  for (const auto& f : r.findings) {
+    if (is_in_table(&f)) continue;
+    widths.label = std::max(widths.label, label_for(f.id).size());
+    widths.value = std::max(widths.value, value_with_interval(f).size());
+  }
+  // Long outliers should not push every line past the width.
+  widths.label = std::min<size_t>(widths.label, 34);
+  widths.value = std::min<size_t>(widths.value, 40);
+
+  for (const auto& [title, findings] : sections) {
+    const bool has_table = title == kGroups[0].title && !table.empty();
+    if (findings.empty()) continue;
+    out += "\n" + paint.bold(title) + "\n";
+    if (has_table) out += format_level_table(table, paint);
+    for (const Finding* f : findings)
+      if (!is_in_table(f)) out += format_finding_line(*f, widths, paint);
+  }
+  if (r.findings.empty()) out += "\nNo findings.\n";
+
+  const bool any_low = std::any_of(r.findings.begin(), r.findings.end(), is_low_confidence);
+  if (any_low)
+    out += "\n" + paint.warn(kLowConfidenceMark) +
+           " confidence below 0.5: treat as a guess (method and evidence in results.json)\n";
+
+  if (!r.skipped.empty()) out += format_skipped(r.skipped, paint);
+  return out;
+}
+
+}  // namespace gpuscope

@@ -1,0 +1,460 @@
+#include "analysis/cache_hierarchy.hpp"
+
+#include "core/stats.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace gpuscope::analysis {
+namespace {
+
+constexpr double KiB = 1024.0;
+constexpr double MiB = 1024.0 * KiB;
+constexpr double GiB = 1024.0 * MiB;
+
+// One rise of the synthetic staircase.
+struct Step {
+  double capacity_bytes;  // where misses start
+  double to_ns;           // the plateau the rise leads to
+  double ramp_octaves = 0;          // 0: sharp (LRU); else linear in log footprint over this many octaves
+  bool random_replacement = false;  // miss rate of random replacement under a cyclic chase
+  double early_octaves = 0;         // set conflicts: some sets overflow up to this far below capacity
+};
+
+struct CurveSpec {
+  double first_ns;
+  std::vector<Step> steps;
+  double last_bytes = 1 * GiB;
+  int points_per_octave = 4;
+  double noise = 0;  // relative sigma of each sample
+  unsigned seed = 1;
+};
+
+// Miss rate of a fully associative random-replacement cache of C lines under
+// a cyclic chase of F lines: a line survives the m*F evictions since its last
+// use with probability ~exp(-m F / C), so 1 - m = exp(-m F / C).
+double random_replacement_miss_rate(double footprint_over_capacity) {
+  if (footprint_over_capacity <= 1) return 0;
+  double lo = 1e-12, hi = 1.0;
+  for (int i = 0; i < 100; ++i) {
+    const double m = 0.5 * (lo + hi);
+    (1 - m - std::exp(-m * footprint_over_capacity) > 0 ? lo : hi) = m;
+  }
+  return lo;
+}
+
+double rise_fraction(double x, const Step& step) {
+  if (step.early_octaves > 0) {
+    // Sets fill unevenly: average the rise over capacities spread below the nominal one.
+    double sum = 0;
+    constexpr int kSets = 64;
+    for (int i = 0; i < kSets; ++i) {
+      Step set = step;
+      set.early_octaves = 0;
+      set.capacity_bytes = step.capacity_bytes * std::exp2(-step.early_octaves * (i + 0.5) / kSets);
+      sum += rise_fraction(x, set);
+    }
+    return sum / kSets;
+  }
+  if (step.random_replacement) return random_replacement_miss_rate(x / step.capacity_bytes);
+  if (step.ramp_octaves == 0) return x > step.capacity_bytes ? 1.0 : 0.0;
+  return std::clamp(std::log2(x / step.capacity_bytes) / step.ramp_octaves, 0.0, 1.0);
+}
+
+double true_latency_ns(double x, const CurveSpec& spec) {
+  double y = spec.first_ns, previous = spec.first_ns;
+  for (const Step& step : spec.steps) {
+    y += rise_fraction(x, step) * (step.to_ns - previous);
+    previous = step.to_ns;
+  }
+  return y;
+}
+
+// Geometric sweep from 1 KiB (footprints rounded to 64-byte lines), 5 samples
+// per point with multiplicative noise, the point's y their median.
+Series make_curve(const CurveSpec& spec) {
+  Series series;
+  series.id = "latency.global";
+  std::mt19937 rng(spec.seed);
+  std::normal_distribution<double> noise(0.0, spec.noise);
+  for (int k = 0;; ++k) {
+    const double x = std::round(KiB * std::exp2(static_cast<double>(k) / spec.points_per_octave) / 64) * 64;
+    if (x > spec.last_bytes * 1.0001) break;
+    Point p{x, 0, {}};
+    for (int s = 0; s < 5; ++s) p.samples.push_back(true_latency_ns(x, spec) * std::exp(noise(rng)));
+    p.y = median(p.samples);
+    series.points.push_back(std::move(p));
+  }
+  return series;
+}
+
+bool has_note(const Hierarchy& h, const std::string& text) {
+  return std::any_of(h.notes.begin(), h.notes.end(),
+                     [&](const std::string& n) { return n.find(text) != std::string::npos; });
+}
+
+const Finding* find(const std::vector<Finding>& findings, const std::string& id) {
+  for (const Finding& f : findings) {
+    if (f.id == id) return &f;
+  }
+  return nullptr;
+}
+
+// L1 32 KiB 30 ns, L2 2 MiB 200 ns, DRAM 500 ns.
+CurveSpec three_level(double noise = 0, unsigned seed = 1) {
+  return {30, {{32 * KiB, 200}, {2 * MiB, 500}}, 1 * GiB, 4, noise, seed};
+}
+
+void expect_three_level(const Hierarchy& h, double capacity_tolerance, double latency_tolerance) {
+  ASSERT_EQ(h.levels.size(), 2u);
+  ASSERT_TRUE(h.dram.has_value());
+  EXPECT_NEAR(h.levels[0].capacity_bytes / (32 * KiB), 1.0, capacity_tolerance);
+  EXPECT_NEAR(h.levels[1].capacity_bytes / (2 * MiB), 1.0, capacity_tolerance);
+  EXPECT_NEAR(h.levels[0].latency_ns / 30, 1.0, latency_tolerance);
+  EXPECT_NEAR(h.levels[1].latency_ns / 200, 1.0, latency_tolerance);
+  EXPECT_NEAR(h.dram->latency_ns / 500, 1.0, latency_tolerance);
+}
+
+TEST(CacheHierarchy, CleanThreeLevels) {
+  const Hierarchy h = infer_cache_hierarchy(make_curve(three_level()));
+  expect_three_level(h, 0.10, 0.05);
+  for (const CacheLevel& level : h.levels) {
+    EXPECT_TRUE(level.end_reached);
+    EXPECT_LE(level.capacity_low, level.capacity_bytes);
+    EXPECT_GE(level.capacity_high, level.capacity_bytes);
+    EXPECT_LT(level.capacity_high / level.capacity_low, 1.25);  // neighbouring points at 4 per octave
+    EXPECT_GT(level.capacity_confidence, 0.5);
+    EXPECT_GT(level.latency_confidence, 0.8);
+  }
+  EXPECT_EQ(h.levels[0].first_x, 1 * KiB);  // L1 holds the smallest footprints
+  EXPECT_EQ(h.levels[0].last_x, 32 * KiB);
+}
+
+TEST(CacheHierarchy, NoisyThreeLevels) {
+  for (unsigned seed = 1; seed <= 10; ++seed) {
+    SCOPED_TRACE(seed);
+    const Hierarchy h = infer_cache_hierarchy(make_curve(three_level(0.05, seed)));
+    expect_three_level(h, 0.10, 0.05);
+  }
+}
+
+TEST(CacheHierarchy, NoiseLowersConfidence) {
+  const Hierarchy clean = infer_cache_hierarchy(make_curve(three_level()));
+  const Hierarchy noisy = infer_cache_hierarchy(make_curve(three_level(0.08, 3)));
+  ASSERT_EQ(noisy.levels.size(), 2u);
+  EXPECT_LT(noisy.levels[0].latency_confidence, clean.levels[0].latency_confidence);
+  EXPECT_LT(noisy.levels[1].capacity_confidence, clean.levels[1].capacity_confidence);
+}
+
+TEST(CacheHierarchy, OneOctaveRampsAreNotLevels) {
+  for (unsigned seed = 1; seed <= 5; ++seed) {
+    SCOPED_TRACE(seed);
+    CurveSpec spec = three_level(0.03, seed);
+    spec.steps[0].ramp_octaves = 1;
+    spec.steps[1].ramp_octaves = 1;
+    const Hierarchy h = infer_cache_hierarchy(make_curve(spec));
+    expect_three_level(h, 0.10, 0.05);
+  }
+}
+
+TEST(CacheHierarchy, SlowRampOverFiveOctavesIsNotExtraLevels) {
+  // 30 -> 200 ns spread over 32 KiB .. 1 MiB: short pieces of it look flat to the segmentation.
+  for (unsigned seed = 1; seed <= 10; ++seed) {
+    SCOPED_TRACE(seed);
+    CurveSpec spec{30, {{32 * KiB, 200, 5.0}, {64 * MiB, 500}}, 1 * GiB, 4, 0.03, seed};
+    const Hierarchy h = infer_cache_hierarchy(make_curve(spec));
+    ASSERT_EQ(h.levels.size(), 2u);
+    ASSERT_TRUE(h.dram.has_value());
+    EXPECT_NEAR(h.levels[0].capacity_bytes / (32 * KiB), 1.0, 0.20);
+    EXPECT_NEAR(h.levels[1].latency_ns / 200, 1.0, 0.05);
+    EXPECT_NE(h.levels[0].note.find("gradual"), std::string::npos);
+  }
+}
+
+TEST(CacheHierarchy, RandomReplacementRiseIsNotExtraLevels) {
+  for (unsigned seed = 1; seed <= 5; ++seed) {
+    SCOPED_TRACE(seed);
+    CurveSpec spec = three_level(0.02, seed);
+    spec.steps[0].random_replacement = true;
+    spec.steps[1].random_replacement = true;
+    spec.points_per_octave = 3;
+    const Hierarchy h = infer_cache_hierarchy(make_curve(spec));
+    expect_three_level(h, 0.10, 0.05);
+  }
+}
+
+TEST(CacheHierarchy, SetConflictsStartTheRiseEarly) {
+  // Misses start up to 0.3 octave (19%) below the capacity: the departure is
+  // read where it is, a little below the nominal capacity, and the ramp that
+  // follows is no level of its own.
+  for (unsigned seed = 1; seed <= 5; ++seed) {
+    SCOPED_TRACE(seed);
+    CurveSpec spec = three_level(0.02, seed);
+    for (Step& step : spec.steps) {
+      step.random_replacement = true;
+      step.early_octaves = 0.3;
+    }
+    const Hierarchy h = infer_cache_hierarchy(make_curve(spec));
+    ASSERT_EQ(h.levels.size(), 2u);
+    ASSERT_TRUE(h.dram.has_value());
+    EXPECT_GT(h.levels[0].capacity_bytes, 0.78 * 32 * KiB);
+    EXPECT_LT(h.levels[0].capacity_bytes, 1.05 * 32 * KiB);
+    EXPECT_GT(h.levels[1].capacity_bytes, 0.78 * 2 * MiB);
+    EXPECT_LT(h.levels[1].capacity_bytes, 1.05 * 2 * MiB);
+    EXPECT_NEAR(h.dram->latency_ns / 500, 1.0, 0.05);
+  }
+}
+
+TEST(CacheHierarchy, SplitL2OfH100IsTwoLevelsWithANote) {
+  for (unsigned seed = 1; seed <= 5; ++seed) {
+    SCOPED_TRACE(seed);
+    const CurveSpec spec{18,
+                         {{230 * KiB, 130, 0.3}, {25 * MiB, 230, 0.2}, {50 * MiB, 400, 0.5}},
+                         2 * GiB,
+                         4,
+                         0.02,
+                         seed};
+    const Hierarchy h = infer_cache_hierarchy(make_curve(spec));
+    ASSERT_EQ(h.levels.size(), 3u);
+    ASSERT_TRUE(h.dram.has_value());
+    EXPECT_NEAR(h.levels[0].capacity_bytes / (230 * KiB), 1.0, 0.10);
+    EXPECT_NEAR(h.levels[1].capacity_bytes / (25 * MiB), 1.0, 0.10);
+    EXPECT_NEAR(h.levels[2].capacity_bytes / (50 * MiB), 1.0, 0.10);
+    EXPECT_NEAR(h.levels[0].latency_ns / 18, 1.0, 0.05);
+    EXPECT_NEAR(h.levels[1].latency_ns / 130, 1.0, 0.05);
+    EXPECT_NEAR(h.levels[2].latency_ns / 230, 1.0, 0.05);
+    EXPECT_NEAR(h.dram->latency_ns / 400, 1.0, 0.05);
+    EXPECT_NE(h.levels[2].note.find("far half of a split L2"), std::string::npos);
+    EXPECT_EQ(h.levels[1].note.find("split"), std::string::npos);
+    EXPECT_TRUE(has_note(h, "L3: "));
+  }
+}
+
+TEST(CacheHierarchy, TranslationRiseAfterDramStaysDram) {
+  CurveSpec spec = three_level(0.02, 4);
+  spec.steps.push_back({1.2 * GiB, 800, 0.5});
+  spec.last_bytes = 4 * GiB;
+  const Hierarchy h = infer_cache_hierarchy(make_curve(spec));
+  expect_three_level(h, 0.10, 0.05);
+  EXPECT_LE(h.dram->last_x, 1.2 * GiB);
+  EXPECT_TRUE(has_note(h, "address translation"));
+  EXPECT_NE(h.dram->note.find("TLB"), std::string::npos);
+
+  // Sweep ending in the middle of the translation rise: the same.
+  spec.last_bytes = 2 * GiB;
+  const Hierarchy short_sweep = infer_cache_hierarchy(make_curve(spec));
+  expect_three_level(short_sweep, 0.10, 0.05);
+  EXPECT_TRUE(has_note(short_sweep, "address translation"));
+}
+
+TEST(CacheHierarchy, CpuLikeWithGradualL3) {
+  for (unsigned seed = 1; seed <= 5; ++seed) {
+    SCOPED_TRACE(seed);
+    CurveSpec spec{1.2, {{32 * KiB, 4, 0.2}, {1 * MiB, 14, 0.3}, {32 * MiB, 100}}, 1 * GiB, 3, 0.02, seed};
+    spec.steps[2].random_replacement = true;
+    const Hierarchy h = infer_cache_hierarchy(make_curve(spec));
+    ASSERT_EQ(h.levels.size(), 3u);
+    ASSERT_TRUE(h.dram.has_value());
+    EXPECT_NEAR(h.levels[0].capacity_bytes / (32 * KiB), 1.0, 0.10);
+    EXPECT_NEAR(h.levels[1].capacity_bytes / (1 * MiB), 1.0, 0.10);
+    EXPECT_NEAR(h.levels[2].capacity_bytes / (32 * MiB), 1.0, 0.10);
+    EXPECT_NEAR(h.levels[0].latency_ns / 1.2, 1.0, 0.05);
+    EXPECT_NEAR(h.levels[1].latency_ns / 4, 1.0, 0.05);
+    EXPECT_NEAR(h.levels[2].latency_ns / 14, 1.0, 0.05);
+    EXPECT_NEAR(h.dram->latency_ns / 100, 1.0, 0.05);
+    EXPECT_EQ(h.levels[2].note.find("split"), std::string::npos);  // 3.5x slower: a cache of its own
+  }
+}
+
+TEST(CacheHierarchy, CurveThatNeverLeavesL1) {
+  const Hierarchy h = infer_cache_hierarchy(make_curve({30, {}, 16 * KiB, 4, 0.01, 2}));
+  ASSERT_EQ(h.levels.size(), 1u);
+  EXPECT_FALSE(h.dram.has_value());
+  EXPECT_FALSE(h.levels[0].end_reached);
+  EXPECT_EQ(h.levels[0].capacity_bytes, 16 * KiB);
+  EXPECT_NEAR(h.levels[0].latency_ns, 30, 1.0);
+  EXPECT_LT(h.levels[0].capacity_confidence, 0.3);
+  EXPECT_FALSE(h.levels[0].note.empty());
+
+  const auto findings = hierarchy_findings(h, "latency.global");
+  const Finding* capacity = find(findings, "memory.L1.capacity_bytes");
+  ASSERT_NE(capacity, nullptr);
+  EXPECT_FALSE(capacity->high.has_value());  // a lower bound only
+  EXPECT_NE(capacity->method.find("Lower bound"), std::string::npos);
+  EXPECT_EQ(find(findings, "memory.dram.latency_ns"), nullptr);
+  EXPECT_LT(find(findings, "memory.cache_levels")->confidence, 0.5);
+}
+
+TEST(CacheHierarchy, SweepTooShortToTellDram) {
+  // Two plateaus but the sweep stops at 16 MiB: the second may be a large last-level cache.
+  const Hierarchy h = infer_cache_hierarchy(make_curve({30, {{32 * KiB, 200}}, 16 * MiB, 4, 0.01, 2}));
+  ASSERT_EQ(h.levels.size(), 2u);
+  EXPECT_FALSE(h.dram.has_value());
+  EXPECT_TRUE(h.levels[0].end_reached);
+  EXPECT_FALSE(h.levels[1].end_reached);
+  EXPECT_TRUE(has_note(h, "may be DRAM"));
+}
+
+TEST(CacheHierarchy, SweepEndingOnARampHasNoDram) {
+  CurveSpec spec = three_level(0.01, 6);
+  spec.steps[1].ramp_octaves = 2;
+  spec.last_bytes = 6 * MiB;
+  const Hierarchy h = infer_cache_hierarchy(make_curve(spec));
+  ASSERT_EQ(h.levels.size(), 2u);
+  EXPECT_FALSE(h.dram.has_value());
+  EXPECT_TRUE(h.levels[1].end_reached);
+  EXPECT_NEAR(h.levels[1].capacity_bytes / (2 * MiB), 1.0, 0.10);
+  EXPECT_TRUE(has_note(h, "still rising"));
+}
+
+TEST(CacheHierarchy, SingleOutliersChangeNothing) {
+  Series series = make_curve(three_level(0.01, 8));
+  auto scale = [&](double x, double factor) {
+    for (Point& p : series.points) {
+      if (std::abs(p.x - x) < 64) {
+        for (double& s : p.samples) s *= factor;
+        p.y *= factor;
+      }
+    }
+  };
+  scale(8 * KiB, 3.0);      // in L1
+  scale(256 * KiB, 2.0);    // in L2
+  scale(64 * MiB, 0.5);     // in DRAM
+  scale(1 * GiB, 1.8);      // last point: alone, not a rise
+  const Hierarchy h = infer_cache_hierarchy(series);
+  expect_three_level(h, 0.10, 0.05);
+  EXPECT_TRUE(has_note(h, "3 isolated spike"));
+  EXPECT_EQ(h.levels[0].latency_high, h.levels[0].latency_high);
+  EXPECT_LT(h.levels[0].latency_high, 31);
+}
+
+TEST(CacheHierarchy, HigherLatencyAtSmallestFootprintsIsNoLevel) {
+  Series series = make_curve(three_level(0.01, 9));
+  for (Point& p : series.points) {
+    if (p.x <= 2 * KiB) {
+      for (double& s : p.samples) s *= 2.5;
+      p.y *= 2.5;
+    }
+  }
+  const Hierarchy h = infer_cache_hierarchy(series);
+  expect_three_level(h, 0.10, 0.05);
+  EXPECT_TRUE(has_note(h, "Latency falls"));
+}
+
+TEST(CacheHierarchy, EmptyAndTinySeriesSayNothing) {
+  Series empty;
+  const Hierarchy h0 = infer_cache_hierarchy(empty);
+  EXPECT_TRUE(h0.levels.empty());
+  EXPECT_FALSE(h0.dram.has_value());
+  EXPECT_TRUE(hierarchy_findings(h0, "latency.global").empty());
+
+  Series one;
+  one.points = {{1024, 30, {30, 30, 30}}};
+  EXPECT_TRUE(infer_cache_hierarchy(one).levels.empty());
+  EXPECT_FALSE(infer_cache_hierarchy(one).notes.empty());
+
+  Series two;
+  two.points = {{1024, 30, {30}}, {2048, 300, {300}}};
+  EXPECT_TRUE(hierarchy_findings(infer_cache_hierarchy(two), "x").empty());
+}
+
+TEST(HierarchyFindings, ContractIdsUnitsAndEvidence) {
+  const CurveSpec spec{18, {{230 * KiB, 130, 0.3}, {25 * MiB, 230, 0.2}, {50 * MiB, 400, 0.5}}, 2 * GiB, 4, 0.02, 1};
+  const Hierarchy h = infer_cache_hierarchy(make_curve(spec));
+  const auto findings = hierarchy_findings(h, "latency.global");
+  ASSERT_EQ(findings.size(), 1u + 3 * 2 + 1);
+
+  const Finding* count = find(findings, "memory.cache_levels");
+  ASSERT_NE(count, nullptr);
+  EXPECT_EQ(number(*count), 3.0);
+  EXPECT_EQ(count->unit, "");
+  EXPECT_FALSE(count->note.empty());
+
+  std::vector<double> confidences;
+  for (const std::string id : {"memory.L1.capacity_bytes", "memory.L2.capacity_bytes", "memory.L3.capacity_bytes"}) {
+    const Finding* f = find(findings, id);
+    ASSERT_NE(f, nullptr) << id;
+    EXPECT_EQ(f->unit, "B");
+    ASSERT_TRUE(f->low && f->high);
+    EXPECT_LE(*f->low, number(*f));
+    EXPECT_GE(*f->high, number(*f));
+    confidences.push_back(f->confidence);
+  }
+  for (const std::string id :
+       {"memory.L1.latency_ns", "memory.L2.latency_ns", "memory.L3.latency_ns", "memory.dram.latency_ns"}) {
+    const Finding* f = find(findings, id);
+    ASSERT_NE(f, nullptr) << id;
+    EXPECT_EQ(f->unit, "ns");
+    ASSERT_TRUE(f->low && f->high);
+    EXPECT_LE(*f->low, number(*f));
+    EXPECT_GE(*f->high, number(*f));
+    confidences.push_back(f->confidence);
+  }
+  EXPECT_NEAR(number(*find(findings, "memory.L2.capacity_bytes")) / (25 * MiB), 1.0, 0.10);
+  EXPECT_NEAR(number(*find(findings, "memory.dram.latency_ns")) / 400, 1.0, 0.05);
+  EXPECT_NE(find(findings, "memory.L3.latency_ns")->note.find("split L2"), std::string::npos);
+  for (const Finding& f : findings) {
+    EXPECT_GT(f.confidence, 0.0) << f.id;
+    EXPECT_LE(f.confidence, 1.0) << f.id;
+    EXPECT_EQ(f.evidence, std::vector<std::string>{"latency.global"}) << f.id;
+    EXPECT_FALSE(f.method.empty()) << f.id;
+  }
+  // Derived from evidence, not a constant.
+  EXPECT_GT(*std::max_element(confidences.begin(), confidences.end()) -
+                *std::min_element(confidences.begin(), confidences.end()),
+            0.05);
+}
+
+TEST(RefinementFootprints, BisectsTheStepsLargestFirst) {
+  const Series series = make_curve({30, {{32 * KiB, 200}, {2 * MiB, 500}}, 64 * MiB, 2, 0.0, 1});
+  const auto picks = refinement_footprints(series, 10, 1.2, 64);
+  ASSERT_EQ(picks.size(), 2u);  // exactly the two steps; the plateaus are flat
+  // The 30 -> 200 ns step is larger than 200 -> 500 ns.
+  EXPECT_GT(picks[0], 32 * KiB);
+  EXPECT_LT(picks[0], 32 * KiB * std::sqrt(2.0));
+  EXPECT_GT(picks[1], 2 * MiB);
+  EXPECT_LT(picks[1], 2 * MiB * std::sqrt(2.0));
+  for (double x : picks) {
+    EXPECT_EQ(std::fmod(x, 64), 0.0);
+    for (const Point& p : series.points) EXPECT_NE(p.x, x);
+  }
+}
+
+TEST(RefinementFootprints, HonoursMaxPointsMinRatioAndGranule) {
+  const Series series = make_curve({30, {{32 * KiB, 200}, {2 * MiB, 500}}, 64 * MiB, 2, 0.0, 1});
+  const auto one = refinement_footprints(series, 1, 1.2, 64);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_LT(one[0], 64 * KiB);
+  EXPECT_TRUE(refinement_footprints(series, 0, 1.2, 64).empty());
+  // Neighbours at 2 points per octave are sqrt(2) = 1.41 apart.
+  EXPECT_TRUE(refinement_footprints(series, 10, 1.5, 64).empty());
+  // A granule coarser than the 32..45 KiB interval leaves no footprint strictly inside it.
+  const auto coarse = refinement_footprints(series, 10, 1.2, 256 * KiB);
+  ASSERT_EQ(coarse.size(), 1u);
+  EXPECT_EQ(std::fmod(coarse[0], 256 * KiB), 0.0);
+  EXPECT_GT(coarse[0], 2 * MiB);
+  EXPECT_LT(coarse[0], 2 * MiB * std::sqrt(2.0));
+}
+
+TEST(RefinementFootprints, NeverRepeatsAMeasuredFootprint) {
+  Series series = make_curve({30, {{32 * KiB, 200}}, 1 * MiB, 2, 0.0, 1});
+  // Measure the midpoint the step interval would get; it must not come back.
+  const auto first = refinement_footprints(series, 1, 1.2, 64);
+  ASSERT_EQ(first.size(), 1u);
+  const double y = true_latency_ns(first[0], {30, {{32 * KiB, 200}}});
+  insert_point(series, {first[0], y, {y, y, y}});
+  const auto second = refinement_footprints(series, 10, 1.05, 64);
+  EXPECT_EQ(std::count(second.begin(), second.end(), first[0]), 0);
+  EXPECT_FALSE(second.empty());  // the step is now in one of the two halves
+}
+
+TEST(RefinementFootprints, FlatOrTinyCurvesNeedNothing) {
+  EXPECT_TRUE(refinement_footprints(make_curve({30, {}, 1 * MiB, 4, 0.01, 1}), 5, 1.1, 64).empty());
+  EXPECT_TRUE(refinement_footprints(Series{}, 5, 1.1, 64).empty());
+}
+
+}  // namespace
+}  // namespace gpuscope::analysis

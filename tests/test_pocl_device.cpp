@@ -1,0 +1,137 @@
+// The OpenCL backend and the real latency probe on the CPU through PoCL, the
+// one device every CI machine has.
+#include "backends/backend.hpp"
+#include "cli_runner.hpp"
+#include "core/error.hpp"
+#include "report/results_json.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+
+namespace gpuscope {
+namespace {
+
+std::string cpu_device_id() {
+  for (const auto& d : enumerate_devices())
+    if (d.type == "cpu") return d.id;
+  return "";
+}
+
+TEST(OpenClBackend, DescribesTheCpuDevice) {
+  const auto devices = enumerate_devices();
+  ASSERT_FALSE(devices.empty()) << "no OpenCL device: is pocl-opencl-icd installed?";
+  const std::string id = cpu_device_id();
+  ASSERT_FALSE(id.empty());
+  auto dev = open_device(id);
+  const auto& info = dev->info();
+  EXPECT_EQ(info.id, id);
+  EXPECT_EQ(info.type, "cpu");
+  EXPECT_GE(info.compute_units, 1u);
+  EXPECT_GT(info.global_mem_bytes, 0u);
+  EXPECT_GT(info.max_alloc_bytes, 0u);
+  EXPECT_TRUE(info.address_bits == 32 || info.address_bits == 64);
+  EXPECT_FALSE(info.extensions.empty());
+  EXPECT_TRUE(info.profiling);
+}
+
+TEST(OpenClBackend, DefaultDeviceIsFirstGpuElseFirstDevice) {
+  auto dev = open_device("");
+  const auto devices = enumerate_devices();
+  const auto gpu = std::find_if(devices.begin(), devices.end(), [](auto& d) { return d.type == "gpu"; });
+  EXPECT_EQ(dev->info().id, gpu != devices.end() ? gpu->id : devices.front().id);
+}
+
+TEST(OpenClBackend, BufferRoundTripAndProfiledLaunch) {
+  auto dev = open_device(cpu_device_id());
+  std::vector<uint32_t> next(1024);
+  std::iota(next.begin(), next.end(), 1u);
+  next.back() = 0;  // a single cycle 0 -> 1 -> ... -> 1023 -> 0
+  auto slots = dev->create_buffer(next.size() * 64);
+  auto idx = dev->create_buffer(next.size() * sizeof(uint32_t));
+  auto end = dev->create_buffer(sizeof(uint32_t));
+  dev->write_values<uint32_t>(*idx, next);
+  EXPECT_EQ(dev->read_values<uint32_t>(*idx, next.size()), next);
+
+  const std::string bits = "-DADDR_BITS=" + std::to_string(dev->info().address_bits);
+  auto& link = dev->kernel({"latency.cl", "link", {bits}});
+  auto& chase = dev->kernel({"latency.cl", "chase", {bits}});
+  const uint32_t stride_words = 64 / (dev->info().address_bits / 8);
+  const KernelArg link_args[] = {slots.get(), idx.get(), stride_words, uint32_t{1024}};
+  dev->launch(link, Range::d1(1024), Range::d1(0), link_args);
+  const KernelArg chase_args[] = {slots.get(), uint32_t{5}, stride_words, uint32_t{10}, end.get()};
+  const double ns = dev->launch(chase, Range::d1(1), Range::d1(1), chase_args);
+  EXPECT_GT(ns, 0);
+  EXPECT_EQ(dev->read_values<uint32_t>(*end, 1)[0], 5u + 160u);  // 10 rounds of 16 hops
+}
+
+TEST(OpenClBackend, BuildFailureCarriesTheBuildLog) {
+  auto dev = open_device(cpu_device_id());
+  try {
+    dev->kernel({"latency.cl", "chase", {"-DADDR_BITS=64", "-Duint=@broken@"}});
+    FAIL() << "a broken kernel built";
+  } catch (const BuildError& e) {
+    EXPECT_NE(std::string(e.what()).find("latency.cl"), std::string::npos);
+    EXPECT_FALSE(e.log.empty());
+    EXPECT_NE(e.log.find("error"), std::string::npos) << e.log;
+  }
+}
+
+TEST(OpenClBackend, RefusedAllocationIsOutOfResources) {
+  auto dev = open_device(cpu_device_id());
+  EXPECT_THROW(dev->create_buffer(dev->info().max_alloc_bytes + 1), OutOfResources);
+}
+
+// Linux's own account of the CPU's data caches, by level, in bytes.
+std::map<int, double> sysfs_data_caches() {
+  std::map<int, double> sizes;
+  for (int i = 0; i < 8; ++i) {
+    const std::filesystem::path dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i);
+    std::ifstream level(dir / "level"), type(dir / "type"), size(dir / "size");
+    int l = 0;
+    std::string t, s;
+    if (!(level >> l) || !(type >> t) || !(size >> s)) continue;
+    if (t == "Instruction") continue;
+    double bytes = std::stod(s);
+    if (s.back() == 'K') bytes *= 1024;
+    if (s.back() == 'M') bytes *= 1024 * 1024;
+    sizes[l] = bytes;
+  }
+  return sizes;
+}
+
+// The whole latency probe through the command line, checked against what
+// Linux says the CPU's L1d and L2 are.
+TEST(LatencyProbeOnPocl, FindsTheCpuL1AndL2) {
+  const auto sys = sysfs_data_caches();
+  ASSERT_TRUE(sys.count(1) && sys.count(2)) << "no cache sizes in /sys";
+  const auto dir = std::filesystem::temp_directory_path() / "gpuscope_pocl_latency";
+  std::filesystem::remove_all(dir);
+  const auto r = test::run_gpuscope("run --quiet --probes latency --device " + cpu_device_id() +
+                                    " --out " + dir.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const Results res = read_results_file((dir / "results.json").string());
+
+  const Series* s = res.find_series("latency.global");
+  ASSERT_NE(s, nullptr);
+  EXPECT_GE(s->points.size(), 20u);
+  for (const auto& p : s->points) {
+    EXPECT_GE(p.samples.size(), 3u);
+    EXPECT_GT(p.y, 0);
+  }
+  const Finding* l1 = res.find_finding("memory.L1.capacity_bytes");
+  const Finding* l2 = res.find_finding("memory.L2.capacity_bytes");
+  ASSERT_NE(l1, nullptr) << r.output;
+  ASSERT_NE(l2, nullptr) << r.output;
+  EXPECT_NEAR(number(*l1), sys.at(1), 0.25 * sys.at(1)) << r.output;
+  EXPECT_NEAR(number(*l2), sys.at(2), 0.25 * sys.at(2)) << r.output;
+  const Finding* lat1 = res.find_finding("memory.L1.latency_ns");
+  const Finding* lat2 = res.find_finding("memory.L2.latency_ns");
+  ASSERT_TRUE(lat1 && lat2);
+  EXPECT_LT(number(*lat1), number(*lat2));
+}
+
+}  // namespace
+}  // namespace gpuscope
