@@ -1,3 +1,7 @@
+#include "report/results_json.hpp"
+
+#include "core/error.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -8,9 +12,6 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
-
-#include "core/error.hpp"
-#include "report/results_json.hpp"
 
 namespace gpuscope {
 namespace {

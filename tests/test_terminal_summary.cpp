@@ -1,9 +1,9 @@
+#include "report/terminal_summary.hpp"
+
 #include <gtest/gtest.h>
 
 #include <regex>
 #include <sstream>
-
-#include "report/terminal_summary.hpp"
 
 namespace gpuscope {
 namespace {

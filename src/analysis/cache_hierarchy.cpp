@@ -32,8 +32,8 @@ struct Plateau {
 // Where the curve leaves a plateau.
 struct Departure {
   bool seen = false;    // false: the curve never rose clearly above the plateau
-  double at_bytes = 0;  // interpolated in log-footprint where it crosses the departure threshold
-  double low_bytes = 0, high_bytes = 0;  // last footprint below the threshold, first above
+  double at_bytes = 0;  // interpolated in log footprint where the curve is half-way to the next level
+  double low_bytes = 0, high_bytes = 0;  // last footprint on the plateau, first at the next level
 };
 
 std::string bytes_text(double bytes) {
@@ -83,18 +83,14 @@ void update_level(Plateau& p, const Curve& c) {
   p.sigma = median(s);
 }
 
-// A segment is a stretch of a slow ramp, not a plateau, when it and its
-// neighbouring points lie on one straight line (log latency against log
-// footprint, reduced chi2 <= 2) that climbs at least half the smallest level
-// step per octave. A ramp spread over several octaves is cut by the
-// segmentation into short pieces, each flat within its own noise; only the
-// context shows the trend. A true plateau breaks the line at its ends (the
-// curve steps off it on either side), and a long plateau with a gentle drift
-// (a few % from TLB misses, the tail of a random-replacement rise) climbs too
-// slowly to count.
-bool is_ramp(const Curve& c, const Segment& s, double min_step_log) {
-  const size_t first = s.first > 0 ? s.first - 1 : s.first;
-  const size_t last = std::min(s.last + 1, c.size() - 1);
+// Weighted least-squares line through points first..last of log latency
+// against log2 footprint: its slope (log latency per octave) and chi2.
+struct LineFit {
+  double slope = 0;
+  double chi2 = 0;
+};
+
+LineFit fit_line(const Curve& c, size_t first, size_t last) {
   double sw = 0, su = 0, sv = 0;
   for (size_t i = first; i <= last; ++i) {
     const double w = 1 / (c.sigma[i] * c.sigma[i]);
@@ -109,14 +105,34 @@ bool is_ramp(const Curve& c, const Segment& s, double min_step_log) {
     suu += w * du * du;
     suv += w * du * (c.v[i] - sv / sw);
   }
-  const double slope = suv / suu;  // log latency per octave
-  double chi2 = 0;
+  LineFit fit;
+  fit.slope = suu > 0 ? suv / suu : 0;
   for (size_t i = first; i <= last; ++i) {
-    const double fitted = sv / sw + slope * (std::log2(c.x[i]) - su / sw);
-    chi2 += std::pow((c.v[i] - fitted) / c.sigma[i], 2);
+    const double fitted = sv / sw + fit.slope * (std::log2(c.x[i]) - su / sw);
+    fit.chi2 += std::pow((c.v[i] - fitted) / c.sigma[i], 2);
   }
+  return fit;
+}
+
+// A segment is a stretch of a slow ramp, not a plateau, when it and its
+// neighbouring points lie on one straight line (log latency against log
+// footprint, reduced chi2 <= 2) that climbs at least half the smallest level
+// step per octave, and the segment's own points climb that steeply too. A
+// ramp spread over several octaves is cut by the segmentation into short
+// pieces, each flat within its own noise; only the context shows the trend.
+// A true plateau breaks the line at its ends (the curve steps off it on
+// either side) and is flat in itself: a short plateau between two rises (the
+// far half of a split L2, half an octave wide) sits on a line with its
+// neighbours yet does not climb. A long plateau with a gentle drift (a few %
+// from TLB misses, the tail of a random-replacement rise) climbs too slowly.
+bool is_ramp(const Curve& c, const Segment& s, double min_step_log) {
+  const size_t first = s.first > 0 ? s.first - 1 : s.first;
+  const size_t last = std::min(s.last + 1, c.size() - 1);
+  const LineFit context = fit_line(c, first, last);
   const double dof = static_cast<double>(last - first + 1) - 2;
-  return chi2 <= 2 * dof && slope >= 0.5 * min_step_log;
+  const double min_slope = 0.5 * min_step_log;
+  return context.chi2 <= 2 * dof && context.slope >= min_slope &&
+         fit_line(c, s.first, s.last).slope >= min_slope;
 }
 
 std::vector<Plateau> find_plateaus(const Curve& c, const HierarchyOptions& options) {
@@ -163,20 +179,40 @@ void merge_plateaus(std::vector<Plateau>& plateaus, const Curve& c, double min_s
   }
 }
 
-// Where the curve first rises clearly above plateau p after its end.
-// "Clearly" is departure_sigmas of the plateau's noise, but at most half the
-// step to the next level (step_log), so a small step on a noisy curve is
-// still located.
+// Where the curve leaves plateau p for a level step_log higher.
+//
+// The capacity is read where the curve is half-way (in log latency) from this
+// plateau to the next level. A sharp LRU cliff puts every threshold at the
+// same footprint, but real levels rarely fall off a cliff: a physically
+// indexed cache with randomly placed pages starts missing before it is full
+// (some sets overflow early) and one with random replacement keeps some hits
+// well after (hit rate ~ 1/e at 1.6x); the half-way crossing sits between the
+// two and comes closest to the nominal size in both (a CPU's 1 MiB L2 leaves
+// its plateau at ~400 KiB yet crosses half-way at ~1 MiB). The bracket is the
+// whole transition: from the last point still on the plateau (within
+// departure_sigmas, or half the step) to the first that has reached the next
+// level (the same tolerance below it).
 Departure find_departure(const Curve& c, const Plateau& p, double step_log, const HierarchyOptions& options) {
-  const double threshold = p.level + std::min(options.departure_sigmas * p.sigma, 0.5 * step_log);
-  for (size_t j = p.last() + 1; j < c.size(); ++j) {
-    if (c.v[j] <= threshold) continue;
-    const size_t i = j - 1;
-    const double t = std::clamp((threshold - c.v[i]) / (c.v[j] - c.v[i]), 0.0, 1.0);
-    const double log_x = std::log(c.x[i]) + t * (std::log(c.x[j]) - std::log(c.x[i]));
-    return {true, std::exp(log_x), c.x[i], c.x[j]};
+  const double tolerance = std::min(options.departure_sigmas * p.sigma, 0.5 * step_log);
+  const double leave = p.level + tolerance;
+  const double half = p.level + 0.5 * step_log;
+  const double arrive = p.level + step_log - tolerance;
+  Departure d;
+  size_t j = p.last() + 1;
+  for (; j < c.size() && c.v[j] <= leave; ++j) d.low_bytes = c.x[j];
+  if (j == c.size()) return {};
+  if (d.low_bytes == 0) d.low_bytes = c.x[j - 1];
+  for (; j < c.size() && c.v[j] <= half; ++j) {
   }
-  return {};
+  if (j == c.size()) return {};
+  const size_t i = j - 1;
+  const double t = std::clamp((half - c.v[i]) / (c.v[j] - c.v[i]), 0.0, 1.0);
+  d.at_bytes = std::exp(std::log(c.x[i]) + t * (std::log(c.x[j]) - std::log(c.x[i])));
+  for (; j < c.size() && c.v[j] < arrive; ++j) {
+  }
+  d.high_bytes = c.x[std::min(j, c.size() - 1)];
+  d.seen = true;
+  return d;
 }
 
 // The rise (log latency) after the sweep's last plateau to its highest later
@@ -310,8 +346,8 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
       const double ramp_octaves = octaves(c.x[p.last()], c.x[plateaus[k + 1].first()]);
       if (ramp_octaves >= 1) {
         add_note(level.note, fmt::format("The rise to the next level is gradual ({:.1f} octaves), as with random "
-                                         "replacement or set conflicts; the capacity is read where the curve first "
-                                         "leaves the plateau.",
+                                         "replacement or set conflicts; the capacity is read where the curve is "
+                                         "half-way to the next level, and its interval spans the whole rise.",
                                          ramp_octaves));
       }
     }
@@ -324,8 +360,10 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
       const double capacity_ratio = level.capacity_bytes / prev.capacity_bytes;
       if (latency_ratio < 2 && capacity_ratio >= 1.5 && capacity_ratio <= 3) {
         add_note(level.note, fmt::format("Latency only {:.2f}x {}'s with {:.1f}x its capacity: probably the far half "
-                                         "of a split {} (as on NVIDIA H100/H200) rather than a separate cache.",
-                                         latency_ratio, level_name(k - 1), capacity_ratio, level_name(k - 1)));
+                                         "of a split {} (as on NVIDIA H100/H200) rather than a separate cache; "
+                                         "then {} is the near half and this capacity the whole cache.",
+                                         latency_ratio, level_name(k - 1), capacity_ratio, level_name(k - 1),
+                                         level_name(k - 1)));
       }
     }
     if (!level.note.empty()) h.notes.push_back(level_name(k) + ": " + level.note);
@@ -377,9 +415,10 @@ std::vector<Finding> hierarchy_findings(const Hierarchy& h, const std::string& s
                      level.capacity_confidence, {series_id}, "", level.note};
     if (level.end_reached) {
       capacity.high = level.capacity_high;
-      capacity.method = "Footprint where the pointer-chase latency first rises clearly (3 sigma, or half the step) "
-                        "above this level's plateau, interpolated in log footprint between the bracketing points; "
-                        "plateaus by " + segmentation + ".";
+      capacity.method = "Footprint where the pointer-chase latency is half-way (in log latency) from this level's "
+                        "plateau to the next, interpolated in log footprint; the interval spans the rise from the "
+                        "last point on the plateau to the first at the next level; plateaus by " +
+                        segmentation + ".";
     } else {
       capacity.method = "Lower bound: the largest footprint measured, still on this level's plateau; plateaus by " +
                         segmentation + ".";

@@ -1,5 +1,7 @@
 #include "report/results_json.hpp"
 
+#include "core/error.hpp"
+
 #include <fcntl.h>
 #include <fmt/core.h>
 #include <sys/stat.h>
@@ -11,8 +13,6 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
-
-#include "core/error.hpp"
 
 namespace gpuscope {
 
