@@ -38,9 +38,10 @@ SampleSummary summarize(std::span<const double> xs) {
   s.q3 = quantile(xs, 0.75);
   s.mad_sigma = mad_sigma(xs);
   s.rel_spread = s.median != 0 ? s.mad_sigma / std::abs(s.median) : 0.0;
-  if (s.mad_sigma > 0) {
-    for (double x : xs) s.outliers += std::abs(x - s.median) > 3.5 * s.mad_sigma ? 1 : 0;
-  }
+  // When most samples agree exactly the MAD is 0; a floor of 0.1% of the
+  // median keeps one wild sample among identical ones an outlier.
+  const double scale = std::max(s.mad_sigma, 1e-3 * std::abs(s.median));
+  for (double x : xs) s.outliers += std::abs(x - s.median) > 3.5 * scale ? 1 : 0;
   return s;
 }
 
