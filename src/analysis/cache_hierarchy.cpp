@@ -87,6 +87,7 @@ void update_level(Plateau& p, const Curve& c) {
 // against log2 footprint: its slope (log latency per octave) and chi2.
 struct LineFit {
   double slope = 0;
+  double slope_sigma = 0;  // standard error of the slope from the points' noise
   double chi2 = 0;
 };
 
@@ -107,6 +108,7 @@ LineFit fit_line(const Curve& c, size_t first, size_t last) {
   }
   LineFit fit;
   fit.slope = suu > 0 ? suv / suu : 0;
+  fit.slope_sigma = suu > 0 ? 1 / std::sqrt(suu) : 0;
   for (size_t i = first; i <= last; ++i) {
     const double fitted = sv / sw + fit.slope * (std::log2(c.x[i]) - su / sw);
     fit.chi2 += std::pow((c.v[i] - fitted) / c.sigma[i], 2);
@@ -114,25 +116,30 @@ LineFit fit_line(const Curve& c, size_t first, size_t last) {
   return fit;
 }
 
-// A segment is a stretch of a slow ramp, not a plateau, when it and its
-// neighbouring points lie on one straight line (log latency against log
-// footprint, reduced chi2 <= 2) that climbs at least half the smallest level
-// step per octave, and the segment's own points climb that steeply too. A
-// ramp spread over several octaves is cut by the segmentation into short
-// pieces, each flat within its own noise; only the context shows the trend.
-// A true plateau breaks the line at its ends (the curve steps off it on
-// either side) and is flat in itself: a short plateau between two rises (the
+// A segment is a stretch of a ramp, not a plateau, when it climbs: its own
+// points rise at least half the smallest level step per octave. Two ways to
+// tell that from noise:
+// - the segment alone climbs significantly (3 sigma of its slope): a piece
+//   of a convex rise (a CPU L2 whose sets overflow one by one) that the
+//   segmentation cut off as flat within its points' own noise;
+// - the segment and its neighbouring points lie on one straight line (log
+//   latency against log footprint, reduced chi2 <= 2) that climbs: a slow
+//   ramp over several octaves cut into short pieces, too short for their own
+//   slope to be significant; only the context shows the trend.
+// A true plateau is flat in itself: a short plateau between two rises (the
 // far half of a split L2, half an octave wide) sits on a line with its
-// neighbours yet does not climb. A long plateau with a gentle drift (a few %
-// from TLB misses, the tail of a random-replacement rise) climbs too slowly.
+// neighbours yet does not climb; a long one with a gentle drift (a few %
+// from TLB misses) climbs too slowly to count.
 bool is_ramp(const Curve& c, const Segment& s, double min_step_log) {
+  const double min_slope = 0.5 * min_step_log;
+  const LineFit own = fit_line(c, s.first, s.last);
+  if (own.slope < min_slope) return false;
+  if (own.slope >= 3 * own.slope_sigma) return true;
   const size_t first = s.first > 0 ? s.first - 1 : s.first;
   const size_t last = std::min(s.last + 1, c.size() - 1);
   const LineFit context = fit_line(c, first, last);
   const double dof = static_cast<double>(last - first + 1) - 2;
-  const double min_slope = 0.5 * min_step_log;
-  return context.chi2 <= 2 * dof && context.slope >= min_slope &&
-         fit_line(c, s.first, s.last).slope >= min_slope;
+  return context.chi2 <= 2 * dof && context.slope >= min_slope;
 }
 
 std::vector<Plateau> find_plateaus(const Curve& c, const HierarchyOptions& options) {
