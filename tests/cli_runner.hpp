@@ -13,8 +13,9 @@ struct CommandResult {
   std::string output;  // stdout and stderr together
 };
 
-inline CommandResult run_gpuscope(const std::string& args) {
-  const std::string cmd = std::string(GPUSCOPE_BINARY) + " " + args + " 2>&1";
+// `env`: variable assignments to put before the command, e.g. "A=1 B=2".
+inline CommandResult run_gpuscope(const std::string& args, const std::string& env = "") {
+  const std::string cmd = env + (env.empty() ? "" : " ") + std::string(GPUSCOPE_BINARY) + " " + args + " 2>&1";
   CommandResult r;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) return r;

@@ -29,6 +29,12 @@ std::vector<Finding> analyze_all(const Results& r) {
                            "the driver's figure (often the maximum boost clock), not a measurement"));
   if (const Series* s = r.find_series("latency.global")) {
     auto found = hierarchy_findings(infer_cache_hierarchy(*s), s->id);
+    // A caveat the probe recorded about how the curve was measured belongs
+    // with the count of levels, the first line a person reads.
+    if (s->meta.contains("caveat") && !found.empty()) {
+      std::string& note = found.front().note;
+      note = s->meta["caveat"].get<std::string>() + (note.empty() ? "" : " " + note);
+    }
     out.insert(out.end(), found.begin(), found.end());
   }
   return out;

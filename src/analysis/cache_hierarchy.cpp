@@ -116,30 +116,27 @@ LineFit fit_line(const Curve& c, size_t first, size_t last) {
   return fit;
 }
 
-// A segment is a stretch of a ramp, not a plateau, when it climbs: its own
-// points rise at least half the smallest level step per octave. Two ways to
-// tell that from noise:
-// - the segment alone climbs significantly (3 sigma of its slope): a piece
-//   of a convex rise (a CPU L2 whose sets overflow one by one) that the
-//   segmentation cut off as flat within its points' own noise;
-// - the segment and its neighbouring points lie on one straight line (log
-//   latency against log footprint, reduced chi2 <= 2) that climbs: a slow
-//   ramp over several octaves cut into short pieces, too short for their own
-//   slope to be significant; only the context shows the trend.
-// A true plateau is flat in itself: a short plateau between two rises (the
-// far half of a split L2, half an octave wide) sits on a line with its
-// neighbours yet does not climb; a long one with a gentle drift (a few %
-// from TLB misses) climbs too slowly to count.
+// A segment is a stretch of a ramp, not a plateau, when it climbs nearly as
+// steeply as the curve around it. Real levels are seldom perfectly flat (a
+// CPU's L3 shared with other tenants drifts up by 10% an octave, DRAM rises
+// with TLB misses), and real rises are seldom straight (a CPU L2 whose sets
+// overflow one by one curves upward over two octaves, and the segmentation
+// cuts pieces of it that are flat within their own noise). What separates
+// them is relative: a level climbs far more slowly than the rises on either
+// side of it, a piece of a ramp as fast as its surroundings. So a segment is
+// a plateau when its own slope (log latency per octave) is below an absolute
+// floor (half the smallest level step per octave), or below half the slope
+// of the curve from an octave before it to an octave after it.
 bool is_ramp(const Curve& c, const Segment& s, double min_step_log) {
-  const double min_slope = 0.5 * min_step_log;
   const LineFit own = fit_line(c, s.first, s.last);
-  if (own.slope < min_slope) return false;
-  if (own.slope >= 3 * own.slope_sigma) return true;
-  const size_t first = s.first > 0 ? s.first - 1 : s.first;
-  const size_t last = std::min(s.last + 1, c.size() - 1);
-  const LineFit context = fit_line(c, first, last);
-  const double dof = static_cast<double>(last - first + 1) - 2;
-  return context.chi2 <= 2 * dof && context.slope >= min_slope;
+  if (own.slope < 0.5 * min_step_log) return false;
+  size_t first = s.first, last = s.last;
+  while (first > 0 && c.x[first - 1] >= c.x[s.first] / 2) --first;
+  while (last + 1 < c.size() && c.x[last + 1] <= c.x[s.last] * 2) ++last;
+  if (first > 0) --first;
+  if (last + 1 < c.size()) ++last;
+  const double context_slope = (c.v[last] - c.v[first]) / std::log2(c.x[last] / c.x[first]);
+  return own.slope >= 0.5 * context_slope;
 }
 
 std::vector<Plateau> find_plateaus(const Curve& c, const HierarchyOptions& options) {

@@ -1,5 +1,6 @@
 // Measured curves: what a probe yields and what analysis consumes.
-// Every point keeps all of its raw samples; `y` is their median.
+// Every point keeps all of its raw samples; `y` is the probe's estimate from
+// them (a median, unless the probe's file says why another statistic).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -16,7 +17,7 @@ struct Axis {
 
 struct Point {
   double x = 0;                 // in the series' x unit
-  double y = 0;                 // median of `samples`, in the series' y unit
+  double y = 0;                 // estimate from `samples`, in the series' y unit
   std::vector<double> samples;  // every timed sample, in the y unit, none dropped
 };
 
