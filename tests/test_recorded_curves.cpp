@@ -43,6 +43,8 @@ struct Hopper {
   double whole_l2_low, whole_l2_high;
 };
 
+void PrintTo(const Hopper& h, std::ostream* os) { *os << h.file; }
+
 class HopperCurves : public ::testing::TestWithParam<Hopper> {};
 
 // L1 (~200-256 KB with the carve-out), the near half of the split L2, the
