@@ -139,3 +139,24 @@ TEST(LatencyProbeOnPocl, FindsTheCpuL1AndL2) {
 
 }  // namespace
 }  // namespace gpuscope
+
+namespace gpuscope {
+namespace {
+
+// A run killed half-way (SIGKILL: no handler, no flush) leaves a complete
+// results.json with what had finished: here the device, before any probe did.
+TEST(RunOnPocl, KilledRunLeavesAValidResultsFile) {
+  const auto dir = std::filesystem::temp_directory_path() / "gpuscope_killed_run";
+  std::filesystem::remove_all(dir);
+  const std::string cmd = "timeout -s KILL 2 " + std::string(GPUSCOPE_BINARY) + " run -q --probes latency --device " +
+                          cpu_device_id() + " --out " + dir.string() + " > /dev/null 2>&1";
+  const int status = std::system(cmd.c_str());
+  ASSERT_EQ(WEXITSTATUS(status), 137) << "the run finished before it could be killed";
+  const Results r = read_results_file((dir / "results.json").string());
+  EXPECT_EQ(r.device.id, cpu_device_id());
+  EXPECT_TRUE(r.series.empty());
+  EXPECT_NE(r.find_finding("device.compute_units"), nullptr);
+}
+
+}  // namespace
+}  // namespace gpuscope

@@ -90,7 +90,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Hopper{"h100_latency_run1.json", "h100_cuda_chase.txt", 23 * MiB, 28 * MiB, 48 * MiB, 56 * MiB},
                       Hopper{"h100_latency_run2.json", "h100_cuda_chase.txt", 23 * MiB, 28 * MiB, 48 * MiB, 56 * MiB},
                       Hopper{"h200_latency_run1.json", "h200_cuda_chase.txt", 27 * MiB, 33 * MiB, 57 * MiB, 64 * MiB},
-                      Hopper{"h200_latency_run2.json", "h200_cuda_chase.txt", 27 * MiB, 33 * MiB, 57 * MiB, 64 * MiB}),
+                      Hopper{"h200_latency_run2.json", "h200_cuda_chase.txt", 27 * MiB, 33 * MiB, 57 * MiB, 64 * MiB},
+                      Hopper{"h200_latency_final_run1.json", "h200_cuda_chase.txt", 27 * MiB, 33 * MiB, 57 * MiB, 64 * MiB},
+                      Hopper{"h200_latency_final_run2.json", "h200_cuda_chase.txt", 27 * MiB, 33 * MiB, 57 * MiB, 64 * MiB}),
     [](const ::testing::TestParamInfo<Hopper>& info) {
       const std::string file = info.param.file;
       return file.substr(0, file.find('.'));
@@ -116,7 +118,8 @@ TEST(RecordedCurves, EpycThroughPoclFindsL1AndL2) {
 // last, nothing inferred from the pthread driver's perturbed curve that the
 // curve does not support (no crash, levels in order).
 TEST(RecordedCurves, XeonThroughPoclKeepsLevelsInOrder) {
-  for (const char* file : {"pocl_xeon_basic_latency.json", "pocl_xeon_pthread_latency.json"}) {
+  for (const char* file : {"pocl_xeon_basic_latency.json", "pocl_xeon_basic_latency_final.json",
+                           "pocl_xeon_pthread_latency.json"}) {
     SCOPED_TRACE(file);
     const Results r = load(file);
     const int levels = static_cast<int>(value(r, "memory.cache_levels"));

@@ -102,12 +102,13 @@ size_t planned_max_footprint(const DeviceInfo& info, bool quick) {
 // PoCL's multi-threaded CPU drivers ("pthread", "cpu") run the kernel on a
 // worker while runtime threads stay busy beside it; on a VM whose vCPUs are
 // unannounced hyperthreads of one core they share the chase's L1 and L2 (on
-// the CI VM the L1 reads 8 KiB of 32). Its "basic" driver runs the kernel on
-// the calling thread. Said in the results rather than worked around: the
+// the CI VM the L1 reads 8 KiB of 32). Its single-threaded driver ("basic",
+// named "cpu-minimal" since PoCL 4) runs the kernel on the calling thread. Said in the results rather than worked around: the
 // driver is the user's choice, and throughput probes want the threads.
 std::string shared_core_caveat(const DeviceInfo& info) {
   const bool pocl = info.platform.find("Portable Computing Language") != std::string::npos;
-  if (!pocl || info.type != "cpu" || info.name.rfind("basic", 0) == 0) return "";
+  const bool single_threaded = info.name.rfind("basic", 0) == 0 || info.name.rfind("cpu-minimal", 0) == 0;
+  if (!pocl || info.type != "cpu" || single_threaded) return "";
   return "PoCL's threaded CPU driver keeps runtime threads beside the chase; where they share a core "
          "(SMT siblings) private caches read small. For cache sizes run with POCL_DEVICES=basic.";
 }
