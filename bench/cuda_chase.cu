@@ -3,11 +3,11 @@
 // latencies (~32 cycles) were measured. Used once on the GPU machine to check
 // that gpuscope's chase adds nothing to the load-to-use latency.
 // Build: nvcc -O3 -arch=sm_90 bench/cuda_chase.cu -o cuda_chase
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <vector>
-#include <algorithm>
 #include <random>
+#include <vector>
 
 __global__ void chase(void** start, long hops, long long* cycles, void** out) {
   void** p = start;
@@ -33,7 +33,10 @@ int main() {
     for (unsigned i = 0; i < n; ++i) order[i] = i;
     std::shuffle(order.begin(), order.end(), std::mt19937(n));
     for (unsigned k = 0; k < n; ++k) next[order[k]] = order[(k + 1) % n];
-    void** slots; unsigned* dnext; long long* dcycles; void** dout;
+    void** slots;
+    unsigned* dnext;
+    long long* dcycles;
+    void** dout;
     cudaMalloc(&slots, (size_t)n * stride);
     cudaMalloc(&dnext, n * 4);
     cudaMalloc(&dcycles, 8);
@@ -45,9 +48,15 @@ int main() {
     chase<<<1, 1>>>(slots, hops, dcycles, dout);
     long long cycles = 0;
     cudaMemcpy(&cycles, dcycles, 8, cudaMemcpyDeviceToHost);
-    if (cudaGetLastError() != cudaSuccess) { printf("cuda error\n"); return 1; }
+    if (cudaGetLastError() != cudaSuccess) {
+      printf("cuda error\n");
+      return 1;
+    }
     printf("%zu %.1f\n", kb * 1024, (double)cycles / hops);
-    cudaFree(slots); cudaFree(dnext); cudaFree(dcycles); cudaFree(dout);
+    cudaFree(slots);
+    cudaFree(dnext);
+    cudaFree(dcycles);
+    cudaFree(dout);
   }
   return 0;
 }

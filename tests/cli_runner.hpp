@@ -1,10 +1,10 @@
 // Runs the gpuscope binary the build produced, as a user would.
 #pragma once
 
+#include <sys/wait.h>
 #include <array>
 #include <cstdio>
 #include <string>
-#include <sys/wait.h>
 
 namespace gpuscope::test {
 
@@ -15,7 +15,8 @@ struct CommandResult {
 
 // `env`: variable assignments to put before the command, e.g. "A=1 B=2".
 inline CommandResult run_gpuscope(const std::string& args, const std::string& env = "") {
-  const std::string cmd = env + (env.empty() ? "" : " ") + std::string(GPUSCOPE_BINARY) + " " + args + " 2>&1";
+  const std::string cmd =
+      env + (env.empty() ? "" : " ") + std::string(GPUSCOPE_BINARY) + " " + args + " 2>&1";
   CommandResult r;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) return r;

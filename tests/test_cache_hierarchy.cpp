@@ -236,12 +236,8 @@ TEST(CacheHierarchy, SetConflictsStartTheRiseEarly) {
 TEST(CacheHierarchy, SplitL2OfH100IsTwoLevelsWithANote) {
   for (unsigned seed = 1; seed <= 5; ++seed) {
     SCOPED_TRACE(seed);
-    const CurveSpec spec{18,
-                         {{230 * KiB, 130, 0.3}, {25 * MiB, 230, 0.2}, {50 * MiB, 400, 0.5}},
-                         2 * GiB,
-                         4,
-                         0.02,
-                         seed};
+    const CurveSpec spec{
+        18, {{230 * KiB, 130, 0.3}, {25 * MiB, 230, 0.2}, {50 * MiB, 400, 0.5}}, 2 * GiB, 4, 0.02, seed};
     const Hierarchy h = infer_cache_hierarchy(make_curve(spec));
     ASSERT_EQ(h.levels.size(), 3u);
     ASSERT_TRUE(h.dram.has_value());
@@ -347,10 +343,10 @@ TEST(CacheHierarchy, SingleOutliersChangeNothing) {
       }
     }
   };
-  scale(8 * KiB, 3.0);      // in L1
-  scale(256 * KiB, 2.0);    // in L2
-  scale(64 * MiB, 0.5);     // in DRAM
-  scale(1 * GiB, 1.8);      // last point: alone, not a rise
+  scale(8 * KiB, 3.0);    // in L1
+  scale(256 * KiB, 2.0);  // in L2
+  scale(64 * MiB, 0.5);   // in DRAM
+  scale(1 * GiB, 1.8);    // last point: alone, not a rise
   const Hierarchy h = infer_cache_hierarchy(series);
   expect_three_level(h, 0.10, 0.05);
   EXPECT_TRUE(has_note(h, "3 isolated spike"));
@@ -388,7 +384,8 @@ TEST(CacheHierarchy, EmptyAndTinySeriesSayNothing) {
 }
 
 TEST(HierarchyFindings, ContractIdsUnitsAndEvidence) {
-  const CurveSpec spec{18, {{230 * KiB, 130, 0.3}, {25 * MiB, 230, 0.2}, {50 * MiB, 400, 0.5}}, 2 * GiB, 4, 0.02, 1};
+  const CurveSpec spec{
+      18, {{230 * KiB, 130, 0.3}, {25 * MiB, 230, 0.2}, {50 * MiB, 400, 0.5}}, 2 * GiB, 4, 0.02, 1};
   const Hierarchy h = infer_cache_hierarchy(make_curve(spec));
   const auto findings = hierarchy_findings(h, "latency.global");
   ASSERT_EQ(findings.size(), 1u + 3 * 2 + 1);
@@ -400,7 +397,8 @@ TEST(HierarchyFindings, ContractIdsUnitsAndEvidence) {
   EXPECT_FALSE(count->note.empty());
 
   std::vector<double> confidences;
-  for (const std::string id : {"memory.L1.capacity_bytes", "memory.L2.capacity_bytes", "memory.L3.capacity_bytes"}) {
+  for (const std::string id :
+       {"memory.L1.capacity_bytes", "memory.L2.capacity_bytes", "memory.L3.capacity_bytes"}) {
     const Finding* f = find(findings, id);
     ASSERT_NE(f, nullptr) << id;
     EXPECT_EQ(f->unit, "B");

@@ -70,7 +70,8 @@ TEST(Harness, CalibrationNeverPlansPastCeiling) {
   cfg.target_launch_ms = 100;
   cfg.max_launch_ms = 20;
   measure(std::ref(dev), 1, UINT32_MAX, cfg);
-  for (auto w : dev.launches) EXPECT_LE((dev.overhead_ns + dev.ns_per_unit * static_cast<double>(w)) / 1e6, 20.0);
+  for (auto w : dev.launches)
+    EXPECT_LE((dev.overhead_ns + dev.ns_per_unit * static_cast<double>(w)) / 1e6, 20.0);
 }
 
 TEST(Harness, GrowthPerStepIsBounded) {

@@ -113,8 +113,9 @@ TEST(LatencyProbeOnPocl, FindsTheCpuL1AndL2) {
   // driver keeps runtime threads busy beside the kernel, and on VMs whose
   // vCPUs are unannounced hyperthreads of one core they share the chase's
   // L1 (see tests/data/README.md): the cache would read a quarter its size.
-  const auto r = test::run_gpuscope("run --quiet --probes latency --device " + cpu_device_id() +
-                                    " --out " + dir.string(), "POCL_DEVICES=basic");
+  const auto r = test::run_gpuscope(
+      "run --quiet --probes latency --device " + cpu_device_id() + " --out " + dir.string(),
+      "POCL_DEVICES=basic");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const Results res = read_results_file((dir / "results.json").string());
 
@@ -148,8 +149,9 @@ namespace {
 TEST(RunOnPocl, KilledRunLeavesAValidResultsFile) {
   const auto dir = std::filesystem::temp_directory_path() / "gpuscope_killed_run";
   std::filesystem::remove_all(dir);
-  const std::string cmd = "timeout -s KILL 2 " + std::string(GPUSCOPE_BINARY) + " run -q --probes latency --device " +
-                          cpu_device_id() + " --out " + dir.string() + " > /dev/null 2>&1";
+  const std::string cmd = "timeout -s KILL 2 " + std::string(GPUSCOPE_BINARY) +
+                          " run -q --probes latency --device " + cpu_device_id() + " --out " + dir.string() +
+                          " > /dev/null 2>&1";
   const int status = std::system(cmd.c_str());
   ASSERT_EQ(WEXITSTATUS(status), 137) << "the run finished before it could be killed";
   const Results r = read_results_file((dir / "results.json").string());

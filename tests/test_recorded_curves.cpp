@@ -87,12 +87,14 @@ TEST_P(HopperCurves, FindsL1SplitL2AndDram) {
 
 INSTANTIATE_TEST_SUITE_P(
     Recorded, HopperCurves,
-    ::testing::Values(Hopper{"h100_latency_run1.json", "h100_cuda_chase.txt", 23 * MiB, 28 * MiB, 48 * MiB, 56 * MiB},
-                      Hopper{"h100_latency_run2.json", "h100_cuda_chase.txt", 23 * MiB, 28 * MiB, 48 * MiB, 56 * MiB},
-                      Hopper{"h200_latency_run1.json", "h200_cuda_chase.txt", 27 * MiB, 33 * MiB, 57 * MiB, 64 * MiB},
-                      Hopper{"h200_latency_run2.json", "h200_cuda_chase.txt", 27 * MiB, 33 * MiB, 57 * MiB, 64 * MiB},
-                      Hopper{"h200_latency_final_run1.json", "h200_cuda_chase.txt", 27 * MiB, 33 * MiB, 57 * MiB, 64 * MiB},
-                      Hopper{"h200_latency_final_run2.json", "h200_cuda_chase.txt", 27 * MiB, 33 * MiB, 57 * MiB, 64 * MiB}),
+    ::testing::Values(
+        Hopper{"h100_latency_run1.json", "h100_cuda_chase.txt", 23 * MiB, 28 * MiB, 48 * MiB, 56 * MiB},
+        Hopper{"h100_latency_run2.json", "h100_cuda_chase.txt", 23 * MiB, 28 * MiB, 48 * MiB, 56 * MiB},
+        Hopper{"h200_latency_run1.json", "h200_cuda_chase.txt", 27 * MiB, 33 * MiB, 57 * MiB, 64 * MiB},
+        Hopper{"h200_latency_run2.json", "h200_cuda_chase.txt", 27 * MiB, 33 * MiB, 57 * MiB, 64 * MiB},
+        Hopper{"h200_latency_final_run1.json", "h200_cuda_chase.txt", 27 * MiB, 33 * MiB, 57 * MiB, 64 * MiB},
+        Hopper{"h200_latency_final_run2.json", "h200_cuda_chase.txt", 27 * MiB, 33 * MiB, 57 * MiB,
+               64 * MiB}),
     [](const ::testing::TestParamInfo<Hopper>& info) {
       const std::string file = info.param.file;
       return file.substr(0, file.find('.'));

@@ -20,8 +20,8 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 // Doubles chosen to break a printer that is not round-trip exact.
-const std::vector<double> kAwkwardDoubles = {
-    0.1, 1.0 / 3.0, 5e-324, 1.7976931348623157e308, -0.0, 1e-7, 123456789.123456789, 2.0};
+const std::vector<double> kAwkwardDoubles = {0.1,  1.0 / 3.0,           5e-324, 1.7976931348623157e308, -0.0,
+                                             1e-7, 123456789.123456789, 2.0};
 
 Results populated_results() {
   Results r;
@@ -53,10 +53,9 @@ Results populated_results() {
   s.x = {"footprint", "B"};
   s.y = {"latency", "ns"};
   for (size_t i = 0; i < kAwkwardDoubles.size(); ++i)
-    s.points.push_back(
-        {static_cast<double>(1024 << i),
-         kAwkwardDoubles[i],
-         {kAwkwardDoubles[i], 1.49, kAwkwardDoubles[(i + 1) % kAwkwardDoubles.size()]}});
+    s.points.push_back({static_cast<double>(1024 << i),
+                        kAwkwardDoubles[i],
+                        {kAwkwardDoubles[i], 1.49, kAwkwardDoubles[(i + 1) % kAwkwardDoubles.size()]}});
   s.points.push_back({99.0, 1.0, {}});
   s.meta = {{"stride_bytes", 64}, {"hops", 1 << 20}};
   r.series.push_back(s);
@@ -97,8 +96,7 @@ Results populated_results() {
 // Bitwise, so that -0.0 vs 0.0 and a lost last digit both fail.
 void expect_same_double(double a, double b, const std::string& where) {
   if (std::isnan(a) && std::isnan(b)) return;
-  EXPECT_EQ(std::bit_cast<uint64_t>(a), std::bit_cast<uint64_t>(b))
-      << where << ": " << a << " vs " << b;
+  EXPECT_EQ(std::bit_cast<uint64_t>(a), std::bit_cast<uint64_t>(b)) << where << ": " << a << " vs " << b;
 }
 
 void expect_same_doubles(const std::vector<double>& a, const std::vector<double>& b,
@@ -163,8 +161,8 @@ void expect_same(const Results& a, const Results& b) {
     } else if (const auto* v = std::get_if<bool>(&fa.value)) {
       EXPECT_EQ(*v, std::get<bool>(fb.value));
     } else {
-      expect_same_doubles(std::get<std::vector<double>>(fa.value),
-                          std::get<std::vector<double>>(fb.value), fa.id);
+      expect_same_doubles(std::get<std::vector<double>>(fa.value), std::get<std::vector<double>>(fb.value),
+                          fa.id);
     }
     EXPECT_EQ(fa.unit, fb.unit);
     EXPECT_EQ(fa.low, fb.low) << fa.id;
@@ -187,8 +185,7 @@ class ResultsFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("gpuscope_test_" + std::to_string(::getpid()) + "_" + info->name());
+    dir_ = fs::temp_directory_path() / ("gpuscope_test_" + std::to_string(::getpid()) + "_" + info->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -292,8 +289,8 @@ TEST(ResultsJson, DeviceRoundTrip) {
 }
 
 TEST(ResultsJson, OptionalDeviceFieldsDefault) {
-  const DeviceInfo d = device_from_json(
-      {{"id", "sim:x"}, {"name", "x"}, {"vendor", "v"}, {"type", "sim"}, {"api", "sim"}});
+  const DeviceInfo d =
+      device_from_json({{"id", "sim:x"}, {"name", "x"}, {"vendor", "v"}, {"type", "sim"}, {"api", "sim"}});
   EXPECT_EQ(d.compute_units, 0u);
   EXPECT_EQ(d.address_bits, 64u);
   EXPECT_TRUE(d.profiling);
@@ -334,8 +331,8 @@ TEST(ResultsJson, MalformedInputsNameThePath) {
 
   j = good;
   j["findings"][1]["value"] = {{"v", 1}};
-  expect_malformed(
-      j, {"findings[1].value: expected a number, a boolean or an array of numbers", "got object"});
+  expect_malformed(j,
+                   {"findings[1].value: expected a number, a boolean or an array of numbers", "got object"});
 
   j = good;
   j["findings"][2]["value"][1] = "64";
@@ -392,8 +389,7 @@ TEST_F(ResultsFileTest, EmptyFile) {
 TEST_F(ResultsFileTest, TruncatedFile) {
   const std::string text = to_json(populated_results()).dump(2);
   const std::string path = write_text("cut.json", text.substr(0, text.size() / 2));
-  expect_usage_error([&] { read_results_file(path); },
-                     {path, "not valid JSON", "unexpected end of input"});
+  expect_usage_error([&] { read_results_file(path); }, {path, "not valid JSON", "unexpected end of input"});
 }
 
 TEST_F(ResultsFileTest, NotJson) {
@@ -473,8 +469,7 @@ TEST_F(ResultsFileTest, FailedWriteThrowsAndCleansUp) {
 
   // The parent is a regular file: the directory cannot be created.
   const std::string file = write_text("plain", "x");
-  EXPECT_THROW(write_results_file_atomic(populated_results(), file + "/results.json"),
-               std::runtime_error);
+  EXPECT_THROW(write_results_file_atomic(populated_results(), file + "/results.json"), std::runtime_error);
 }
 
 }  // namespace

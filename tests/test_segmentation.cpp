@@ -12,7 +12,8 @@ namespace {
 std::vector<double> constant_sigmas(size_t n, double sigma) { return std::vector<double>(n, sigma); }
 
 // Levels with Gaussian noise of `sigma`, fixed seed.
-std::vector<double> staircase(const std::vector<std::pair<size_t, double>>& runs, double sigma, unsigned seed) {
+std::vector<double> staircase(const std::vector<std::pair<size_t, double>>& runs, double sigma,
+                              unsigned seed) {
   std::mt19937 rng(seed);
   std::normal_distribution<double> noise(0.0, sigma);
   std::vector<double> v;
@@ -23,8 +24,8 @@ std::vector<double> staircase(const std::vector<std::pair<size_t, double>>& runs
 }
 
 // Cost of a segmentation as the DP defines it, for the brute-force check.
-double total_cost(const std::vector<double>& v, const std::vector<double>& s, const std::vector<Segment>& segments,
-                  double penalty) {
+double total_cost(const std::vector<double>& v, const std::vector<double>& s,
+                  const std::vector<Segment>& segments, double penalty) {
   double cost = 0;
   for (const Segment& seg : segments) {
     double w = 0, wv = 0;
@@ -67,7 +68,8 @@ TEST(Segmentation, NoiseAloneIsRarelySplit) {
   int split = 0;
   for (unsigned seed = 1; seed <= 300; ++seed) {
     const std::vector<double> v = staircase({{60, 3.0}}, 0.05, seed);
-    split += segment_piecewise_constant(v, constant_sigmas(v.size(), 0.05), change_point_penalty(v.size())).size() > 1;
+    split += segment_piecewise_constant(v, constant_sigmas(v.size(), 0.05), change_point_penalty(v.size()))
+                 .size() > 1;
   }
   EXPECT_LE(split, 6);
 }
@@ -75,7 +77,8 @@ TEST(Segmentation, NoiseAloneIsRarelySplit) {
 TEST(Segmentation, NoisyStepsAreFoundWithinAPoint) {
   // Steps of 6 sigma between runs of 10 points.
   const std::vector<double> v = staircase({{10, 0.0}, {10, 0.3}, {10, 0.6}}, 0.05, 7);
-  const auto segments = segment_piecewise_constant(v, constant_sigmas(v.size(), 0.05), change_point_penalty(v.size()));
+  const auto segments =
+      segment_piecewise_constant(v, constant_sigmas(v.size(), 0.05), change_point_penalty(v.size()));
   ASSERT_EQ(segments.size(), 3u);
   EXPECT_NEAR(static_cast<double>(segments[1].first), 10.0, 1.0);
   EXPECT_NEAR(static_cast<double>(segments[2].first), 20.0, 1.0);

@@ -9,8 +9,7 @@ namespace gpuscope {
 namespace {
 
 Finding make_finding(std::string id, FindingValue value, std::string unit, double confidence,
-                     std::optional<double> low = {}, std::optional<double> high = {},
-                     std::string note = "") {
+                     std::optional<double> low = {}, std::optional<double> high = {}, std::string note = "") {
   Finding f;
   f.id = std::move(id);
   f.value = std::move(value);
@@ -40,8 +39,7 @@ Results sample_results() {
       make_finding("memory.dram.latency_ns", 480.2, "ns", 0.9),
       make_finding("memory.dram.bandwidth_gbps", 702.4, "GB/s", 0.85),
       make_finding("memory.L2.capacity_bytes", 5.0 * 1024 * 1024, "B", 0.35, 4.0 * 1024 * 1024,
-                   6.0 * 1024 * 1024,
-                   "the knee is soft; an L2 split in two partitions would blur it"),
+                   6.0 * 1024 * 1024, "the knee is soft; an L2 split in two partitions would blur it"),
       make_finding("memory.L2.latency_ns", 212.0, "ns", 0.8),
       make_finding("memory.L1.capacity_bytes", 49152.0, "B", 0.9, 45056.0, 53248.0),
       make_finding("memory.L1.latency_ns", 18.43, "ns", 0.95, 18.1, 18.9),
@@ -69,9 +67,8 @@ std::vector<std::string> lines_of(const std::string& text) {
 // The first line containing every one of `parts`, or an empty string.
 std::string line_with(const std::string& text, const std::vector<std::string>& parts) {
   for (const auto& line : lines_of(text)) {
-    const bool all = std::all_of(parts.begin(), parts.end(), [&](const std::string& p) {
-      return line.find(p) != std::string::npos;
-    });
+    const bool all = std::all_of(parts.begin(), parts.end(),
+                                 [&](const std::string& p) { return line.find(p) != std::string::npos; });
     if (all) return line;
   }
   return "";
@@ -109,8 +106,7 @@ TEST(FormatValue, ByUnit) {
   EXPECT_EQ(format_value(make_finding("a", 0.49872345, "", 1)), "0.499");
   EXPECT_EQ(format_value(make_finding("a", true, "", 1)), "yes");
   EXPECT_EQ(format_value(make_finding("a", false, "", 1)), "no");
-  EXPECT_EQ(format_value(make_finding("a", std::vector<double>{32, 64, 128}, "", 1)),
-            "32, 64, 128");
+  EXPECT_EQ(format_value(make_finding("a", std::vector<double>{32, 64, 128}, "", 1)), "32, 64, 128");
   EXPECT_EQ(format_value(make_finding("a", std::vector<double>{}, "", 1)), "none");
 }
 
@@ -123,8 +119,7 @@ TEST(FormatSummary, HeaderNamesTheDevice) {
 
 TEST(FormatSummary, LevelTableOrderedWithIntervals) {
   const std::string s = format_summary(sample_results());
-  const std::string l1 =
-      line_with(s, {"L1 ", "48 KiB [44 KiB .. 52 KiB]", "18.4 ns [18.1 ns .. 18.9 ns]"});
+  const std::string l1 = line_with(s, {"L1 ", "48 KiB [44 KiB .. 52 KiB]", "18.4 ns [18.1 ns .. 18.9 ns]"});
   const std::string l2 = line_with(s, {"L2 ", "5 MiB [4 MiB .. 6 MiB]", "212 ns"});
   const std::string dram = line_with(s, {"dram ", "480 ns", "702 GB/s"});
   EXPECT_FALSE(l1.empty()) << s;
@@ -141,8 +136,7 @@ TEST(FormatSummary, MarksLowConfidenceWithLegend) {
   const std::string s = format_summary(sample_results());
   const std::string l2 = line_with(s, {"L2 ", "5 MiB"});
   // The mark follows the uncertain cell (after its padding), not the whole row.
-  EXPECT_TRUE(std::regex_search(l2, std::regex(R"(5 MiB \[4 MiB \.\. 6 MiB\] +\? +212 ns )")))
-      << l2;
+  EXPECT_TRUE(std::regex_search(l2, std::regex(R"(5 MiB \[4 MiB \.\. 6 MiB\] +\? +212 ns )"))) << l2;
   EXPECT_EQ(line_with(s, {"L1 ", "48 KiB"}).find('?'), std::string::npos) << s;
   const std::string cliffs = line_with(s, {"registers occupancy cliffs", "32, 64, 128"});
   EXPECT_NE(cliffs.find("? "), std::string::npos) << cliffs;

@@ -6,8 +6,7 @@ namespace gpuscope::analysis {
 
 namespace {
 
-Finding reported(const std::string& id, double value, const std::string& unit,
-                 const std::string& note) {
+Finding reported(const std::string& id, double value, const std::string& unit, const std::string& note) {
   Finding f;
   f.id = id;
   f.value = value;
@@ -22,8 +21,7 @@ Finding reported(const std::string& id, double value, const std::string& unit,
 
 std::vector<Finding> analyze_all(const Results& r) {
   std::vector<Finding> out;
-  if (r.device.compute_units)
-    out.push_back(reported("device.compute_units", r.device.compute_units, "", ""));
+  if (r.device.compute_units) out.push_back(reported("device.compute_units", r.device.compute_units, "", ""));
   if (r.device.clock_mhz)
     out.push_back(reported("device.clock_mhz", r.device.clock_mhz, "MHz",
                            "the driver's figure (often the maximum boost clock), not a measurement"));

@@ -140,7 +140,8 @@ bool is_ramp(const Curve& c, const Segment& s, double min_step_log) {
 }
 
 std::vector<Plateau> find_plateaus(const Curve& c, const HierarchyOptions& options) {
-  const std::vector<Segment> segments = segment_piecewise_constant(c.v, c.sigma, change_point_penalty(c.size()));
+  const std::vector<Segment> segments =
+      segment_piecewise_constant(c.v, c.sigma, change_point_penalty(c.size()));
   std::vector<Plateau> plateaus;
   for (const Segment& s : segments) {
     if (static_cast<int>(s.size()) < options.min_plateau_points) continue;
@@ -171,10 +172,11 @@ void merge_plateaus(std::vector<Plateau>& plateaus, const Curve& c, double min_s
       plateaus.erase(plateaus.begin() + static_cast<std::ptrdiff_t>(i) + 1);
       i = i > 0 ? i - 1 : 0;  // the joined level may now be close to its predecessor
     } else if (step < 0) {
-      dropped.push_back(fmt::format(
-          "Latency falls from {:.3g} ns to {:.3g} ns at {}; the higher plateau ({} .. {}) is not counted as a level.",
-          std::exp(a.level), std::exp(b.level), bytes_text(c.x[b.first()]), bytes_text(c.x[a.first()]),
-          bytes_text(c.x[a.last()])));
+      dropped.push_back(
+          fmt::format("Latency falls from {:.3g} ns to {:.3g} ns at {}; the higher plateau ({} .. {}) is not "
+                      "counted as a level.",
+                      std::exp(a.level), std::exp(b.level), bytes_text(c.x[b.first()]),
+                      bytes_text(c.x[a.first()]), bytes_text(c.x[a.last()])));
       plateaus.erase(plateaus.begin() + static_cast<std::ptrdiff_t>(i));
       i = i > 0 ? i - 1 : 0;
     } else {
@@ -241,7 +243,9 @@ double separation_factor(double z) { return z * z / (z * z + 9); }
 // A capacity bracket one octave wide 0.5, a quarter octave 0.8.
 double bracket_factor(double bracket_octaves) { return 1 / (1 + bracket_octaves); }
 
-double step_z(const Plateau& a, const Plateau& b) { return (b.level - a.level) / std::hypot(a.sigma, b.sigma); }
+double step_z(const Plateau& a, const Plateau& b) {
+  return (b.level - a.level) / std::hypot(a.sigma, b.sigma);
+}
 
 CacheLevel describe(const Curve& c, const Plateau& p) {
   std::vector<double> latency_ns;
@@ -272,9 +276,10 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
   std::vector<Plateau> plateaus = find_plateaus(c, options);
   merge_plateaus(plateaus, c, min_step_log, h.notes);
   if (plateaus.empty()) {
-    h.notes.push_back(fmt::format("No latency plateau of {} or more points spanning {} octave(s) in {} point(s); "
-                                  "no level can be read.",
-                                  options.min_plateau_points, options.min_plateau_octaves, c.size()));
+    h.notes.push_back(
+        fmt::format("No latency plateau of {} or more points spanning {} octave(s) in {} point(s); "
+                    "no level can be read.",
+                    options.min_plateau_points, options.min_plateau_octaves, c.size()));
     return h;
   }
 
@@ -286,7 +291,8 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
   std::string translation_note;
   for (size_t k = 0; k < plateaus.size(); ++k) {
     const Plateau& p = plateaus[k];
-    const double step_log = k + 1 < plateaus.size() ? plateaus[k + 1].level - p.level : final_rise(c, p, options);
+    const double step_log =
+        k + 1 < plateaus.size() ? plateaus[k + 1].level - p.level : final_rise(c, p, options);
     const Departure d = step_log > 0 ? find_departure(c, p, step_log, options) : Departure{};
     if (d.seen && d.at_bytes > options.translation_threshold_bytes) {
       translation_note = fmt::format(
@@ -339,9 +345,10 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
       level.capacity_bytes = level.capacity_low = level.last_x;
       level.capacity_confidence = 0.2 * factor_points;
       level.latency_confidence = 0.5 * factor_points * (k > 0 ? separation_factor(z_below) : 1.0);
-      add_note(level.note, fmt::format("The sweep ended on this plateau at {}: its capacity is at least that, and "
-                                       "no DRAM latency was measured.",
-                                       bytes_text(level.last_x)));
+      add_note(level.note,
+               fmt::format("The sweep ended on this plateau at {}: its capacity is at least that, and "
+                           "no DRAM latency was measured.",
+                           bytes_text(level.last_x)));
     }
 
     // A ramp of an octave or more between plateaus: misses start before the
@@ -349,10 +356,11 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
     if (d.seen && k + 1 < plateaus.size()) {
       const double ramp_octaves = octaves(c.x[p.last()], c.x[plateaus[k + 1].first()]);
       if (ramp_octaves >= 1) {
-        add_note(level.note, fmt::format("The rise to the next level is gradual ({:.1f} octaves), as with random "
-                                         "replacement or set conflicts; the capacity is read where the curve is "
-                                         "half-way to the next level, and its interval spans the whole rise.",
-                                         ramp_octaves));
+        add_note(level.note,
+                 fmt::format("The rise to the next level is gradual ({:.1f} octaves), as with random "
+                             "replacement or set conflicts; the capacity is read where the curve is "
+                             "half-way to the next level, and its interval spans the whole rise.",
+                             ramp_octaves));
       }
     }
 
@@ -363,11 +371,12 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
       const double latency_ratio = level.latency_ns / prev.latency_ns;
       const double capacity_ratio = level.capacity_bytes / prev.capacity_bytes;
       if (latency_ratio < 2 && capacity_ratio >= 1.5 && capacity_ratio <= 3) {
-        add_note(level.note, fmt::format("Latency only {:.2f}x {}'s with {:.1f}x its capacity: probably the far half "
-                                         "of a split {} (as on NVIDIA H100/H200) rather than a separate cache; "
-                                         "then {} is the near half and this capacity the whole cache.",
-                                         latency_ratio, level_name(k - 1), capacity_ratio, level_name(k - 1),
-                                         level_name(k - 1)));
+        add_note(level.note,
+                 fmt::format("Latency only {:.2f}x {}'s with {:.1f}x its capacity: probably the far half "
+                             "of a split {} (as on NVIDIA H100/H200) rather than a separate cache; "
+                             "then {} is the near half and this capacity the whole cache.",
+                             latency_ratio, level_name(k - 1), capacity_ratio, level_name(k - 1),
+                             level_name(k - 1)));
       }
     }
     if (!level.note.empty()) h.notes.push_back(level_name(k) + ": " + level.note);
@@ -381,13 +390,15 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
     dram.latency_confidence = points_factor(dram.points) * separation_factor(step_z(last_cache, last));
     h.dram = std::move(dram);
   } else if (unfinished_rise) {
-    h.notes.push_back(fmt::format("Latency was still rising at the last footprint ({}): the sweep ended before the "
-                                  "next level or DRAM; no DRAM latency is reported.",
-                                  bytes_text(c.x.back())));
+    h.notes.push_back(
+        fmt::format("Latency was still rising at the last footprint ({}): the sweep ended before the "
+                    "next level or DRAM; no DRAM latency is reported.",
+                    bytes_text(c.x.back())));
   } else if (plateaus.size() >= 2) {
-    h.notes.push_back(fmt::format("The sweep stopped at {}, below {}: the last plateau is reported as a cache whose "
-                                  "end was not reached, though it may be DRAM.",
-                                  bytes_text(c.x.back()), bytes_text(options.dram_min_footprint_bytes)));
+    h.notes.push_back(
+        fmt::format("The sweep stopped at {}, below {}: the last plateau is reported as a cache whose "
+                    "end was not reached, though it may be DRAM.",
+                    bytes_text(c.x.back()), bytes_text(options.dram_min_footprint_bytes)));
   }
   return h;
 }
@@ -395,7 +406,8 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
 std::vector<Finding> hierarchy_findings(const Hierarchy& h, const std::string& series_id) {
   std::vector<Finding> findings;
   if (h.levels.empty()) return findings;
-  const std::string segmentation = "optimal piecewise-constant segmentation of log latency (modified-BIC penalty)";
+  const std::string segmentation =
+      "optimal piecewise-constant segmentation of log latency (modified-BIC penalty)";
 
   // The count is as sure as its least sure level (each level's latency
   // confidence weighs its separation from its neighbours), and less sure when
@@ -406,43 +418,63 @@ std::vector<Finding> hierarchy_findings(const Hierarchy& h, const std::string& s
   count_confidence *= least_level;
   std::string all_notes;
   for (const std::string& note : h.notes) all_notes += (all_notes.empty() ? "" : " ") + note;
-  findings.push_back({"memory.cache_levels", static_cast<double>(h.levels.size()), "", std::nullopt, std::nullopt,
-                      count_confidence, {series_id},
-                      "Number of latency plateaus before DRAM in the pointer-chase curve, by " + segmentation +
-                          "; ramps, steps below the minimum ratio and rises from address translation are not levels.",
-                      all_notes});
+  findings.push_back(
+      {"memory.cache_levels",
+       static_cast<double>(h.levels.size()),
+       "",
+       std::nullopt,
+       std::nullopt,
+       count_confidence,
+       {series_id},
+       "Number of latency plateaus before DRAM in the pointer-chase curve, by " + segmentation +
+           "; ramps, steps below the minimum ratio and rises from address translation are not levels.",
+       all_notes});
 
   for (size_t k = 0; k < h.levels.size(); ++k) {
     const CacheLevel& level = h.levels[k];
     const std::string prefix = "memory." + level_name(k);
     Finding capacity{prefix + ".capacity_bytes", level.capacity_bytes, "B", level.capacity_low, std::nullopt,
-                     level.capacity_confidence, {series_id}, "", level.note};
+                     level.capacity_confidence,  {series_id},          "",  level.note};
     if (level.end_reached) {
       capacity.high = level.capacity_high;
-      capacity.method = "Footprint where the pointer-chase latency is half-way (in log latency) from this level's "
-                        "plateau to the next, interpolated in log footprint; the interval spans the rise from the "
-                        "last point on the plateau to the first at the next level; plateaus by " +
-                        segmentation + ".";
+      capacity.method =
+          "Footprint where the pointer-chase latency is half-way (in log latency) from this level's "
+          "plateau to the next, interpolated in log footprint; the interval spans the rise from the "
+          "last point on the plateau to the first at the next level; plateaus by " +
+          segmentation + ".";
     } else {
-      capacity.method = "Lower bound: the largest footprint measured, still on this level's plateau; plateaus by " +
-                        segmentation + ".";
+      capacity.method =
+          "Lower bound: the largest footprint measured, still on this level's plateau; plateaus by " +
+          segmentation + ".";
     }
     findings.push_back(std::move(capacity));
-    findings.push_back({prefix + ".latency_ns", level.latency_ns, "ns", level.latency_low, level.latency_high,
-                        level.latency_confidence, {series_id},
-                        fmt::format("Median latency of the {} footprints on this level's plateau (bounds: their min "
-                                    "and max); plateaus by {}.",
-                                    level.points, segmentation),
-                        level.note});
+    findings.push_back(
+        {prefix + ".latency_ns",
+         level.latency_ns,
+         "ns",
+         level.latency_low,
+         level.latency_high,
+         level.latency_confidence,
+         {series_id},
+         fmt::format("Median latency of the {} footprints on this level's plateau (bounds: their min "
+                     "and max); plateaus by {}.",
+                     level.points, segmentation),
+         level.note});
   }
 
   if (h.dram) {
-    findings.push_back({"memory.dram.latency_ns", h.dram->latency_ns, "ns", h.dram->latency_low, h.dram->latency_high,
-                        h.dram->latency_confidence, {series_id},
-                        fmt::format("Median latency of the {} footprints on the last plateau beyond the caches "
-                                    "(bounds: their min and max); plateaus by {}.",
-                                    h.dram->points, segmentation),
-                        h.dram->note});
+    findings.push_back(
+        {"memory.dram.latency_ns",
+         h.dram->latency_ns,
+         "ns",
+         h.dram->latency_low,
+         h.dram->latency_high,
+         h.dram->latency_confidence,
+         {series_id},
+         fmt::format("Median latency of the {} footprints on the last plateau beyond the caches "
+                     "(bounds: their min and max); plateaus by {}.",
+                     h.dram->points, segmentation),
+         h.dram->note});
   }
   return findings;
 }

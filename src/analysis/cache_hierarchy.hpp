@@ -26,12 +26,13 @@ struct CacheLevel {
   // false, capacity_bytes = capacity_low = last_x is only a lower bound and
   // capacity_high is 0.
   double capacity_bytes = 0, capacity_low = 0, capacity_high = 0;
-  double latency_ns = 0, latency_low = 0, latency_high = 0;  // median of the plateau's points, and their min..max
+  double latency_ns = 0, latency_low = 0,
+         latency_high = 0;         // median of the plateau's points, and their min..max
   double first_x = 0, last_x = 0;  // footprint extent of the plateau, bytes
   int points = 0;                  // footprints on the plateau
   double capacity_confidence = 0, latency_confidence = 0;  // 0..1
-  bool end_reached = true;  // false: the sweep ended on this plateau
-  std::string note;         // interpretation of this level, may be empty
+  bool end_reached = true;                                 // false: the sweep ended on this plateau
+  std::string note;                                        // interpretation of this level, may be empty
 };
 
 struct Hierarchy {

@@ -39,9 +39,9 @@ LogCurve log_curve(const Series& series, double min_relative_noise) {
 double change_point_penalty(size_t n) { return n < 2 ? 0.0 : 3.0 * std::log(static_cast<double>(n)); }
 
 std::vector<Segment> segment_piecewise_constant(std::span<const double> values,
-                                                std::span<const double> sigmas,
-                                                double penalty_per_segment) {
-  if (values.size() != sigmas.size()) throw std::invalid_argument("segmentation: values and sigmas differ in size");
+                                                std::span<const double> sigmas, double penalty_per_segment) {
+  if (values.size() != sigmas.size())
+    throw std::invalid_argument("segmentation: values and sigmas differ in size");
   const size_t n = values.size();
   if (n == 0) return {};
 
@@ -56,7 +56,9 @@ std::vector<Segment> segment_piecewise_constant(std::span<const double> values,
     swvv[i + 1] = swvv[i] + w * values[i] * values[i];
   }
   // Segment [begin, end) in half-open indices.
-  const auto level = [&](size_t begin, size_t end) { return (swv[end] - swv[begin]) / (sw[end] - sw[begin]); };
+  const auto level = [&](size_t begin, size_t end) {
+    return (swv[end] - swv[begin]) / (sw[end] - sw[begin]);
+  };
   const auto chi2 = [&](size_t begin, size_t end) {
     const double w = sw[end] - sw[begin];
     const double wv = swv[end] - swv[begin];

@@ -66,7 +66,6 @@ double change_point_penalty(size_t n);
 // values and sigmas must have the same size; sigmas must be > 0.
 // Returns the segments in order, covering every index; empty for empty input.
 std::vector<Segment> segment_piecewise_constant(std::span<const double> values,
-                                                std::span<const double> sigmas,
-                                                double penalty_per_segment);
+                                                std::span<const double> sigmas, double penalty_per_segment);
 
 }  // namespace gpuscope::analysis

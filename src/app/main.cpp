@@ -8,9 +8,9 @@
 #include "report/results_json.hpp"
 #include "report/terminal_summary.hpp"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
+#include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -99,11 +99,12 @@ int cmd_run(const RunArgs& a, const std::string& command_line) {
   write_results_file_atomic(r, results_path);
 
   const bool show_progress = !a.quiet;
-  ProbeContext ctx{*device, options, [&](const std::string& line) {
+  ProbeContext ctx{*device, options, 0, [&](const std::string& line) {
                      if (show_progress) std::cerr << "  " << line << "\n";
                    }};
   int status = 0;
   for (const ProbeDef* p : probes) {
+    ctx.budget_s = planned_budget_s(*p, options, r.device);
     if (show_progress) std::cerr << fmt::format("gpuscope: {} on {} ...\n", p->name, r.device.name);
     const auto t0 = std::chrono::steady_clock::now();
     try {

@@ -11,11 +11,11 @@
 namespace gpuscope {
 
 struct DeviceInfo {
-  std::string id;        // "opencl:P:D" or "sim:NAME"
+  std::string id;  // "opencl:P:D" or "sim:NAME"
   std::string name;
   std::string vendor;
-  std::string type;      // "gpu", "cpu", "accelerator", "sim", "other"
-  std::string api;       // e.g. "OpenCL 3.0 CUDA 12.4"
+  std::string type;  // "gpu", "cpu", "accelerator", "sim", "other"
+  std::string api;   // e.g. "OpenCL 3.0 CUDA 12.4"
   std::string driver_version;
   std::string platform;  // platform name (OpenCL) or backend name
   uint32_t compute_units = 0;

@@ -24,8 +24,7 @@ struct OutOfResources : DeviceError {
 
 // A kernel failed to compile; `log` is the compiler's build log.
 struct BuildError : DeviceError {
-  BuildError(const std::string& what, std::string build_log)
-      : DeviceError(what), log(std::move(build_log)) {}
+  BuildError(const std::string& what, std::string build_log) : DeviceError(what), log(std::move(build_log)) {}
   std::string log;
 };
 

@@ -15,8 +15,8 @@ using FindingValue = std::variant<double, bool, std::vector<double>>;
 struct Finding {
   std::string id;  // contract id, e.g. "memory.L1.capacity_bytes"
   FindingValue value = 0.0;
-  std::string unit;            // "B", "ns", "" for counts and booleans
-  std::optional<double> low;   // interval bounds, where an interval makes sense
+  std::string unit;           // "B", "ns", "" for counts and booleans
+  std::optional<double> low;  // interval bounds, where an interval makes sense
   std::optional<double> high;
   double confidence = 0;              // 0..1
   std::vector<std::string> evidence;  // ids of the series it came from

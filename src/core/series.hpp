@@ -26,7 +26,7 @@ struct Series {
   std::string probe;  // the probe that produced it
   Axis x;
   Axis y;
-  std::vector<Point> points;  // sorted by x
+  std::vector<Point> points;                       // sorted by x
   nlohmann::json meta = nlohmann::json::object();  // how it was measured (stride, hops, ...)
 };
 

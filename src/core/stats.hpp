@@ -22,7 +22,7 @@ struct SampleSummary {
   double q3 = 0;
   double mad_sigma = 0;
   double rel_spread = 0;  // mad_sigma / median
-  int outliers = 0;  // samples > 3.5 sigma (MAD, floored at 0.1% of the median) off; kept, not dropped
+  int outliers = 0;       // samples > 3.5 sigma (MAD, floored at 0.1% of the median) off; kept, not dropped
 };
 
 SampleSummary summarize(std::span<const double> xs);

@@ -9,8 +9,7 @@ namespace {
 constexpr double kNsPerMs = 1e6;
 }
 
-uint64_t calibrate(const LaunchFn& run, uint64_t initial_work, uint64_t max_work,
-                   const HarnessConfig& cfg) {
+uint64_t calibrate(const LaunchFn& run, uint64_t initial_work, uint64_t max_work, const HarnessConfig& cfg) {
   uint64_t work = std::clamp<uint64_t>(initial_work, 1, std::max<uint64_t>(max_work, 1));
   const double target_ns = cfg.target_launch_ms * kNsPerMs;
   const double ceiling_ns = cfg.max_launch_ms * kNsPerMs;
@@ -22,8 +21,7 @@ uint64_t calibrate(const LaunchFn& run, uint64_t initial_work, uint64_t max_work
     const double scale = std::clamp(target_ns / t, 1.0 / 16, 16.0);
     const auto planned = static_cast<uint64_t>(std::llround(static_cast<double>(work) * scale));
     // Never plan past the ceiling (with a factor of 2 margin for jitter).
-    const auto safe =
-        static_cast<uint64_t>(static_cast<double>(work) * (ceiling_ns / 2) / t);
+    const auto safe = static_cast<uint64_t>(static_cast<double>(work) * (ceiling_ns / 2) / t);
     const uint64_t next = std::clamp<uint64_t>(std::min(planned, safe), 1, max_work);
     const bool close = t > target_ns / 2 && t < target_ns * 2;
     if (close || next == work) return work;
@@ -34,8 +32,7 @@ uint64_t calibrate(const LaunchFn& run, uint64_t initial_work, uint64_t max_work
   return work;
 }
 
-Measurement measure(const LaunchFn& run, uint64_t initial_work, uint64_t max_work,
-                    const HarnessConfig& cfg) {
+Measurement measure(const LaunchFn& run, uint64_t initial_work, uint64_t max_work, const HarnessConfig& cfg) {
   Measurement m;
   m.work_per_launch = calibrate(run, initial_work, max_work, cfg);
   for (int i = 0; i < cfg.warmup_launches; ++i) run(m.work_per_launch);

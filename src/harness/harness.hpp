@@ -15,12 +15,12 @@
 namespace gpuscope {
 
 struct HarnessConfig {
-  double target_launch_ms = 10;   // aim for timed launches of about this long
-  double max_launch_ms = 200;     // never plan a launch longer than this
-  int min_samples = 5;            // samples per point when they agree
-  int max_samples = 11;           // upper bound when they do not
+  double target_launch_ms = 10;     // aim for timed launches of about this long
+  double max_launch_ms = 200;       // never plan a launch longer than this
+  int min_samples = 5;              // samples per point when they agree
+  int max_samples = 11;             // upper bound when they do not
   double settle_rel_spread = 0.03;  // take more samples while MAD/median exceeds this
-  int warmup_launches = 1;        // untimed launches at the calibrated size
+  int warmup_launches = 1;          // untimed launches at the calibrated size
 };
 
 // Work is a count of whatever unit the probe times (hops, bytes, ops); the
@@ -37,18 +37,15 @@ struct Measurement {
 // Picks the work per launch: starts at `initial_work` and grows it until a
 // launch lasts about target_launch_ms, never planning more than
 // max_launch_ms, never exceeding `max_work`.
-uint64_t calibrate(const LaunchFn& run, uint64_t initial_work, uint64_t max_work,
-                   const HarnessConfig& cfg);
+uint64_t calibrate(const LaunchFn& run, uint64_t initial_work, uint64_t max_work, const HarnessConfig& cfg);
 
 // Calibrates, warms up and samples one point.
-Measurement measure(const LaunchFn& run, uint64_t initial_work, uint64_t max_work,
-                    const HarnessConfig& cfg);
+Measurement measure(const LaunchFn& run, uint64_t initial_work, uint64_t max_work, const HarnessConfig& cfg);
 
 // Wall-clock budget of one probe; probes spend refinement only while it lasts.
 class TimeBudget {
  public:
-  explicit TimeBudget(double seconds)
-      : seconds_(seconds), start_(std::chrono::steady_clock::now()) {}
+  explicit TimeBudget(double seconds) : seconds_(seconds), start_(std::chrono::steady_clock::now()) {}
   double elapsed_s() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   }

@@ -54,9 +54,7 @@ struct Cycle {
   std::vector<uint32_t> order;     // order[k] = the k-th slot visited
   std::vector<uint32_t> position;  // position[slot] = k such that order[k] == slot
 
-  uint32_t walk(uint32_t from, uint64_t hops) const {
-    return order[(position[from] + hops) % order.size()];
-  }
+  uint32_t walk(uint32_t from, uint64_t hops) const { return order[(position[from] + hops) % order.size()]; }
 };
 
 Cycle random_cycle(uint32_t n, uint64_t seed) {
@@ -103,8 +101,8 @@ size_t planned_max_footprint(const DeviceInfo& info, bool quick) {
 // worker while runtime threads stay busy beside it; on a VM whose vCPUs are
 // unannounced hyperthreads of one core they share the chase's L1 and L2 (on
 // the CI VM the L1 reads 8 KiB of 32). Its single-threaded driver ("basic",
-// named "cpu-minimal" since PoCL 4) runs the kernel on the calling thread. Said in the results rather than worked around: the
-// driver is the user's choice, and throughput probes want the threads.
+// named "cpu-minimal" since PoCL 4) runs the kernel on the calling thread. Said in the results rather than
+// worked around: the driver is the user's choice, and throughput probes want the threads.
 std::string shared_core_caveat(const DeviceInfo& info) {
   const bool pocl = info.platform.find("Portable Computing Language") != std::string::npos;
   const bool single_threaded = info.name.rfind("basic", 0) == 0 || info.name.rfind("cpu-minimal", 0) == 0;
@@ -126,7 +124,7 @@ class LatencyProbe {
   std::vector<Series> run() {
     const bool quick = ctx_.options.quick;
     const bool cpu = info_.type == "cpu";
-    TimeBudget budget(ctx_.options.budget_scale * (cpu ? 50.0 : 20.0) * (quick ? 0.4 : 1.0));
+    TimeBudget budget(ctx_.budget_s);
 
     Series s;
     s.id = "latency.global";
@@ -155,8 +153,8 @@ class LatencyProbe {
     const int rounds = quick ? 2 : 4;
     const double min_ratio = std::pow(2.0, quick ? 1.0 / 8 : 1.0 / 16);
     for (int r = 0; r < rounds && budget.remaining_s() > 0; ++r) {
-      const auto xs = analysis::refinement_footprints(s, quick ? 4 : 8, min_ratio,
-                                                      static_cast<double>(stride_));
+      const auto xs =
+          analysis::refinement_footprints(s, quick ? 4 : 8, min_ratio, static_cast<double>(stride_));
       if (xs.empty()) break;
       for (double x : xs) {
         if (budget.exhausted()) break;
@@ -185,7 +183,8 @@ class LatencyProbe {
 
  private:
   size_t round_to_stride(double f) const {
-    const auto slots = std::max<size_t>(2, static_cast<size_t>(std::llround(f / static_cast<double>(stride_))));
+    const auto slots =
+        std::max<size_t>(2, static_cast<size_t>(std::llround(f / static_cast<double>(stride_))));
     return std::min(slots * stride_, max_footprint_);
   }
 
@@ -199,8 +198,8 @@ class LatencyProbe {
         end_ = dev_.create_buffer(sizeof(uint32_t));
         max_footprint_ = bytes;
         if (bytes < want)
-          ctx_.progress(fmt::format("latency: allocation of {} MiB refused, sweeping to {} MiB",
-                                    want / kMiB, bytes / kMiB));
+          ctx_.progress(fmt::format("latency: allocation of {} MiB refused, sweeping to {} MiB", want / kMiB,
+                                    bytes / kMiB));
         return;
       } catch (const OutOfResources&) {
         slots_.reset();
@@ -214,15 +213,15 @@ class LatencyProbe {
   // the slot it ended on against the host's walk of the same cycle.
   double chase(const Cycle& cycle, uint64_t rounds) {
     const auto r32 = static_cast<uint32_t>(std::min<uint64_t>(rounds, UINT32_MAX));
-    const KernelArg args[] = {slots_.get(), cursor_, static_cast<uint32_t>(stride_ / word_bytes()),
-                              r32, end_.get()};
+    const KernelArg args[] = {slots_.get(), cursor_, static_cast<uint32_t>(stride_ / word_bytes()), r32,
+                              end_.get()};
     const double ns = dev_.launch(*chase_, Range::d1(1), Range::d1(1), args);
     const uint32_t got = dev_.read_values<uint32_t>(*end_, 1)[0];
     const uint32_t want = cycle.walk(cursor_, static_cast<uint64_t>(r32) * kHopsPerRound);
     if (got != want)
-      throw ValidationError(fmt::format(
-          "latency: chase ended on slot {} but the host's walk ends on {} (footprint {} B)", got,
-          want, cycle.order.size() * stride_));
+      throw ValidationError(
+          fmt::format("latency: chase ended on slot {} but the host's walk ends on {} (footprint {} B)", got,
+                      want, cycle.order.size() * stride_));
     cursor_ = got;
     return ns;
   }
@@ -266,8 +265,8 @@ class LatencyProbe {
     // Lay the cycle out on the device as absolute addresses.
     dev_.write_values<uint32_t>(*next_, cycle.next);
     const size_t global = (n + kLinkGroup - 1) / kLinkGroup * kLinkGroup;
-    const KernelArg link_args[] = {slots_.get(), next_.get(),
-                                   static_cast<uint32_t>(stride_ / word_bytes()), n};
+    const KernelArg link_args[] = {slots_.get(), next_.get(), static_cast<uint32_t>(stride_ / word_bytes()),
+                                   n};
     dev_.launch(*link_, Range::d1(global), Range::d1(std::min(kLinkGroup, link_->max_work_group_size())),
                 link_args);
     cursor_ = 0;
@@ -289,22 +288,24 @@ class LatencyProbe {
     }
 
     // Time: the harness sizes launches from the warm-up's rate.
-    const auto initial = std::max<uint64_t>(1, static_cast<uint64_t>(hc.target_launch_ms * 1e6 / 8 / ns_per_round));
-    const Measurement m = measure([&](uint64_t rounds) { return chase(cycle, rounds); }, initial,
-                                  UINT32_MAX, hc);
+    const auto initial =
+        std::max<uint64_t>(1, static_cast<uint64_t>(hc.target_launch_ms * 1e6 / 8 / ns_per_round));
+    const Measurement m =
+        measure([&](uint64_t rounds) { return chase(cycle, rounds); }, initial, UINT32_MAX, hc);
     Point p;
     p.x = static_cast<double>(footprint);
     if (existing) p.samples = existing->samples;
     for (double v : m.ns_per_unit) p.samples.push_back(v / kHopsPerRound);
     p.y = quantile(p.samples, kLatencyQuantile);
     insert_point(s, p);
-    s.meta["detail"].push_back({{"x", footprint},
-                                {"visit", visit},
-                                {"median_ns", m.summary.median / kHopsPerRound},
-                                {"hops_per_launch", m.work_per_launch * kHopsPerRound},
-                                {"launch_ms", m.launch_ms},
-                                {"warm_fraction", static_cast<double>(warmed) / static_cast<double>(cycle_rounds)},
-                                {"outliers", m.summary.outliers}});
+    s.meta["detail"].push_back(
+        {{"x", footprint},
+         {"visit", visit},
+         {"median_ns", m.summary.median / kHopsPerRound},
+         {"hops_per_launch", m.work_per_launch * kHopsPerRound},
+         {"launch_ms", m.launch_ms},
+         {"warm_fraction", static_cast<double>(warmed) / static_cast<double>(cycle_rounds)},
+         {"outliers", m.summary.outliers}});
     ctx_.progress(fmt::format("latency {:>12.1f} KiB  {:9.2f} ns  ({} samples, spread {:.1f}%){}",
                               static_cast<double>(footprint) / kKiB, p.y, p.samples.size(),
                               100 * m.summary.rel_spread, visit ? " again" : ""));

@@ -24,16 +24,24 @@ using ProgressFn = std::function<void(const std::string& line)>;
 struct ProbeContext {
   Device& device;
   const ProbeOptions& options;
+  double budget_s = 0;  // wall time the probe may spend on refinement and revisits
   ProgressFn progress = [](const std::string&) {};
 };
 
 struct ProbeDef {
   std::string name;
   std::string summary;
-  // Planned wall time on a GPU; the default run is planned to fit in 90 s.
+  // Planned wall time on a GPU; the default run of all probes is planned to
+  // fit in 90 s there. A probe spends its budget on refinement only after
+  // its coarse sweep, so a slow device gets a coarser answer, not a hang.
   double budget_s = 0;
   std::function<std::vector<Series>(ProbeContext&)> run;
 };
+
+// The budget `def` gets on `device` under `options`: its plan, scaled by
+// --budget-scale, 0.4x for --quick, and 2.5x on CPU devices, whose set-up
+// (permutations, copies) runs on the same few cores as the kernels.
+double planned_budget_s(const ProbeDef& def, const ProbeOptions& options, const DeviceInfo& device);
 
 // Every probe compiled in, in the order a default run runs them.
 const std::vector<ProbeDef>& probe_registry();

@@ -5,10 +5,15 @@ namespace gpuscope {
 
 const std::vector<ProbeDef>& probe_registry() {
   static const std::vector<ProbeDef> probes = {
-      {"latency", "dependent pointer chase over growing footprints: cache levels, sizes, latencies",
-       20.0, run_latency_probe},
+      {"latency", "dependent pointer chase over growing footprints: cache levels, sizes, latencies", 20.0,
+       run_latency_probe},
   };
   return probes;
+}
+
+double planned_budget_s(const ProbeDef& def, const ProbeOptions& options, const DeviceInfo& device) {
+  return def.budget_s * options.budget_scale * (options.quick ? 0.4 : 1.0) *
+         (device.type == "cpu" ? 2.5 : 1.0);
 }
 
 const ProbeDef& find_probe(const std::string& name) {

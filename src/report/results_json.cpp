@@ -62,9 +62,7 @@ json finding_to_json(const Finding& f) {
   fail(path, fmt::format("expected {}, got {}", expected, got.type_name()));
 }
 
-std::string element_path(const std::string& path, size_t i) {
-  return fmt::format("{}[{}]", path, i);
-}
+std::string element_path(const std::string& path, size_t i) { return fmt::format("{}[{}]", path, i); }
 
 void read(const json& j, const std::string& path, std::string& out) {
   if (!j.is_string()) fail_type(path, "a string", j);
@@ -252,8 +250,7 @@ DeviceInfo device_from_json_at(const json& j, const std::string& path) {
   o.get_optional("max_work_group_size", d.max_work_group_size);
   o.get_optional("profiling", d.profiling);
   o.get_optional("extensions", d.extensions);
-  if (const json* v = o.optional("vendor_info"))
-    read_object(*v, o.path_of("vendor_info"), d.vendor_info);
+  if (const json* v = o.optional("vendor_info")) read_object(*v, o.path_of("vendor_info"), d.vendor_info);
   return d;
 }
 
@@ -263,13 +260,11 @@ DeviceInfo device_from_json_at(const json& j, const std::string& path) {
 // which says nothing to a user.
 std::string without_exception_tag(const std::string& message) {
   const auto end = message.find("] ");
-  return message.starts_with("[json.exception.") && end != std::string::npos
-             ? message.substr(end + 2)
-             : message;
+  return message.starts_with("[json.exception.") && end != std::string::npos ? message.substr(end + 2)
+                                                                             : message;
 }
 
-[[noreturn]] void throw_io_error(const std::string& what, const std::string& path,
-                                 int error = errno) {
+[[noreturn]] void throw_io_error(const std::string& what, const std::string& path, int error = errno) {
   throw std::runtime_error(fmt::format("{} '{}': {}", what, path, std::strerror(error)));
 }
 
@@ -357,8 +352,7 @@ Results read_results_file(const std::string& path) {
   if (std::filesystem::is_directory(path))
     throw UsageError(fmt::format("results file '{}' is a directory", path));
   std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw UsageError(fmt::format("cannot open results file '{}': {}", path, std::strerror(errno)));
+  if (!in) throw UsageError(fmt::format("cannot open results file '{}': {}", path, std::strerror(errno)));
   std::ostringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) throw UsageError(fmt::format("cannot read results file '{}'", path));
@@ -387,8 +381,7 @@ void write_results_file_atomic(const Results& r, const std::string& path) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec)
-    throw std::runtime_error(
-        fmt::format("cannot create directory '{}': {}", dir.string(), ec.message()));
+    throw std::runtime_error(fmt::format("cannot create directory '{}': {}", dir.string(), ec.message()));
 
   // Invalid UTF-8 in a driver-reported string must not lose the whole run.
   const std::string text = to_json(r).dump(2, ' ', false, json::error_handler_t::replace) + "\n";

@@ -78,8 +78,7 @@ class Painter {
   // The slot after a value: the low-confidence mark, or blanks of its width
   // so that columns stay aligned either way.
   std::string mark(bool low_confidence) const {
-    return low_confidence ? " " + warn(kLowConfidenceMark)
-                          : std::string(kLowConfidenceMark.size() + 1, ' ');
+    return low_confidence ? " " + warn(kLowConfidenceMark) : std::string(kLowConfidenceMark.size() + 1, ' ');
   }
 
  private:
@@ -197,9 +196,8 @@ std::vector<const Finding*> findings_of(const Group& g, const std::vector<Findin
 std::vector<const Finding*> ungrouped(const std::vector<Finding>& all) {
   std::vector<const Finding*> out;
   for (const auto& f : all) {
-    const bool grouped = std::any_of(kGroups.begin(), kGroups.end(), [&](const Group& g) {
-      return prefix_index(g, f.id).has_value();
-    });
+    const bool grouped = std::any_of(kGroups.begin(), kGroups.end(),
+                                     [&](const Group& g) { return prefix_index(g, f.id).has_value(); });
     if (!grouped) out.push_back(&f);
   }
   return out;
@@ -225,9 +223,8 @@ using LevelTable = std::map<std::string, LevelRow, LevelOrder>;
 
 // "L" and at most three digits, so that LevelOrder's stoi cannot overflow.
 bool is_level_name(std::string_view s) {
-  return s == "dram" ||
-         (s.size() > 1 && s.size() <= 4 && s[0] == 'L' &&
-          std::all_of(s.begin() + 1, s.end(), [](char c) { return c >= '0' && c <= '9'; }));
+  return s == "dram" || (s.size() > 1 && s.size() <= 4 && s[0] == 'L' &&
+                         std::all_of(s.begin() + 1, s.end(), [](char c) { return c >= '0' && c <= '9'; }));
 }
 
 // The row cell a finding fills, if it is one of the table's three columns:
@@ -276,9 +273,9 @@ struct Widths {
 };
 
 std::string format_finding_line(const Finding& f, const Widths& w, const Painter& paint) {
-  std::string out = fmt::format(
-      "  {}  {}{}  {}\n", pad(label_for(f.id), w.label), pad(value_with_interval(f), w.value),
-      paint.mark(is_low_confidence(f)), paint.dim(fmt::format("conf {:.2f}", f.confidence)));
+  std::string out =
+      fmt::format("  {}  {}{}  {}\n", pad(label_for(f.id), w.label), pad(value_with_interval(f), w.value),
+                  paint.mark(is_low_confidence(f)), paint.dim(fmt::format("conf {:.2f}", f.confidence)));
   if (!f.note.empty()) out += paint.dim(wrap(f.note, 6));
   return out;
 }
@@ -329,8 +326,7 @@ std::string format_skipped(const std::vector<Skipped>& skipped, const Painter& p
   const size_t reason_width = used + 20 < kWidthColumns ? kWidthColumns - used : 20;
   std::string out = "\n" + paint.bold("Skipped") + "\n";
   for (const auto& s : skipped) {
-    out += fmt::format("  {}  {}\n", pad(s.probe, probe_width),
-                       first_line_fitting(s.reason, reason_width));
+    out += fmt::format("  {}  {}\n", pad(s.probe, probe_width), first_line_fitting(s.reason, reason_width));
   }
   return out;
 }

@@ -3,8 +3,8 @@
 #include "core/error.hpp"
 #include "kernels/kernel_sources.hpp"
 
-#include <CL/opencl.hpp>
 #include <fmt/format.h>
+#include <CL/opencl.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -155,9 +155,12 @@ class ClKernel final : public Kernel {
 
 cl::NDRange nd_range(const Range& r) {
   switch (r.rank) {
-    case 2: return cl::NDRange(r.dims[0], r.dims[1]);
-    case 3: return cl::NDRange(r.dims[0], r.dims[1], r.dims[2]);
-    default: return cl::NDRange(r.dims[0]);
+    case 2:
+      return cl::NDRange(r.dims[0], r.dims[1]);
+    case 3:
+      return cl::NDRange(r.dims[0], r.dims[1], r.dims[2]);
+    default:
+      return cl::NDRange(r.dims[0]);
   }
 }
 
@@ -176,8 +179,8 @@ class ClDevice final : public Device {
 
   std::unique_ptr<Buffer> create_buffer(size_t bytes) override {
     if (bytes == 0 || bytes > info_.max_alloc_bytes)
-      throw OutOfResources(fmt::format("{} bytes exceeds the device's max allocation of {} bytes",
-                                       bytes, info_.max_alloc_bytes));
+      throw OutOfResources(fmt::format("{} bytes exceeds the device's max allocation of {} bytes", bytes,
+                                       info_.max_alloc_bytes));
     try {
       cl::Buffer b(context_, CL_MEM_READ_WRITE, bytes);
       // Drivers allocate lazily; touching both ends makes a refused
@@ -226,9 +229,8 @@ class ClDevice final : public Device {
       } catch (const cl::Error&) {
         log = "(the driver gave no build log)";
       }
-      throw BuildError(fmt::format("building {} with '{}' failed (OpenCL error {})", spec.file,
-                                   options, e.err()),
-                       log);
+      throw BuildError(
+          fmt::format("building {} with '{}' failed (OpenCL error {})", spec.file, options, e.err()), log);
     }
     try {
       cl::Kernel k(program, spec.kernel.c_str());
@@ -248,8 +250,7 @@ class ClDevice final : public Device {
       for (cl_uint i = 0; i < args.size(); ++i) set_arg(ck.kernel, i, args[i]);
       cl::Event ev;
       queue_.enqueueNDRangeKernel(ck.kernel, cl::NullRange, nd_range(global),
-                                  local.total() == 0 ? cl::NullRange : nd_range(local), nullptr,
-                                  &ev);
+                                  local.total() == 0 ? cl::NullRange : nd_range(local), nullptr, &ev);
       wait_politely(ev);
       const auto start = ev.getProfilingInfo<CL_PROFILING_COMMAND_START>();
       const auto end = ev.getProfilingInfo<CL_PROFILING_COMMAND_END>();
@@ -329,8 +330,7 @@ class ClBackend final : public Backend {
   std::unique_ptr<Device> open(const std::string& id) override {
     size_t pi = 0, di = 0;
     char tail = 0;
-    if (std::sscanf(id.c_str(), "opencl:%zu:%zu%c", &pi, &di, &tail) != 2 ||
-        pi >= platforms().size())
+    if (std::sscanf(id.c_str(), "opencl:%zu:%zu%c", &pi, &di, &tail) != 2 || pi >= platforms().size())
       throw UsageError("unknown OpenCL device '" + id + "'");
     const auto devices = devices_of(platforms()[pi]);
     if (di >= devices.size()) throw UsageError("unknown OpenCL device '" + id + "'");
