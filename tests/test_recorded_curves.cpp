@@ -54,9 +54,12 @@ TEST_P(HopperCurves, FindsL1SplitL2AndDram) {
   const Hopper& h = GetParam();
   const Results r = load(h.file);
   EXPECT_EQ(value(r, "memory.cache_levels"), 3);
+  // 256 KB of SRAM hold L1 and shared memory; misses begin at ~215 KiB and
+  // half the loads still hit at 256 KiB (CUDA's chase agrees: 157 of 32..275
+  // cycles there), so a half-hit reading may sit a little past 256 KiB.
   const double l1 = value(r, "memory.L1.capacity_bytes");
   EXPECT_GE(l1, 200 * KiB);
-  EXPECT_LE(l1, 256 * KiB);
+  EXPECT_LE(l1, 264 * KiB);
   const double l2 = value(r, "memory.L2.capacity_bytes");
   EXPECT_GE(l2, h.near_l2_low);
   EXPECT_LE(l2, h.near_l2_high);

@@ -1,5 +1,7 @@
 #include "analysis/cache_hierarchy.hpp"
 
+#include "analysis/miss_model.hpp"
+
 #include "core/stats.hpp"
 
 #include <fmt/format.h>
@@ -31,9 +33,10 @@ struct Plateau {
 
 // Where the curve leaves a plateau.
 struct Departure {
-  bool seen = false;    // false: the curve never rose clearly above the plateau
-  double at_bytes = 0;  // interpolated in log footprint where the curve is half-way to the next level
+  bool seen = false;                     // false: the curve never rose clearly above the plateau
+  double at_bytes = 0;                   // the capacity, as the miss model that fits the rise reads it
   double low_bytes = 0, high_bytes = 0;  // last footprint on the plateau, first at the next level
+  MissModel model = MissModel::kSharp;
 };
 
 std::string bytes_text(double bytes) {
@@ -187,37 +190,37 @@ void merge_plateaus(std::vector<Plateau>& plateaus, const Curve& c, double min_s
 
 // Where the curve leaves plateau p for a level step_log higher.
 //
-// The capacity is read where the curve is half-way (in log latency) from this
-// plateau to the next level. A sharp LRU cliff puts every threshold at the
-// same footprint, but real levels rarely fall off a cliff: a physically
-// indexed cache with randomly placed pages starts missing before it is full
-// (some sets overflow early) and one with random replacement keeps some hits
-// well after (hit rate ~ 1/e at 1.6x); the half-way crossing sits between the
-// two and comes closest to the nominal size in both (a CPU's 1 MiB L2 leaves
-// its plateau at ~400 KiB yet crosses half-way at ~1 MiB). The bracket is the
-// whole transition: from the last point still on the plateau (within
-// departure_sigmas, or half the step) to the first that has reached the next
-// level (the same tolerance below it).
+// The rise is bracketed from the last point still on the plateau (within
+// departure_sigmas of it, or half the step) to the first that has reached
+// the next level (the same tolerance below it); that bracket is the
+// capacity's interval. Inside it the latencies are turned into hit
+// fractions and the capacity is read by the miss model that fits them
+// (analysis/miss_model.hpp): half the loads hitting for a sharp or
+// symmetric rise (a CPU's 1 MiB L2 leaves its plateau at ~400 KiB and
+// reaches the next at ~2 MiB), where the rise starts for random replacement.
 Departure find_departure(const Curve& c, const Plateau& p, double step_log, const HierarchyOptions& options) {
   const double tolerance = std::min(options.departure_sigmas * p.sigma, 0.5 * step_log);
   const double leave = p.level + tolerance;
-  const double half = p.level + 0.5 * step_log;
   const double arrive = p.level + step_log - tolerance;
+  size_t first = p.last();
+  while (first + 1 < c.size() && c.v[first + 1] <= leave) ++first;
+  if (first + 1 == c.size()) return {};
+  size_t last = first + 1;
+  while (last + 1 < c.size() && c.v[last] < arrive) ++last;
+
+  const double near_ns = std::exp(p.level), far_ns = std::exp(p.level + step_log);
+  std::vector<double> xs, hits;
+  for (size_t i = first; i <= last; ++i) {
+    xs.push_back(c.x[i]);
+    hits.push_back(std::clamp((far_ns - std::exp(c.v[i])) / (far_ns - near_ns), 0.0, 1.0));
+  }
+  const CapacityFit fit = fit_capacity(xs, hits);
   Departure d;
-  size_t j = p.last() + 1;
-  for (; j < c.size() && c.v[j] <= leave; ++j) d.low_bytes = c.x[j];
-  if (j == c.size()) return {};
-  if (d.low_bytes == 0) d.low_bytes = c.x[j - 1];
-  for (; j < c.size() && c.v[j] <= half; ++j) {
-  }
-  if (j == c.size()) return {};
-  const size_t i = j - 1;
-  const double t = std::clamp((half - c.v[i]) / (c.v[j] - c.v[i]), 0.0, 1.0);
-  d.at_bytes = std::exp(std::log(c.x[i]) + t * (std::log(c.x[j]) - std::log(c.x[i])));
-  for (; j < c.size() && c.v[j] < arrive; ++j) {
-  }
-  d.high_bytes = c.x[std::min(j, c.size() - 1)];
   d.seen = true;
+  d.low_bytes = c.x[first];
+  d.high_bytes = c.x[last];
+  d.at_bytes = std::clamp(fit.capacity_bytes, d.low_bytes, d.high_bytes);
+  d.model = fit.model;
   return d;
 }
 
@@ -351,17 +354,16 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
                            bytes_text(level.last_x)));
     }
 
-    // A ramp of an octave or more between plateaus: misses start before the
-    // capacity (set conflicts) or grow slowly after it (random replacement).
-    if (d.seen && k + 1 < plateaus.size()) {
-      const double ramp_octaves = octaves(c.x[p.last()], c.x[plateaus[k + 1].first()]);
-      if (ramp_octaves >= 1) {
-        add_note(level.note,
-                 fmt::format("The rise to the next level is gradual ({:.1f} octaves), as with random "
-                             "replacement or set conflicts; the capacity is read where the curve is "
-                             "half-way to the next level, and its interval spans the whole rise.",
-                             ramp_octaves));
-      }
+    // A rise over an octave or more: say which miss model read the capacity.
+    if (d.seen && octaves(d.low_bytes, d.high_bytes) >= 1) {
+      add_note(level.note,
+               fmt::format("The rise to the next level is gradual ({:.1f} octaves); it fits {}, so the "
+                           "capacity is read {}; the interval spans the whole rise.",
+                           octaves(d.low_bytes, d.high_bytes),
+                           d.model == MissModel::kRandomReplacement ? "random replacement"
+                                                                    : "sets overflowing unevenly",
+                           d.model == MissModel::kRandomReplacement ? "where misses begin"
+                                                                    : "where half the loads still hit"));
     }
 
     // NVIDIA H100/H200 split L2: the far partition shows up as a second,
@@ -438,9 +440,10 @@ std::vector<Finding> hierarchy_findings(const Hierarchy& h, const std::string& s
     if (level.end_reached) {
       capacity.high = level.capacity_high;
       capacity.method =
-          "Footprint where the pointer-chase latency is half-way (in log latency) from this level's "
-          "plateau to the next, interpolated in log footprint; the interval spans the rise from the "
-          "last point on the plateau to the first at the next level; plateaus by " +
+          "Latencies across the rise to the next level read as hit fractions and fitted with a miss "
+          "model (sharp or uneven set overflow: where half the loads hit; random replacement: where "
+          "misses begin); the interval spans the rise from the last point on the plateau to the first "
+          "at the next level; plateaus by " +
           segmentation + ".";
     } else {
       capacity.method =

@@ -1,0 +1,100 @@
+#include "analysis/miss_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace gpuscope::analysis {
+
+std::string to_string(MissModel m) {
+  switch (m) {
+    case MissModel::kSetOverflow:
+      return "set overflow";
+    case MissModel::kRandomReplacement:
+      return "random replacement";
+    default:
+      return "sharp";
+  }
+}
+
+double random_replacement_hit_rate(double ratio) {
+  if (ratio <= 1) return 1.0;
+  // The root of g(h) = h - exp(-(1 - h) r) in (0, 1): g < 0 at 0 and, since
+  // g'(1) = 1 - r < 0, g > 0 just below the trivial root h = 1.
+  double lo = 0, hi = 1 - 1e-12;
+  for (int i = 0; i < 60; ++i) {
+    const double h = 0.5 * (lo + hi);
+    (h - std::exp(-(1 - h) * ratio) < 0 ? lo : hi) = h;
+  }
+  return 0.5 * (lo + hi);
+}
+
+namespace {
+
+double set_overflow_hit_rate(double footprint, double capacity, double width_octaves) {
+  return 1 / (1 + std::exp(std::log2(footprint / capacity) / width_octaves));
+}
+
+// Where h crosses 1/2, interpolated in log footprint.
+double half_crossing(std::span<const double> x, std::span<const double> h) {
+  for (size_t j = 1; j < x.size(); ++j) {
+    if (h[j] > 0.5) continue;
+    const double t = h[j - 1] == h[j] ? 0.5 : std::clamp((h[j - 1] - 0.5) / (h[j - 1] - h[j]), 0.0, 1.0);
+    return std::exp(std::log(x[j - 1]) + t * (std::log(x[j]) - std::log(x[j - 1])));
+  }
+  return x.back();
+}
+
+template <class Model>
+double sse(std::span<const double> x, std::span<const double> h, Model model) {
+  double s = 0;
+  for (size_t i = 0; i < x.size(); ++i) s += std::pow(model(x[i]) - h[i], 2);
+  return s;
+}
+
+}  // namespace
+
+CapacityFit fit_capacity(std::span<const double> x, std::span<const double> h) {
+  CapacityFit fit;
+  if (x.empty()) return fit;
+  fit.capacity_bytes = half_crossing(x, h);
+  const auto inside = std::count_if(h.begin(), h.end(), [](double v) { return v > 0.05 && v < 0.95; });
+  if (inside < 2) return fit;
+
+  // Grid searches over log capacity (and log width): a handful of points and
+  // two parameters need no cleverer optimiser, and a grid cannot diverge.
+  const double lo = std::log(x.front() / 2), hi = std::log(x.back() * 2);
+  constexpr int kSteps = 400;
+  double best_rr = std::numeric_limits<double>::max(), rr_capacity = 0;
+  double best_so = std::numeric_limits<double>::max(), so_capacity = 0, so_width = 0;
+  for (int i = 0; i <= kSteps; ++i) {
+    const double c = std::exp(lo + (hi - lo) * i / kSteps);
+    const double e = sse(x, h, [&](double f) { return random_replacement_hit_rate(f / c); });
+    if (e < best_rr) best_rr = e, rr_capacity = c;
+    for (int k = 0; k <= 40; ++k) {
+      const double w = 0.02 * std::pow(150.0, k / 40.0);  // 0.02 .. 3 octaves
+      const double e2 = sse(x, h, [&](double f) { return set_overflow_hit_rate(f, c, w); });
+      if (e2 < best_so) best_so = e2, so_capacity = c, so_width = w;
+    }
+  }
+  // BIC with a floor on the residual (hit fractions are read off noisy
+  // latencies: a fit better than 2% rms is no better).
+  const double n = static_cast<double>(x.size());
+  const double floor = n * 0.02 * 0.02;
+  const double bic_rr = n * std::log(std::max(best_rr, floor) / n) + 1 * std::log(n);
+  const double bic_so = n * std::log(std::max(best_so, floor) / n) + 2 * std::log(n);
+  if (bic_rr < bic_so) {
+    fit.model = MissModel::kRandomReplacement;
+    fit.capacity_bytes = rr_capacity;
+    fit.rms = std::sqrt(best_rr / n);
+  } else {
+    fit.model = MissModel::kSetOverflow;
+    fit.capacity_bytes = so_capacity;
+    fit.width_octaves = so_width;
+    fit.rms = std::sqrt(best_so / n);
+  }
+  return fit;
+}
+
+}  // namespace gpuscope::analysis

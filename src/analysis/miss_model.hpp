@@ -1,0 +1,45 @@
+// Where a cache level's capacity lies within the rise of a latency curve.
+//
+// Between two plateaus (latencies L_a < L_b) a chase's latency is
+// h L_a + (1 - h) L_b, with h the fraction of loads that still hit the
+// nearer level. How h falls with the footprint F depends on the cache:
+// - LRU-like, fully associative: h drops from 1 to 0 at F = C (a cliff).
+// - Set overflow: a physically indexed cache under randomly placed pages
+//   fills its sets unevenly, so some miss before F = C and some hold on
+//   after; h falls symmetrically in log F around C, half the loads hitting
+//   at F = C (CPU L2s, GPU L2s).
+// - Random replacement: a victim is drawn at random, so lines survive past
+//   F = C; under a cyclic chase h solves h = exp(-(1 - h) F / C) for F > C:
+//   0.82 at 1.1 C, 0.42 at 1.5 C, 0.20 at 2 C (mobile GPUs, some CPUs).
+// Reading "half the loads hit" as the capacity is right for the first two
+// and 39% high for the third, so the rise's shape decides which to use.
+#pragma once
+
+#include <span>
+#include <string>
+
+namespace gpuscope::analysis {
+
+enum class MissModel { kSharp, kSetOverflow, kRandomReplacement };
+
+std::string to_string(MissModel m);
+
+struct CapacityFit {
+  double capacity_bytes = 0;
+  MissModel model = MissModel::kSharp;
+  double width_octaves = 0;  // kSetOverflow: spread of the rise (logistic scale)
+  double rms = 0;            // root-mean-square residual in hit fraction
+};
+
+// Fraction of loads that hit a fully associative random-replacement cache
+// of capacity C under a cyclic chase of F = ratio * C.
+double random_replacement_hit_rate(double ratio);
+
+// Fits the rise given as footprints (ascending) and hit fractions h (1 on
+// the plateau, 0 at the next level). With fewer than two points inside the
+// rise (0.05 < h < 0.95) the shape cannot be told and the capacity is where
+// h crosses 1/2 (kSharp); otherwise both models are fitted and the one with
+// the lower BIC wins (random replacement has one parameter, overflow two).
+CapacityFit fit_capacity(std::span<const double> footprint, std::span<const double> hit);
+
+}  // namespace gpuscope::analysis

@@ -1,0 +1,57 @@
+// The miss models that read a capacity out of a latency rise.
+#include "analysis/miss_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+namespace gpuscope::analysis {
+namespace {
+
+TEST(MissModel, RandomReplacementHitRate) {
+  EXPECT_DOUBLE_EQ(random_replacement_hit_rate(0.5), 1.0);
+  EXPECT_NEAR(random_replacement_hit_rate(1.5), 0.417, 0.002);
+  EXPECT_NEAR(random_replacement_hit_rate(2.0), 0.203, 0.002);
+  const double h = random_replacement_hit_rate(1.39);
+  EXPECT_NEAR(h, std::exp(-(1 - h) * 1.39), 1e-9);  // it is the fixed point
+}
+
+// Footprints at 8 points per octave across [from, to].
+std::vector<double> sweep(double from, double to) {
+  std::vector<double> x;
+  for (double f = from; f <= to * 1.0001; f *= std::pow(2.0, 1.0 / 8)) x.push_back(f);
+  return x;
+}
+
+TEST(MissModel, SharpStepIsReadHalfWay) {
+  const std::vector<double> x = {1000, 2000};
+  const std::vector<double> h = {1.0, 0.0};
+  const CapacityFit fit = fit_capacity(x, h);
+  EXPECT_EQ(fit.model, MissModel::kSharp);
+  EXPECT_NEAR(fit.capacity_bytes, std::sqrt(1000.0 * 2000.0), 1);
+}
+
+TEST(MissModel, RecognisesRandomReplacement) {
+  const double capacity = 32768;
+  const auto x = sweep(16384, 131072);
+  std::vector<double> h;
+  for (double f : x) h.push_back(random_replacement_hit_rate(f / capacity));
+  const CapacityFit fit = fit_capacity(x, h);
+  EXPECT_EQ(fit.model, MissModel::kRandomReplacement);
+  EXPECT_NEAR(fit.capacity_bytes / capacity, 1.0, 0.02);
+}
+
+TEST(MissModel, RecognisesSymmetricSetOverflow) {
+  const double capacity = 1 << 20;
+  const auto x = sweep(1 << 18, 1 << 22);
+  std::vector<double> h;
+  for (double f : x) h.push_back(1 / (1 + std::exp(std::log2(f / capacity) / 0.3)));
+  const CapacityFit fit = fit_capacity(x, h);
+  EXPECT_EQ(fit.model, MissModel::kSetOverflow);
+  EXPECT_NEAR(fit.capacity_bytes / capacity, 1.0, 0.02);
+  EXPECT_NEAR(fit.width_octaves, 0.3, 0.05);
+}
+
+}  // namespace
+}  // namespace gpuscope::analysis
