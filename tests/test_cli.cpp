@@ -45,6 +45,9 @@ TEST(Cli, BadUsageExits2) {
   EXPECT_EQ(run_gpuscope("frobnicate").exit_code, 2);
   EXPECT_EQ(run_gpuscope("run --max-launch-ms -5").exit_code, 2);
   EXPECT_EQ(run_gpuscope("analyze").exit_code, 2);
+  const auto out = run_gpuscope("run --out /proc/gpuscope-cannot-write-here");
+  EXPECT_EQ(out.exit_code, 2) << out.output;
+  EXPECT_NE(out.output.find("output directory"), std::string::npos) << out.output;
   EXPECT_EQ(run_gpuscope("--help").exit_code, 0);
 }
 

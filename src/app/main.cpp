@@ -74,6 +74,14 @@ int cmd_run(const RunArgs& a, const std::string& command_line) {
   }
   if (a.max_launch_ms <= 0) throw UsageError("--max-launch-ms must be positive");
 
+  // An output directory that cannot be made is bad input, found before any
+  // device time is spent.
+  std::error_code ec;
+  std::filesystem::create_directories(a.out, ec);
+  if (ec || !std::filesystem::is_directory(a.out))
+    throw UsageError(fmt::format("cannot use '{}' as the output directory: {}", a.out,
+                                 ec ? ec.message() : "not a directory"));
+
   auto device = open_device(a.device);
   const std::string results_path = (std::filesystem::path(a.out) / "results.json").string();
 
