@@ -246,7 +246,7 @@ TEST(CacheHierarchy, SplitL2OfH100IsTwoLevelsWithANote) {
     EXPECT_NEAR(h.dram->latency_ns / 400, 1.0, 0.05);
     EXPECT_NE(h.levels[2].note.find("far half of a split L2"), std::string::npos);
     EXPECT_EQ(h.levels[1].note.find("split"), std::string::npos);
-    EXPECT_TRUE(has_note(h, "L3: "));
+    EXPECT_FALSE(has_note(h, "split"));  // the split is the level's note, not the hierarchy's
   }
 }
 
@@ -390,7 +390,8 @@ TEST(HierarchyFindings, ContractIdsUnitsAndEvidence) {
   ASSERT_NE(count, nullptr);
   EXPECT_EQ(number(*count), 3.0);
   EXPECT_EQ(count->unit, "");
-  EXPECT_FALSE(count->note.empty());
+  EXPECT_TRUE(count->note.empty());  // nothing about the whole; the split note is L3's
+  EXPECT_NE(find(findings, "memory.L3.capacity_bytes")->note.find("split"), std::string::npos);
 
   std::vector<double> confidences;
   for (const std::string id :

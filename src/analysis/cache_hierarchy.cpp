@@ -381,7 +381,6 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
                              level_name(k - 1)));
       }
     }
-    if (!level.note.empty()) h.notes.push_back(level_name(k) + ": " + level.note);
     h.levels.push_back(std::move(level));
   }
 

@@ -38,7 +38,7 @@ struct CacheLevel {
 struct Hierarchy {
   std::vector<CacheLevel> levels;  // L1..Ln, nearest first
   std::optional<CacheLevel> dram;  // set when the sweep reached past the last cache
-  std::vector<std::string> notes;  // interpretation for a person (level notes included, prefixed "L<n>:")
+  std::vector<std::string> notes;  // about the hierarchy as a whole; each level carries its own
 };
 
 struct HierarchyOptions {

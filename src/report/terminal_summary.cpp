@@ -312,7 +312,15 @@ std::string format_level_table(const LevelTable& table, const Painter& paint) {
       const Finding* f = cells[i];
       line += "  " + pad(cell(f), widths[i + 1]) + paint.mark(f && is_low_confidence(*f));
       if (f) min_confidence = std::min(min_confidence, f->confidence);
-      if (f && !f->note.empty()) notes += wrap(label_for(f->id) + ": " + f->note, 6);
+    }
+    // A note the level's findings share is printed once, under the level's name.
+    std::vector<std::string> printed;
+    for (const Finding* f : cells) {
+      if (!f || f->note.empty() || std::find(printed.begin(), printed.end(), f->note) != printed.end()) continue;
+      const bool shared = std::count_if(cells.begin(), cells.end(),
+                                        [&](const Finding* g) { return g && g->note == f->note; }) > 1;
+      notes += wrap((shared ? level : label_for(f->id)) + ": " + f->note, 6);
+      printed.push_back(f->note);
     }
     out += line + "  " + paint.dim(fmt::format("{:.2f}", min_confidence)) + "\n";
   }
