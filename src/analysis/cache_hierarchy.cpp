@@ -188,7 +188,16 @@ void merge_plateaus(std::vector<Plateau>& plateaus, const Curve& c, double min_s
   }
 }
 
-// Where the curve leaves plateau p for a level step_log higher.
+// The level of a plateau at one edge: the median of its first (or last)
+// three points.
+double edge_level(const Curve& c, const Plateau& p, bool first) {
+  const size_t n = std::min<size_t>(3, p.points.size());
+  std::vector<double> v;
+  for (size_t k = 0; k < n; ++k) v.push_back(c.v[first ? p.points[k] : p.points[p.points.size() - 1 - k]]);
+  return median(v);
+}
+
+// Where the curve leaves plateau p for a level at far_log (log latency).
 //
 // The rise is bracketed from the last point still on the plateau (within
 // departure_sigmas of it, or half the step) to the first that has reached
@@ -198,17 +207,20 @@ void merge_plateaus(std::vector<Plateau>& plateaus, const Curve& c, double min_s
 // (analysis/miss_model.hpp): half the loads hitting for a sharp or
 // symmetric rise (a CPU's 1 MiB L2 leaves its plateau at ~400 KiB and
 // reaches the next at ~2 MiB), where the rise starts for random replacement.
-Departure find_departure(const Curve& c, const Plateau& p, double step_log, const HierarchyOptions& options) {
+Departure find_departure(const Curve& c, const Plateau& p, double far_log, const HierarchyOptions& options) {
+  const double near_log = edge_level(c, p, false);
+  const double step_log = far_log - near_log;
+  if (step_log <= 0) return {};
   const double tolerance = std::min(options.departure_sigmas * p.sigma, 0.5 * step_log);
-  const double leave = p.level + tolerance;
-  const double arrive = p.level + step_log - tolerance;
+  const double leave = near_log + tolerance;
+  const double arrive = far_log - tolerance;
   size_t first = p.last();
   while (first + 1 < c.size() && c.v[first + 1] <= leave) ++first;
   if (first + 1 == c.size()) return {};
   size_t last = first + 1;
   while (last + 1 < c.size() && c.v[last] < arrive) ++last;
 
-  const double near_ns = std::exp(p.level), far_ns = std::exp(p.level + step_log);
+  const double near_ns = std::exp(near_log), far_ns = std::exp(far_log);
   std::vector<double> xs, hits;
   for (size_t i = first; i <= last; ++i) {
     xs.push_back(c.x[i]);
@@ -296,7 +308,12 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
     const Plateau& p = plateaus[k];
     const double step_log =
         k + 1 < plateaus.size() ? plateaus[k + 1].level - p.level : final_rise(c, p, options);
-    const Departure d = step_log > 0 ? find_departure(c, p, step_log, options) : Departure{};
+    // The rise runs from the latency where this plateau ends to where the
+    // next begins: a level that drifts up across its plateau (a shared L3,
+    // TLB misses in DRAM) must not stretch the rise before it.
+    const double far_log =
+        k + 1 < plateaus.size() ? edge_level(c, plateaus[k + 1], true) : p.level + step_log;
+    const Departure d = step_log > 0 ? find_departure(c, p, far_log, options) : Departure{};
     if (d.seen && d.at_bytes > options.translation_threshold_bytes) {
       translation_note = fmt::format(
           "Latency rises again from about {} (beyond {}): address translation (TLB reach), not a cache; "

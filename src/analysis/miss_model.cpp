@@ -67,7 +67,7 @@ CapacityFit fit_capacity(std::span<const double> x, std::span<const double> h) {
   const double lo = std::log(x.front() / 2), hi = std::log(x.back() * 2);
   constexpr int kSteps = 400;
   double best_rr = std::numeric_limits<double>::max(), rr_capacity = 0;
-  double best_so = std::numeric_limits<double>::max(), so_capacity = 0, so_width = 0;
+  double best_so = std::numeric_limits<double>::max(), so_width = 0;
   for (int i = 0; i <= kSteps; ++i) {
     const double c = std::exp(lo + (hi - lo) * i / kSteps);
     const double e = sse(x, h, [&](double f) { return random_replacement_hit_rate(f / c); });
@@ -75,7 +75,7 @@ CapacityFit fit_capacity(std::span<const double> x, std::span<const double> h) {
     for (int k = 0; k <= 40; ++k) {
       const double w = 0.02 * std::pow(150.0, k / 40.0);  // 0.02 .. 3 octaves
       const double e2 = sse(x, h, [&](double f) { return set_overflow_hit_rate(f, c, w); });
-      if (e2 < best_so) best_so = e2, so_capacity = c, so_width = w;
+      if (e2 < best_so) best_so = e2, so_width = w;
     }
   }
   // BIC with a floor on the residual (hit fractions are read off noisy
@@ -89,8 +89,10 @@ CapacityFit fit_capacity(std::span<const double> x, std::span<const double> h) {
     fit.capacity_bytes = rr_capacity;
     fit.rms = std::sqrt(best_rr / n);
   } else {
+    // The fit decides that half the loads hitting is the capacity; where
+    // that is is read from the data themselves, since real rises are rarely
+    // as symmetric as the logistic (a CPU L2's runs on into a drifting L3).
     fit.model = MissModel::kSetOverflow;
-    fit.capacity_bytes = so_capacity;
     fit.width_octaves = so_width;
     fit.rms = std::sqrt(best_so / n);
   }

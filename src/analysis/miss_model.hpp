@@ -39,7 +39,9 @@ double random_replacement_hit_rate(double ratio);
 // the plateau, 0 at the next level). With fewer than two points inside the
 // rise (0.05 < h < 0.95) the shape cannot be told and the capacity is where
 // h crosses 1/2 (kSharp); otherwise both models are fitted and the one with
-// the lower BIC wins (random replacement has one parameter, overflow two).
+// the lower BIC wins (random replacement has one parameter, overflow two):
+// random replacement gives its fitted capacity, set overflow the footprint
+// where the data cross h = 1/2.
 CapacityFit fit_capacity(std::span<const double> footprint, std::span<const double> hit);
 
 }  // namespace gpuscope::analysis

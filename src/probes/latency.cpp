@@ -166,11 +166,14 @@ class LatencyProbe {
     // CPU the cores are shared: a co-tenant on an SMT sibling takes part of
     // the L1 and L2 for a fraction of a second at a time (measured on the CI
     // VM: a 24 KiB chase read 1.1 ns in a third of 0.4 s windows and up to
-    // 4 ns in the rest), so every point gets a second visit there. Anywhere,
+    // 4 ns in the rest), so every point gets two more visits there. Anywhere,
     // points that disagree with their neighbours get more. Smooth GPU curves
     // spend little here.
-    for (int visit = 1; visit <= 2 && budget.remaining_s() > 0; ++visit) {
-      std::vector<double> xs = visit == 1 && cpu ? all_x(s) : rough_points(s);
+    for (int visit = 1; visit <= 3 && budget.remaining_s() > 0; ++visit) {
+      std::vector<double> xs = visit <= 2 && cpu ? all_x(s) : rough_points(s);
+      // Alternate the direction so that no footprint's visits all fall at
+      // the same offsets in time from the others'.
+      if (visit % 2 == 1) std::reverse(xs.begin(), xs.end());
       for (double x : xs) {
         if (budget.exhausted()) break;
         measure_point(s, static_cast<size_t>(x), visit);
