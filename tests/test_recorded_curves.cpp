@@ -91,6 +91,8 @@ TEST_P(HopperCurves, FindsL1SplitL2AndDram) {
 INSTANTIATE_TEST_SUITE_P(
     Recorded, HopperCurves,
     ::testing::Values(
+        Hopper{"h100_latency_final_run1.json", "h100_cuda_chase.txt", 23 * MiB, 28 * MiB, 48 * MiB, 56 * MiB},
+        Hopper{"h100_latency_final_run2.json", "h100_cuda_chase.txt", 23 * MiB, 28 * MiB, 48 * MiB, 56 * MiB},
         Hopper{"h100_latency_run1.json", "h100_cuda_chase.txt", 23 * MiB, 28 * MiB, 48 * MiB, 56 * MiB},
         Hopper{"h100_latency_run2.json", "h100_cuda_chase.txt", 23 * MiB, 28 * MiB, 48 * MiB, 56 * MiB},
         Hopper{"h200_latency_run1.json", "h200_cuda_chase.txt", 27 * MiB, 33 * MiB, 57 * MiB, 64 * MiB},
@@ -117,11 +119,22 @@ TEST(RecordedCurves, EpycThroughPoclFindsL1AndL2) {
   }
 }
 
-// The Xeon of the GPU machine, a busier VM: its L1 reads smaller than the
-// 48 KiB Linux states (misses from 24 KiB on, sibling interference), which
-// is what the curve shows; what must hold is the shape: fast L1 first, DRAM
-// last, nothing inferred from the pthread driver's perturbed curve that the
-// curve does not support (no crash, levels in order).
+// The Xeon of the GPU machine (L1d 48 KiB, L2 2 MiB) through PoCL's
+// single-threaded driver with buffers on huge pages: the final probe.
+TEST(RecordedCurves, XeonWithHugePagesFindsL1AndL2) {
+  const Results r = load("pocl_xeon_basic_latency_thp.json");
+  EXPECT_EQ(r.device.vendor_info.value("gpuscope_buffers", ""),
+            "host memory, transparent huge pages requested");
+  EXPECT_NEAR(value(r, "memory.L1.capacity_bytes") / (48 * KiB), 1.0, 0.25);
+  EXPECT_NEAR(value(r, "memory.L2.capacity_bytes") / (2 * MiB), 1.0, 0.25);
+  EXPECT_LT(value(r, "memory.L1.latency_ns"), value(r, "memory.L2.latency_ns"));
+  EXPECT_GT(value(r, "memory.dram.latency_ns"), 100);
+}
+
+// The same Xeon before buffers moved to huge pages: its L1 read smaller
+// than the 48 KiB Linux states and the first-level TLB's reach added a step;
+// what must hold there is the shape: fast L1 first, levels in order, DRAM
+// last, and no crash on the threaded driver's perturbed curve.
 TEST(RecordedCurves, XeonThroughPoclKeepsLevelsInOrder) {
   for (const char* file : {"pocl_xeon_basic_latency.json", "pocl_xeon_basic_latency_final.json",
                            "pocl_xeon_pthread_latency.json"}) {
