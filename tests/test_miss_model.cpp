@@ -53,5 +53,15 @@ TEST(MissModel, RecognisesSymmetricSetOverflow) {
   EXPECT_NEAR(fit.width_octaves, 0.3, 0.05);
 }
 
+TEST(MissModel, OneDisturbedPointDoesNotMoveTheHalfCrossing) {
+  // h falls through 1/2 between 1000 and 1100; a disturbed point at 700
+  // dips below 1/2 alone. Pooled with its neighbours it no longer crosses.
+  const std::vector<double> x = {500, 600, 700, 800, 900, 1000, 1100, 1200};
+  const std::vector<double> h = {1.0, 0.8, 0.45, 0.62, 0.6, 0.55, 0.4, 0.0};
+  const CapacityFit fit = fit_capacity(x, h);
+  EXPECT_GT(fit.capacity_bytes, 900);
+  EXPECT_LT(fit.capacity_bytes, 1100);
+}
+
 }  // namespace
 }  // namespace gpuscope::analysis

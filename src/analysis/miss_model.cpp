@@ -53,11 +53,36 @@ double sse(std::span<const double> x, std::span<const double> h, Model model) {
   return s;
 }
 
+// The closest non-increasing sequence to h in least squares (pool adjacent
+// violators). A hit fraction cannot rise as the footprint grows, so a point
+// that does is noise; pooling it with its neighbours keeps one disturbed
+// point from deciding where the curve crosses 1/2.
+std::vector<double> non_increasing(std::span<const double> h) {
+  std::vector<double> level, weight;
+  for (double v : h) {
+    level.push_back(v);
+    weight.push_back(1);
+    while (level.size() > 1 && level[level.size() - 2] < level.back()) {
+      const double w = weight[weight.size() - 2] + weight.back();
+      const double m =
+          (level[level.size() - 2] * weight[weight.size() - 2] + level.back() * weight.back()) / w;
+      level.pop_back();
+      weight.pop_back();
+      level.back() = m;
+      weight.back() = w;
+    }
+  }
+  std::vector<double> out;
+  for (size_t i = 0; i < level.size(); ++i) out.insert(out.end(), static_cast<size_t>(weight[i]), level[i]);
+  return out;
+}
+
 }  // namespace
 
-CapacityFit fit_capacity(std::span<const double> x, std::span<const double> h) {
+CapacityFit fit_capacity(std::span<const double> x, std::span<const double> raw_hit) {
   CapacityFit fit;
   if (x.empty()) return fit;
+  const std::vector<double> h = non_increasing(raw_hit);
   fit.capacity_bytes = half_crossing(x, h);
   const auto inside = std::count_if(h.begin(), h.end(), [](double v) { return v > 0.05 && v < 0.95; });
   if (inside < 2) return fit;

@@ -41,7 +41,9 @@ double random_replacement_hit_rate(double ratio);
 // h crosses 1/2 (kSharp); otherwise both models are fitted and the one with
 // the lower BIC wins (random replacement has one parameter, overflow two):
 // random replacement gives its fitted capacity, set overflow the footprint
-// where the data cross h = 1/2.
+// where the data cross h = 1/2. The hit fractions are first made
+// non-increasing (isotonic regression), as no real cache hits more often
+// when the footprint grows.
 CapacityFit fit_capacity(std::span<const double> footprint, std::span<const double> hit);
 
 }  // namespace gpuscope::analysis
