@@ -112,14 +112,12 @@ CapacityFit fit_capacity(std::span<const double> x, std::span<const double> raw_
   if (bic_rr < bic_so) {
     fit.model = MissModel::kRandomReplacement;
     fit.capacity_bytes = rr_capacity;
-    fit.rms = std::sqrt(best_rr / n);
   } else {
     // The fit decides that half the loads hitting is the capacity; where
     // that is is read from the data themselves, since real rises are rarely
     // as symmetric as the logistic (a CPU L2's runs on into a drifting L3).
     fit.model = MissModel::kSetOverflow;
     fit.width_octaves = so_width;
-    fit.rms = std::sqrt(best_so / n);
   }
   return fit;
 }

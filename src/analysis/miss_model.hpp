@@ -28,7 +28,6 @@ struct CapacityFit {
   double capacity_bytes = 0;
   MissModel model = MissModel::kSharp;
   double width_octaves = 0;  // kSetOverflow: spread of the rise (logistic scale)
-  double rms = 0;            // root-mean-square residual in hit fraction
 };
 
 // Fraction of loads that hit a fully associative random-replacement cache
