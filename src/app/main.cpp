@@ -118,6 +118,8 @@ int cmd_run(const RunArgs& a, const std::string& command_line) {
     try {
       auto series = p->run(ctx);
       r.series.insert(r.series.end(), series.begin(), series.end());
+    } catch (const Unsupported& e) {
+      r.skipped.push_back({p->name, fmt::format("unsupported: {}", e.what())});
     } catch (const BuildError& e) {
       r.skipped.push_back({p->name, fmt::format("{}\nbuild log:\n{}", e.what(), e.log)});
     } catch (const OutOfResources& e) {

@@ -28,6 +28,13 @@ struct BuildError : DeviceError {
   std::string log;
 };
 
+// The device or backend cannot run a probe at all (no image support, no
+// fp64, an API feature the backend lacks). The probe is skipped with this
+// reason and the run goes on with exit code 0.
+struct Unsupported : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // A kernel produced a wrong result: the measurement cannot be trusted.
 struct ValidationError : std::runtime_error {
   using std::runtime_error::runtime_error;
