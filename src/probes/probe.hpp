@@ -51,5 +51,6 @@ const ProbeDef& find_probe(const std::string& name);
 
 // Probe entry points (one file each).
 std::vector<Series> run_latency_probe(ProbeContext& ctx);
+std::vector<Series> run_texture_probe(ProbeContext& ctx);
 
 }  // namespace gpuscope

@@ -7,6 +7,8 @@ const std::vector<ProbeDef>& probe_registry() {
   static const std::vector<ProbeDef> probes = {
       {"latency", "dependent pointer chase over growing footprints: cache levels, sizes, latencies", 20.0,
        run_latency_probe},
+      {"texture", "image-path chase, bandwidth, and whether texture and load/store share a first-level cache",
+       5.0, run_texture_probe},
   };
   return probes;
 }
