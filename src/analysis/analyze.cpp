@@ -49,8 +49,9 @@ std::vector<Finding> analyze_all(const Results& r) {
   const Series* pair_small = r.find_series(kTexturePairSmallSeries);
   const Series* pair_large = r.find_series(kTexturePairLargeSeries);
   if (pair_small && pair_large && pair_large->meta.contains("texture_bytes")) {
-    const auto sharing =
-        infer_texture_sharing(*pair_small, *pair_large, pair_large->meta["texture_bytes"].get<double>());
+    const double first_level = pair_large->meta.value("texture_first_level_bytes", 0.0);
+    const auto sharing = infer_texture_sharing(*pair_small, *pair_large,
+                                               pair_large->meta["texture_bytes"].get<double>(), first_level);
     auto found = texture_sharing_findings(sharing, pair_small->id, pair_large->id);
     out.insert(out.end(), found.begin(), found.end());
   }

@@ -75,7 +75,8 @@ std::vector<Finding> texture_bandwidth_findings(const Series& bandwidth) {
 }
 
 TextureSharing infer_texture_sharing(const Series& pair_small, const Series& pair_large,
-                                     double large_texture_bytes) {
+                                     double large_texture_bytes, double first_level_bytes) {
+  const double capacity = first_level_bytes > 0 ? first_level_bytes : large_texture_bytes / 0.75;
   TextureSharing out;
   struct Row {
     double x, small, large, small_noise, ratio_noise;
@@ -137,6 +138,7 @@ TextureSharing infer_texture_sharing(const Series& pair_small, const Series& pai
     if (r.x < large_texture_bytes / 3) continue;
     ratio_noise.push_back(r.ratio_noise);
     ++out.points_tested;
+    out.points_overflowing += r.x + large_texture_bytes >= capacity ? 1 : 0;
     const double excess = r.large / r.small / ratio0;
     const bool raised = excess > 1 + std::max(min_excess, 4 * r.ratio_noise);
     if (excess > out.peak_excess) {
@@ -169,18 +171,27 @@ TextureSharing infer_texture_sharing(const Series& pair_small, const Series& pai
         "A texture chain over {} made the global chain's rounds {:.2f}x slower at a global footprint of {} "
         "that fits alone: the two paths evict each other from one cache.",
         bytes_text(large_texture_bytes), out.peak_excess, bytes_text(out.peak_at_bytes));
+  } else if (out.points_overflowing == 0) {
+    out.measurable = false;
+    out.note = fmt::format(
+        "No raise, but no global footprint that fits alone reached {} with the texture chain's {}: a shared "
+        "cache would not have overflowed yet, so the sweep cannot tell.",
+        bytes_text(capacity - large_texture_bytes), bytes_text(large_texture_bytes));
   } else {
     // A "no" is as sure as a shared cache would have been plain: the raise
     // to expect is about the global chain's own miss step (taken as 50%
     // where the sweep never saw it) against the ratios' noise.
     const double expected = small_left ? small_rise - 1 : 0.5;
     const double z = expected / median(ratio_noise);
-    out.confidence = 0.85 * (1 - std::exp(-out.points_tested / 3.0)) * (z * z / (z * z + 9));
+    // Only footprints where a shared cache would have overflowed count.
+    out.confidence = 0.85 * (1 - std::exp(-out.points_overflowing / 1.5)) * (z * z / (z * z + 9));
     out.note = fmt::format(
         "A texture chain over {} left the global chain's rounds unchanged (at most {:.2f}x) at {} global "
-        "footprints that fit alone, up to {}: separate first-level caches (or a global path that bypasses "
-        "one).",
-        bytes_text(large_texture_bytes), out.peak_excess, out.points_tested,
+        "footprints that fit alone ({} of them past where a shared cache of {} would overflow), up to {}: "
+        "separate "
+        "first-level caches (or a global path that bypasses one).",
+        bytes_text(large_texture_bytes), out.peak_excess, out.points_tested, out.points_overflowing,
+        bytes_text(capacity),
         bytes_text(rows[std::min(rows.size() - 1, kBaseline + out.points_tested - 1)].x));
   }
   return out;

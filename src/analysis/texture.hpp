@@ -54,16 +54,21 @@ std::vector<Finding> texture_bandwidth_findings(const Series& bandwidth);
 struct TextureSharing {
   bool measurable = false;  // false: the series cannot decide (see note)
   bool shares = false;
-  double peak_excess = 1;    // largest ratio (large/small) over its baseline where G alone fits
-  double peak_at_bytes = 0;  // the global footprint where that was seen
-  int points_tested = 0;     // footprints where G alone fits, beyond the baseline points
-  int points_raised = 0;     // of them, clearly raised
+  double peak_excess = 1;      // largest ratio (large/small) over its baseline where G alone fits
+  double peak_at_bytes = 0;    // the global footprint where that was seen
+  int points_tested = 0;       // footprints where G alone fits, beyond the baseline points
+  int points_raised = 0;       // of them, clearly raised
+  int points_overflowing = 0;  // of them, with G + large >= the first level's capacity
   double confidence = 0;
   std::string note;
 };
 
+// first_level_bytes: the texture first level's capacity as the probe read
+// it (0: unknown, taken as large_texture_bytes / 0.75). A "no" needs a
+// tested footprint where G + large reaches it: short of that, a shared
+// cache would not have overflowed and the sweep cannot tell.
 TextureSharing infer_texture_sharing(const Series& pair_small, const Series& pair_large,
-                                     double large_texture_bytes);
+                                     double large_texture_bytes, double first_level_bytes = 0);
 
 // texture.shares_l1 (bool) when the sharing was measurable; else empty.
 std::vector<Finding> texture_sharing_findings(const TextureSharing& s, const std::string& small_id,

@@ -89,11 +89,12 @@ __kernel void pair_chase(IMAGE_T img, __global const uint* words, uint t_start, 
 // Texture bandwidth: every work-item makes `reads` independent fetches
 // (nothing depends on a previous fetch, so the texture units can keep as
 // many in flight as they hold). Read k of a work-group reads pixel
-// (group_offset + k * local_size + local_id) mod the footprint
+// (group_id * group_stride + k * local_size + local_id) mod the footprint
 // (pixel_mask + 1 pixels, a power of two): a work-group's lanes read
-// consecutive pixels, as a texture unit serves best, and every work-group
-// sweeps the whole footprint from its own starting point, so a footprint
-// that fits one compute unit's cache is served from there. All four
+// consecutive pixels, as a texture unit serves best, and the host spreads
+// the work-groups' starts over the footprint (group_stride), so that a
+// footprint that fits a cache is served from it and one that does not
+// streams from the level behind. All four
 // channels go into a sum that is stored per work-item, so neither the
 // fetches nor their width can be optimised away; the host recomputes
 // the sums of a sample of work-items.
