@@ -347,7 +347,10 @@ class TextureProbe {
     const bool quick = ctx_.options.quick;
     const size_t large_bytes = round_to_slots(0.75 * plateau_bytes);
     const size_t small_bytes = round_to_slots(c_bytes / 8);
-    if (small_bytes + large_bytes > max_footprint_) return {};
+    if (small_bytes + large_bytes > max_footprint_) {
+      ctx_.progress("texture: the first level is larger than the image; sharing experiment skipped");
+      return {};
+    }
     PlacedCycle small{random_cycle(static_cast<uint32_t>(small_bytes / stride_bytes_), 0x5a11), 0, 0};
     PlacedCycle large{random_cycle(static_cast<uint32_t>(large_bytes / stride_bytes_), 0x1a26e),
                       small.cycle.size(), 0};
