@@ -5,26 +5,29 @@
 //   -DVEC=1|2|4|8|16   elements of uint per access (4 to 64 bytes per load/store)
 //   -DUNROLL=n         independent accesses each work-item has in flight per step
 //
-// Layout shared by all three kernels. The footprint is `n` vectors. Work-group
-// g walks its own cursor around the footprint: it starts at vector
-// `start[g]` (the host spaces the starts n/W apart, W = number of groups) and
-// covers `count` consecutive vectors per launch, wrapping at n. Within a
-// step the group's work-items touch UNROLL * local_size consecutive vectors,
-// so every access is coalesced and each work-item has UNROLL independent
-// loads in flight.
+// Layout shared by all three kernels. The footprint is a window of `n`
+// vectors per array. Work-group g walks its own cursor around its window:
+// the host gives it an absolute start a_g = r_g + b_g, where r_g < S (the
+// step, S = UNROLL * local_size vectors) shifts the group's window to
+// [r_g, r_g + n) and b_g < n is the cursor within it. A step reads S
+// consecutive vectors from r_g + b_g, so every access is coalesced and each
+// work-item has UNROLL independent loads in flight; then b_g advances by S,
+// wrapping at n. n and b_g are multiples of S, so a step never straddles the
+// wrap and the loads carry no index arithmetic beyond a constant offset; the
+// buffers hold S vectors of slack past the largest window.
 //
-// Why cursors spaced n/W apart: every byte of the footprint is revisited
-// only after all groups together have moved n vectors, so the reuse distance
-// is the footprint whatever W is: a footprint that fits a cache hits in it,
-// one that does not streams from the level below, exactly as the latency
-// chase's footprints do, and the two curves' steps line up. When a launch's
-// `count` is below n/W each byte moves at most once per launch (pure
-// streaming); when above, the groups sweep the footprint repeatedly.
+// Why cursors: the host spaces the starts n/W apart (W = number of groups)
+// and hands them out in random order. Every byte of the footprint is then
+// revisited only after all groups together have moved about n vectors, so
+// the reuse distance is the footprint whatever W is and whichever groups
+// share a compute unit: a footprint that fits a cache hits in it, one that
+// does not streams from the level below, as the latency chase's footprints
+// do, and the two curves' steps line up. When a launch's `count` is below
+// n/W each byte moves at most once per launch (pure streaming); when above,
+// the groups sweep the footprint repeatedly. Each launch continues where
+// the previous one stopped.
 //
-// The host guarantees that n, every start and `count` are multiples of the
-// step S = UNROLL * local_size vectors. So a step never straddles the end of
-// the footprint: only the step's base wraps, once per step, and the loads
-// themselves carry no index arithmetic beyond a constant offset.
+// The host guarantees: n, b_g and `count` are multiples of S; S is a power of two.
 
 #if VEC == 1
 typedef uint vec_t;
@@ -56,11 +59,11 @@ typedef uint16 vec_t;
 #define UNROLL 4
 #endif
 
-// Advances a work-item's index by one step, wrapping at n. A compare and
-// subtract, not a modulo: n need not be a power of two.
-inline uint next_step(uint base, uint step, uint n) {
-  base += step;
-  return base >= n ? base - n : base;
+// Advances a cursor by one step, wrapping at n. A compare and subtract, not
+// a modulo: n need not be a power of two.
+inline uint next_step(uint b, uint step, uint n) {
+  b += step;
+  return b >= n ? b - n : b;
 }
 
 // Every work-item sums what it loads (as 32-bit words, wrapping) and stores
@@ -72,15 +75,18 @@ __kernel void read(__global const vec_t* restrict src, uint n, __global const ui
                    uint count, __global uint* restrict sums) {
   const uint lsz = (uint)get_local_size(0);
   const uint lid = (uint)get_local_id(0);
-  uint base = start[get_group_id(0)] + lid;
+  const uint step = UNROLL * lsz;
+  const uint a = start[get_group_id(0)];
+  __global const vec_t* p = src + (a & (step - 1)) + lid;
+  uint b = a & ~(step - 1);
   vec_t acc = (vec_t)(0);
-  for (uint done = 0; done < count; done += UNROLL * lsz) {
+  for (uint done = 0; done < count; done += step) {
     vec_t v[UNROLL];
 #pragma unroll
-    for (int k = 0; k < UNROLL; ++k) v[k] = src[base + k * lsz];
+    for (int k = 0; k < UNROLL; ++k) v[k] = p[b + k * lsz];
 #pragma unroll
     for (int k = 0; k < UNROLL; ++k) acc += v[k];
-    base = next_step(base, UNROLL * lsz, n);
+    b = next_step(b, step, n);
   }
   sums[get_global_id(0)] = HSUM(acc);
 }
@@ -94,14 +100,17 @@ __kernel void write(__global vec_t* restrict dst, uint n, __global const uint* r
                     uint seed) {
   const uint lsz = (uint)get_local_size(0);
   const uint lid = (uint)get_local_id(0);
-  uint base = start[get_group_id(0)] + lid;
-  for (uint done = 0; done < count; done += UNROLL * lsz) {
+  const uint step = UNROLL * lsz;
+  const uint a = start[get_group_id(0)];
+  const uint r = (a & (step - 1)) + lid;
+  uint b = a & ~(step - 1);
+  for (uint done = 0; done < count; done += step) {
 #pragma unroll
     for (int k = 0; k < UNROLL; ++k) {
-      const uint i = base + k * lsz;
+      const uint i = r + b + k * lsz;
       dst[i] = SPLAT((i * 0x9e3779b1u) ^ seed);
     }
-    base = next_step(base, UNROLL * lsz, n);
+    b = next_step(b, step, n);
   }
 }
 
@@ -111,13 +120,18 @@ __kernel void copy(__global const vec_t* restrict src, __global vec_t* restrict 
                    __global const uint* restrict start, uint count) {
   const uint lsz = (uint)get_local_size(0);
   const uint lid = (uint)get_local_id(0);
-  uint base = start[get_group_id(0)] + lid;
-  for (uint done = 0; done < count; done += UNROLL * lsz) {
+  const uint step = UNROLL * lsz;
+  const uint a = start[get_group_id(0)];
+  const uint r = (a & (step - 1)) + lid;
+  __global const vec_t* p = src + r;
+  __global vec_t* q = dst + r;
+  uint b = a & ~(step - 1);
+  for (uint done = 0; done < count; done += step) {
     vec_t v[UNROLL];
 #pragma unroll
-    for (int k = 0; k < UNROLL; ++k) v[k] = src[base + k * lsz];
+    for (int k = 0; k < UNROLL; ++k) v[k] = p[b + k * lsz];
 #pragma unroll
-    for (int k = 0; k < UNROLL; ++k) dst[base + k * lsz] = v[k];
-    base = next_step(base, UNROLL * lsz, n);
+    for (int k = 0; k < UNROLL; ++k) q[b + k * lsz] = v[k];
+    b = next_step(b, step, n);
   }
 }

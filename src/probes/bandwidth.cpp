@@ -202,19 +202,27 @@ class BandwidthProbe {
     return s;
   }
 
-  // The largest footprint: on a GPU 512 MiB or 8x the cache the driver
-  // claims (several times any GPU's last-level cache: 50-60 MB on H100/H200,
-  // 128-256 MB on the largest AMD parts), on a CPU 256 MiB (32 MiB in quick
-  // mode, for the CI machine), always within a quarter of the device's memory.
-  // Halved on refusal.
+  // The largest footprint: on a GPU 4 GiB or 8x the cache the driver claims
+  // (far past any GPU's last-level cache: 50-60 MB on H100/H200, 128-256 MB
+  // on the largest AMD parts; on the H200 a 512 MiB footprint still hits the
+  // 60 MB L2 often enough to read 5% above DRAM's steady rate), on a CPU
+  // 256 MiB (32 MiB in quick mode, for the CI machine); always within the
+  // device's max allocation and a quarter of its memory. Halved on refusal.
+  // Each buffer has kSlackBytes past the footprint: a group's window may
+  // start up to one step into the buffer (see bandwidth.cl).
+  static constexpr size_t kSlackBytes = 256 * kKiB;
+  static constexpr size_t kBlockBytes = 256 * kMiB;  // random data, repeated to fill larger buffers
+
   void allocate() {
-    size_t want = cpu_ ? (quick_ ? 32 : 256) * kMiB : std::max<size_t>(512 * kMiB, 8 * info_.global_cache_bytes);
-    want = std::min<size_t>(want, info_.max_alloc_bytes);
+    size_t want = cpu_ ? (quick_ ? 32 : 256) * kMiB
+                       : std::max<size_t>(size_t{4} << 30, 8 * info_.global_cache_bytes);
+    want = std::min<size_t>(want, info_.max_alloc_bytes - kSlackBytes);
     if (info_.global_mem_bytes) want = std::min<size_t>(want, info_.global_mem_bytes / 4);
+    want = std::bit_floor(want);
     for (size_t bytes = want; bytes >= 1 * kMiB; bytes /= 2) {
       try {
-        src_ = dev_.create_buffer(bytes);
-        dst_ = dev_.create_buffer(bytes);
+        src_ = dev_.create_buffer(bytes + kSlackBytes);
+        dst_ = dev_.create_buffer(bytes + kSlackBytes);
         max_fp_ = bytes;
         break;
       } catch (const OutOfResources&) {
@@ -224,54 +232,84 @@ class BandwidthProbe {
     }
     if (!src_) throw OutOfResources("bandwidth: could not allocate two 1 MiB buffers");
 
-    // Random words; granule prefix sums for the read check.
-    host_.resize(max_fp_ / 4);
+    // Random words: one block, written over the buffer as many times as it
+    // takes (a repeat 256 MiB away gives a compressor nothing: compression
+    // works on blocks of a few hundred bytes). Granule prefix sums of the
+    // block for the read check.
+    host_.resize(std::min(kBlockBytes, max_fp_ + kSlackBytes) / 4);
     SplitMix64 rng(0x5eed'ba4d'0000'0001ULL);
     for (size_t i = 0; i < host_.size(); i += 2) {
       const uint64_t r = rng.next();
       host_[i] = static_cast<uint32_t>(r);
       if (i + 1 < host_.size()) host_[i + 1] = static_cast<uint32_t>(r >> 32);
     }
-    dev_.write_values<uint32_t>(*src_, host_);
-    prefix_.assign(max_fp_ / kGranuleBytes + 1, 0);
+    const size_t total_words = (max_fp_ + kSlackBytes) / 4;
+    for (size_t w = 0; w < total_words; w += host_.size()) {
+      const size_t len = std::min(host_.size(), total_words - w);
+      dev_.write_values<uint32_t>(*src_, std::span<const uint32_t>(host_.data(), len), w);
+    }
+    prefix_.assign(host_.size() * 4 / kGranuleBytes + 1, 0);
     constexpr size_t words = kGranuleBytes / 4;
     for (size_t g = 0; g + 1 < prefix_.size(); ++g) {
-      uint32_t s = 0;
-      for (size_t j = 0; j < words; ++j) s += host_[g * words + j];
-      prefix_[g + 1] = prefix_[g] + s;
+      uint32_t sum = 0;
+      for (size_t j = 0; j < words; ++j) sum += host_[g * words + j];
+      prefix_[g + 1] = prefix_[g] + sum;
     }
   }
 
-  // Sum (mod 2^32) of the words in granules [first, first + count) of a
-  // footprint of n granules, wrapping at n.
-  uint32_t granule_sum(uint64_t first, uint64_t count, uint64_t n) const {
-    const uint64_t full = count / n;
-    const uint64_t rem = count % n;
-    uint32_t s = static_cast<uint32_t>(full) * prefix_[n];
-    if (first + rem <= n) return s + (prefix_[first + rem] - prefix_[first]);
-    return s + (prefix_[n] - prefix_[first]) + prefix_[first + rem - n];
+  uint32_t host_word(uint64_t i) const { return host_[i % host_.size()]; }
+
+  // Sum (mod 2^32) of the source's words in granules [0, g).
+  uint32_t prefix(uint64_t g) const {
+    const uint64_t block = prefix_.size() - 1;
+    return static_cast<uint32_t>(g / block) * prefix_[block] + prefix_[g % block];
   }
 
-  // One point's set-up: cursors spaced n/groups apart (in whole steps), the
-  // work-item sums buffer, and a launch function for the harness whose unit
-  // of work is one step per group.
+  // Sum of `count` granules walked circularly through the window of n
+  // granules that begins at granule `window`, starting `first` into it.
+  uint32_t circular_sum(uint64_t window, uint64_t n, uint64_t first, uint64_t count) const {
+    const uint64_t full = count / n;
+    const uint64_t rem = count % n;
+    uint32_t sum = static_cast<uint32_t>(full) * (prefix(window + n) - prefix(window));
+    const uint64_t a = window + first;
+    if (first + rem <= n) return sum + (prefix(a + rem) - prefix(a));
+    return sum + (prefix(window + n) - prefix(a)) + (prefix(window + first + rem - n) - prefix(window));
+  }
+
+  // One point's walk: per group a window shift r (vectors, < one step, whole
+  // granules) and a cursor b (a multiple of the step, < n).
   struct Walk {
     Shape shape;
-    uint64_t n = 0;               // footprint per array, vectors
-    std::vector<uint32_t> start;  // per group, vectors
-    std::vector<uint32_t> last;   // starts of the last launch
+    uint64_t n = 0;                  // footprint per array, vectors
+    std::vector<uint32_t> r, b;      // per group
+    std::vector<uint32_t> last_b;    // cursors of the last launch
     uint64_t last_count = 0;
   };
 
-  // n: footprint per array in vectors, rounded down to whole steps.
+  // n: footprint per array in vectors, rounded down to whole steps. The
+  // groups' starts are n/W apart in whole granules, dealt out in a random
+  // order so that the groups a compute unit happens to run do not start
+  // side by side.
   Walk make_walk(const Shape& s, uint64_t n) {
     Walk w;
     w.shape = s;
-    const uint64_t steps = n / s.step_vectors();
-    w.n = steps * s.step_vectors();
-    w.start.resize(s.groups);
-    for (size_t g = 0; g < s.groups; ++g)
-      w.start[g] = static_cast<uint32_t>(g * steps / s.groups * s.step_vectors());
+    const uint64_t step = s.step_vectors();
+    w.n = n / step * step;
+    if ((w.n + step) * s.vec_bytes() > max_fp_ + kSlackBytes)
+      throw DeviceError("bandwidth: a walk would leave its buffer");
+    std::vector<uint32_t> order(s.groups);
+    std::iota(order.begin(), order.end(), 0u);
+    SplitMix64 rng(0xd1ce + s.groups);
+    for (size_t i = s.groups; i > 1; --i) std::swap(order[i - 1], order[rng.below(static_cast<uint32_t>(i))]);
+    const uint64_t vec_per_granule = std::max<uint64_t>(1, kGranuleBytes / s.vec_bytes());
+    const uint64_t n_gran = w.n / vec_per_granule;
+    w.r.resize(s.groups);
+    w.b.resize(s.groups);
+    for (size_t g = 0; g < s.groups; ++g) {
+      const uint64_t pos = order[g] * n_gran / s.groups * vec_per_granule;
+      w.r[g] = static_cast<uint32_t>(pos % step);
+      w.b[g] = static_cast<uint32_t>(pos - pos % step);
+    }
     if (!starts_ || starts_->size_bytes() < s.groups * 4) starts_ = dev_.create_buffer(s.groups * 4);
     const size_t items = s.groups * s.local;
     if (!sums_ || sums_->size_bytes() < items * 4) sums_ = dev_.create_buffer(items * 4);
@@ -284,7 +322,9 @@ class BandwidthProbe {
     if (count64 > UINT32_MAX) throw DeviceError("bandwidth: a launch's walk exceeds 2^32 vectors");
     const auto count = static_cast<uint32_t>(count64);
     const auto n = static_cast<uint32_t>(w.n);
-    dev_.write_values<uint32_t>(*starts_, w.start);
+    std::vector<uint32_t> start(s.groups);
+    for (size_t g = 0; g < s.groups; ++g) start[g] = w.r[g] + w.b[g];
+    dev_.write_values<uint32_t>(*starts_, start);
     Kernel& k = kernel(a, s.vec, s.unroll);
     const Range global = Range::d1(s.groups * s.local), local = Range::d1(s.local);
     double ns = 0;
@@ -299,10 +339,10 @@ class BandwidthProbe {
       const KernelArg args[] = {src_.get(), dst_.get(), n, starts_.get(), count};
       ns = dev_.launch(k, global, local, args);
     }
-    w.last = w.start;
+    w.last_b = w.b;
     w.last_count = count;
     check(a, w);
-    for (auto& st : w.start) st = static_cast<uint32_t>((st + count64) % w.n);
+    for (auto& b : w.b) b = static_cast<uint32_t>((b + count64) % w.n);
     return ns;
   }
 
@@ -310,44 +350,43 @@ class BandwidthProbe {
 
   void check(const Access& a, const Walk& w) {
     const Shape& s = w.shape;
-    const uint64_t gran_per_vec = s.vec_bytes();  // bytes; granules below
-    const uint64_t n_gran = w.n * gran_per_vec / kGranuleBytes;
-    const uint64_t count_gran = w.last_count * gran_per_vec / kGranuleBytes;
+    const uint64_t vb = s.vec_bytes();
+    const uint64_t n_gran = w.n * vb / kGranuleBytes;
+    const uint64_t count_gran = w.last_count * vb / kGranuleBytes;
     if (&a == &kRead) {
       const auto got = dev_.read_values<uint32_t>(*sums_, s.groups * s.local);
       const uint32_t sum = std::accumulate(got.begin(), got.end(), uint32_t{0});
       uint32_t want = 0;
       for (size_t g = 0; g < s.groups; ++g)
-        want += granule_sum(w.last[g] * gran_per_vec / kGranuleBytes, count_gran, n_gran);
+        want += circular_sum(w.r[g] * vb / kGranuleBytes, n_gran, w.last_b[g] * vb / kGranuleBytes, count_gran);
       if (sum != want)
         throw ValidationError(fmt::format("bandwidth: read sums add up to {:#x}, the host expects {:#x} ({}, {} B)",
-                                          sum, want, shape_text(s), w.n * s.vec_bytes()));
+                                          sum, want, shape_text(s), w.n * vb));
       return;
     }
-    // Write and copy: a few granules of the last launch's range, read back.
+    // Write and copy: a few granules of the last launch's walk, read back.
     SplitMix64 rng(launches_);
-    const int samples = 3;
-    for (int i = 0; i < samples; ++i) {
+    for (int i = 0; i < 3; ++i) {
       const size_t g = rng.below(static_cast<uint32_t>(s.groups));
-      const uint64_t gran = (w.last[g] * gran_per_vec / kGranuleBytes + rng.below(static_cast<uint32_t>(
-                                                                            std::min<uint64_t>(count_gran, UINT32_MAX)))) %
-                            n_gran;
-      const auto got = dev_.read_values<uint32_t>(*dst_, kGranuleBytes / 4, gran * kGranuleBytes / 4);
-      std::vector<uint32_t> want(kGranuleBytes / 4);
+      const uint64_t j = rng.below(static_cast<uint32_t>(std::min<uint64_t>(count_gran, UINT32_MAX)));
+      const uint64_t gran = w.r[g] * vb / kGranuleBytes + (w.last_b[g] * vb / kGranuleBytes + j) % n_gran;
+      constexpr size_t words = kGranuleBytes / 4;
+      const auto got = dev_.read_values<uint32_t>(*dst_, words, gran * words);
+      std::vector<uint32_t> want(words);
       if (&a == &kCopy) {
-        std::copy_n(host_.begin() + static_cast<std::ptrdiff_t>(gran * kGranuleBytes / 4), want.size(), want.begin());
+        for (size_t k = 0; k < words; ++k) want[k] = host_word(gran * words + k);
       } else {
-        const uint64_t first_vec = gran * kGranuleBytes / s.vec_bytes();
-        std::vector<uint32_t> words(16);
-        for (size_t v = 0; v * s.vec_bytes() < kGranuleBytes; ++v) {
-          const auto i = static_cast<uint32_t>(first_vec + v);
-          splat((i * 0x9e3779b1u) ^ seed(), s.vec, words.data());
-          std::copy_n(words.begin(), s.vec, want.begin() + static_cast<std::ptrdiff_t>(v * s.vec));
+        const uint64_t first_vec = gran * kGranuleBytes / vb;
+        uint32_t lanes[16];
+        for (size_t v = 0; v * vb < kGranuleBytes; ++v) {
+          const auto idx = static_cast<uint32_t>(first_vec + v);
+          splat((idx * 0x9e3779b1u) ^ seed(), s.vec, lanes);
+          std::copy_n(lanes, s.vec, want.begin() + static_cast<std::ptrdiff_t>(v * s.vec));
         }
       }
       if (got != want)
         throw ValidationError(fmt::format("bandwidth: {} left wrong data at byte {} ({}, {} B per array)", a.kernel,
-                                          gran * kGranuleBytes, shape_text(s), w.n * s.vec_bytes()));
+                                          gran * kGranuleBytes, shape_text(s), w.n * vb));
     }
   }
 
@@ -448,8 +487,8 @@ class BandwidthProbe {
   HarnessConfig hc_;
   size_t max_fp_ = 0;
   std::unique_ptr<Buffer> src_, dst_, starts_, sums_;
-  std::vector<uint32_t> host_;    // the source buffer's words
-  std::vector<uint32_t> prefix_;  // prefix_[g] = sum of the words in granules [0, g), mod 2^32
+  std::vector<uint32_t> host_;    // the random block the source buffer repeats
+  std::vector<uint32_t> prefix_;  // prefix_[g] = sum of the block's words in granules [0, g), mod 2^32
   uint64_t launches_ = 0;
 };
 

@@ -14,9 +14,10 @@
 //   and 16 bytes per work-item; the same reads from a global buffer of the
 //   same size are the cached-global reference.
 // - Capacity: the largest local allocation that launches and holds its
-//   contents, searched from the driver's figure up to 4x it (to 1 KiB
-//   resolution), last in the probe because a refused launch is an error
-//   path some drivers handle badly.
+//   contents, up to the driver's figure (to 1 KiB resolution; NVIDIA keeps
+//   1 KiB of it per group for itself). Never beyond it: PoCL's threaded
+//   driver aborts the process on a larger request instead of refusing it.
+//   Last in the probe, because a refused launch is an error path.
 #include "core/error.hpp"
 #include "core/random.hpp"
 #include "core/stats.hpp"
@@ -172,10 +173,10 @@ class LocalProbe {
         const auto rounds = static_cast<uint32_t>(std::min<uint64_t>(rounds64, UINT32_MAX));
         double ns = 0;
         if (local) {
-          const KernelArg args[] = {src.get(), rounds, sums.get(), LocalBytes{2 * window}};
+          const KernelArg args[] = {src.get(), rounds, static_cast<uint32_t>(wg), sums.get(), LocalBytes{2 * window}};
           ns = dev_.launch(lk, Range::d1(groups * wg), Range::d1(wg), args);
         } else {
-          const KernelArg args[] = {win.get(), rounds, sums.get()};
+          const KernelArg args[] = {win.get(), rounds, static_cast<uint32_t>(wg), sums.get()};
           ns = dev_.launch(gk, Range::d1(groups * wg), Range::d1(wg), args);
         }
         const auto got = dev_.read_values<uint32_t>(*sums, groups * wg);
@@ -233,11 +234,6 @@ class LocalProbe {
     size_t lo = 0, hi = 0;  // largest that worked, smallest that failed (0: none yet)
     if (record(reported)) {
       lo = reported;
-      if (record(4 * reported)) {
-        lo = 4 * reported;
-      } else {
-        hi = 4 * reported;
-      }
     } else {
       hi = reported;
       if (record(kKiB)) lo = kKiB;
