@@ -459,6 +459,7 @@ class BandwidthProbe {
     shape.vec = 4;
     const size_t fp = shape.step_bytes();
     s.meta["footprint_bytes"] = fp;
+    s.meta["group_size"] = shape.local;
     std::set<size_t> counts;
     if (4 * cus + 1 <= 24) {
       for (size_t w = 1; w <= 4 * cus + 1; ++w) counts.insert(w);
