@@ -30,10 +30,14 @@ Series staircase(const std::string& id, double l1, double l2, double dram) {
   std::vector<std::pair<double, double>> xy;
   for (double x = 16 * KiB; x <= 4 * GiB * 1.0001; x *= std::sqrt(2.0)) {
     double y = dram;
-    if (x <= 192 * KiB) y = l1;
-    else if (x <= 1 * MiB) y = std::sqrt(l1 * l2);  // partial hits past L1
-    else if (x <= 24 * MiB) y = l2;
-    else if (x <= 256 * MiB) y = std::sqrt(l2 * dram);
+    if (x <= 192 * KiB)
+      y = l1;
+    else if (x <= 1 * MiB)
+      y = std::sqrt(l1 * l2);  // partial hits past L1
+    else if (x <= 24 * MiB)
+      y = l2;
+    else if (x <= 256 * MiB)
+      y = std::sqrt(l2 * dram);
     y *= 1 + 0.004 * std::sin(x);  // a little jitter
     xy.emplace_back(std::round(x), y);
   }
@@ -227,7 +231,8 @@ TEST(RecordedLocal, H200SharedMemoryIsOnChip) {
 }
 
 TEST(RecordedLocal, PoclLocalMemoryIsOrdinaryMemory) {
-  for (const char* file : {"pocl_xeon_basic_bandwidth_local_quick.json", "pocl_epyc_basic_bandwidth_local_quick.json"}) {
+  for (const char* file :
+       {"pocl_xeon_basic_bandwidth_local_quick.json", "pocl_epyc_basic_bandwidth_local_quick.json"}) {
     SCOPED_TRACE(file);
     const Results r = load(file);
     EXPECT_EQ(value(r, "local.on_chip"), 0);

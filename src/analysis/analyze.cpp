@@ -41,8 +41,9 @@ std::vector<Finding> analyze_all(const Results& r) {
   if (const Series* read = r.find_series("bandwidth.read")) {
     const Series* lat = r.find_series("latency.global");
     const std::optional<Hierarchy> h = lat ? std::optional(infer_cache_hierarchy(*lat)) : std::nullopt;
-    const auto found = bandwidth_findings(read, r.find_series("bandwidth.write"), r.find_series("bandwidth.copy"),
-                                          h ? &*h : nullptr, lat ? lat->id : "");
+    const auto found =
+        bandwidth_findings(read, r.find_series("bandwidth.write"), r.find_series("bandwidth.copy"),
+                           h ? &*h : nullptr, lat ? lat->id : "");
     out.insert(out.end(), found.begin(), found.end());
   }
   if (const Series* wg = r.find_series("bandwidth.workgroups")) {
@@ -50,9 +51,10 @@ std::vector<Finding> analyze_all(const Results& r) {
     out.insert(out.end(), found.begin(), found.end());
   }
   {
-    const auto found = local_findings(r.find_series("local.latency"), r.find_series("local.global_latency"),
-                                      r.find_series("local.bandwidth"), r.find_series("local.global_bandwidth"),
-                                      r.find_series("local.capacity"));
+    const auto found =
+        local_findings(r.find_series("local.latency"), r.find_series("local.global_latency"),
+                       r.find_series("local.bandwidth"), r.find_series("local.global_bandwidth"),
+                       r.find_series("local.capacity"));
     out.insert(out.end(), found.begin(), found.end());
   }
   return out;

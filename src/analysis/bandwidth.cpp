@@ -134,9 +134,10 @@ std::vector<Finding> bandwidth_findings(const Series* read, const Series* write,
     how = "footprint windows from the latency probe's capacities (" + hierarchy_series_id + ")";
   } else {
     windows = windows_from_curve(*read);
-    how = "no latency curve in these results: the read curve was split into flat runs on its own, "
-          "taken as the levels in order (partial hits past a cache can make a flat run of their own: "
-          "run the latency probe too for levels that match the chase's)";
+    how =
+        "no latency curve in these results: the read curve was split into flat runs on its own, "
+        "taken as the levels in order (partial hits past a cache can make a flat run of their own: "
+        "run the latency probe too for levels that match the chase's)";
   }
 
   auto make = [&](const std::string& id, const Series& s, const LevelWindow& w) -> std::optional<Finding> {
@@ -151,10 +152,10 @@ std::vector<Finding> bandwidth_findings(const Series* read, const Series* write,
     f.confidence = plateau_confidence(*p) * (from_latency ? 1.0 : 0.8);
     f.evidence = {s.id};
     if (from_latency) f.evidence.push_back(hierarchy_series_id);
-    const std::string range = std::isinf(w.high_bytes)
-                                  ? fmt::format("footprints from {}", bytes_text(w.low_bytes))
-                                  : fmt::format("footprints {} .. {}", bytes_text(w.low_bytes),
-                                                bytes_text(w.high_bytes));
+    const std::string range =
+        std::isinf(w.high_bytes)
+            ? fmt::format("footprints from {}", bytes_text(w.low_bytes))
+            : fmt::format("footprints {} .. {}", bytes_text(w.low_bytes), bytes_text(w.high_bytes));
     f.method = fmt::format("median of the flat run of {} points ({} .. {}) of {} within {}; {}", p->points,
                            bytes_text(p->first_x), bytes_text(p->last_x), s.id, range, how);
     return f;
@@ -164,8 +165,9 @@ std::vector<Finding> bandwidth_findings(const Series* read, const Series* write,
     if (w.level == "dram") {
       if (auto f = make("memory.dram.bandwidth_gbps", *read, w)) {
         if (f->low && f->high && *f->high > 1.03 * *f->low)
-          f->note = "the curve still falls across the DRAM window: part of the stream still hits the last "
-                    "cache at the smaller footprints, so the value may read a little high";
+          f->note =
+              "the curve still falls across the DRAM window: part of the stream still hits the last "
+              "cache at the smaller footprints, so the value may read a little high";
         out.push_back(*f);
       }
       if (write)
@@ -182,7 +184,10 @@ std::vector<Finding> bandwidth_findings(const Series* read, const Series* write,
       if (copy)
         if (auto p = plateau_in(*copy, w))
           extra += fmt::format("{}copy {:.0f} GB/s", extra.empty() ? "" : ", ", p->gbps);
-      if (!extra.empty()) f->note = "at the same footprints: " + extra;
+      // At cache-resident footprints every group writes the same few lines,
+      // so write and copy there measure contention for shared lines (and,
+      // on NVIDIA, the write-through of L1 to L2), not a cache's write port.
+      if (!extra.empty()) f->note = "at the same footprints, every core writing the same lines: " + extra;
       out.push_back(*f);
     }
   }
@@ -219,7 +224,7 @@ std::vector<Finding> workgroup_findings(const Series& s) {
       const long w = std::lround(s.points[i].x);
       if (w % period != 0 || s.points[i + 1].x != s.points[i].x + 1) continue;
       ++multiples;
-      const double k = static_cast<double>(w / period);
+      const auto k = static_cast<double>(w / period);  // whole rounds: integer division intended
       if (s.points[i + 1].y < (1 - 0.5 / (k + 1)) * s.points[i].y) ++confirmed;
     }
     if (period > 1 && confirmed >= 2 && confirmed == multiples) {
@@ -237,9 +242,10 @@ std::vector<Finding> workgroup_findings(const Series& s) {
           period, confirmed, pairs, period);
       if (s.meta.contains("compute_units")) {
         const long cus = s.meta["compute_units"].get<long>();
-        f.note = cus == period ? fmt::format("equals the {} compute units the driver reports: a partial last "
-                                             "round of work-groups costs a whole one; size grids in multiples of it",
-                                             cus)
+        f.note = cus == period ? fmt::format(
+                                     "equals the {} compute units the driver reports: a partial last "
+                                     "round of work-groups costs a whole one; size grids in multiples of it",
+                                     cus)
                                : fmt::format("the driver reports {} compute units", cus);
       }
       out.push_back(f);
@@ -254,8 +260,8 @@ std::vector<Finding> workgroup_findings(const Series& s) {
       f.unit = "";
       f.confidence = 0.7;
       f.evidence = {s.id};
-      f.method = fmt::format("fewest work-groups measured that reach 90% of the best bandwidth ({:.0f} GB/s)",
-                             best);
+      f.method =
+          fmt::format("fewest work-groups measured that reach 90% of the best bandwidth ({:.0f} GB/s)", best);
       if (s.meta.contains("footprint_bytes"))
         f.note = fmt::format("at a {} footprint (inside the first cache){}",
                              bytes_text(s.meta["footprint_bytes"].get<double>()),
@@ -285,8 +291,9 @@ double series_median(const Series* s) {
 
 }  // namespace
 
-std::vector<Finding> local_findings(const Series* latency, const Series* global_latency, const Series* bandwidth,
-                                    const Series* global_bandwidth, const Series* capacity) {
+std::vector<Finding> local_findings(const Series* latency, const Series* global_latency,
+                                    const Series* bandwidth, const Series* global_bandwidth,
+                                    const Series* capacity) {
   std::vector<Finding> out;
   double lat = 0, glat = 0, bw = 0, gbw = 0;
   if (latency && !latency->points.empty()) {
@@ -301,8 +308,9 @@ std::vector<Finding> local_findings(const Series* latency, const Series* global_
     f.high = all.empty() ? lat : *std::max_element(all.begin(), all.end());
     f.confidence = summarize(all).rel_spread < 0.03 ? 0.9 : 0.6;
     f.evidence = {latency->id};
-    f.method = "one work-item's dependent chase (p = *(l + p)) over a random cycle in local memory; median "
-               "time per hop";
+    f.method =
+        "one work-item's dependent chase (p = *(l + p)) over a random cycle in local memory; median "
+        "time per hop";
     out.push_back(f);
   }
   if (global_latency && !global_latency->points.empty()) glat = series_median(global_latency);
@@ -345,9 +353,10 @@ std::vector<Finding> local_findings(const Series* latency, const Series* global_
       if (capacity->meta.contains("reported_bytes")) {
         const double reported = capacity->meta["reported_bytes"].get<double>();
         if (works < reported)
-          f.note = fmt::format("{} B less than the driver's {} B: the driver keeps part of it for itself "
-                               "(NVIDIA reserves 1 KiB per work-group)",
-                               reported - works, reported);
+          f.note = fmt::format(
+              "{} B less than the driver's {} B: the driver keeps part of it for itself "
+              "(NVIDIA reserves 1 KiB per work-group)",
+              reported - works, reported);
         else
           f.note = "the driver's figure works; larger allocations are not tried (some drivers abort on them)";
       }
@@ -375,17 +384,20 @@ std::vector<Finding> local_findings(const Series* latency, const Series* global_
     const double margin = std::max(std::abs(std::log(lat_ratio)), std::abs(std::log(bw_ratio)));
     if (faster_latency || faster_bandwidth) {
       f.confidence = std::clamp(0.5 + 1.5 * margin, 0.5, 0.95);
-      f.note = fmt::format("local memory {:.2f}x the latency and {:.2f}x the bandwidth of global memory held "
-                           "in the first cache: separate, faster storage",
-                           lat_ratio, bw_ratio);
+      f.note = fmt::format(
+          "local memory {:.2f}x the latency and {:.2f}x the bandwidth of global memory held "
+          "in the first cache: separate, faster storage",
+          lat_ratio, bw_ratio);
     } else {
       f.confidence = lat_ratio > 1.15 ? 0.8 : 0.65;
-      f.note = fmt::format("local memory {:.2f}x the latency and {:.2f}x the bandwidth of global memory held in "
-                           "the first cache: it behaves as ordinary memory behind the load/store cache",
-                           lat_ratio, bw_ratio);
+      f.note = fmt::format(
+          "local memory {:.2f}x the latency and {:.2f}x the bandwidth of global memory held in "
+          "the first cache: it behaves as ordinary memory behind the load/store cache",
+          lat_ratio, bw_ratio);
     }
-    f.method = "local vs global memory at the same small footprint, same chase and same reads: on-chip when "
-               "local latency is below 0.85x or bandwidth above 1.2x the global path's";
+    f.method =
+        "local vs global memory at the same small footprint, same chase and same reads: on-chip when "
+        "local latency is below 0.85x or bandwidth above 1.2x the global path's";
     out.push_back(f);
   }
   return out;

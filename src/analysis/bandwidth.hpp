@@ -69,7 +69,8 @@ std::vector<Finding> workgroup_findings(const Series& workgroups);
 
 // local.latency_ns, local.bandwidth_gbps, local.capacity_bytes, local.on_chip
 // from the local probe's series (any may be null).
-std::vector<Finding> local_findings(const Series* latency, const Series* global_latency, const Series* bandwidth,
-                                    const Series* global_bandwidth, const Series* capacity);
+std::vector<Finding> local_findings(const Series* latency, const Series* global_latency,
+                                    const Series* bandwidth, const Series* global_bandwidth,
+                                    const Series* capacity);
 
 }  // namespace gpuscope::analysis

@@ -72,8 +72,8 @@ struct Shape {
 };
 
 std::string shape_text(const Shape& s) {
-  return fmt::format("uint{} x{} unrolled, {} groups of {}", s.vec == 1 ? std::string() : std::to_string(s.vec),
-                     s.unroll, s.groups, s.local);
+  return fmt::format("uint{} x{} unrolled, {} groups of {}",
+                     s.vec == 1 ? std::string() : std::to_string(s.vec), s.unroll, s.groups, s.local);
 }
 
 // The 32-bit words of a hashed store, as bandwidth.cl's SPLAT writes them.
@@ -157,7 +157,8 @@ class BandwidthProbe {
     // smallest footprint the step allows to the largest allocated.
     for (const Access* a : {&kRead, &kWrite, &kCopy}) {
       Series s = make_series(std::string("bandwidth.") + a->kernel, "footprint", "B");
-      s.meta["footprint"] = "bytes the walk covers in all arrays the kernel touches (copy: source + destination)";
+      s.meta["footprint"] =
+          "bytes the walk covers in all arrays the kernel touches (copy: source + destination)";
       const size_t granule = base.step_bytes() * a->arrays();
       // Quick mode (CI on a 2-core VM): read at one point per octave, write
       // and copy at one per two octaves.
@@ -214,8 +215,10 @@ class BandwidthProbe {
   static constexpr size_t kBlockBytes = 256 * kMiB;  // random data, repeated to fill larger buffers
 
   void allocate() {
-    size_t want = cpu_ ? (quick_ ? 32 : 256) * kMiB
-                       : std::max<size_t>(size_t{4} << 30, 8 * info_.global_cache_bytes);
+    size_t want =
+        cpu_ ? (quick_ ? 32 : 256) * kMiB : std::max<size_t>(size_t{4} << 30, 8 * info_.global_cache_bytes);
+    if (info_.max_alloc_bytes < 2 * kMiB)
+      throw OutOfResources("bandwidth: the device allows no 2 MiB buffer");
     want = std::min<size_t>(want, info_.max_alloc_bytes - kSlackBytes);
     if (info_.global_mem_bytes) want = std::min<size_t>(want, info_.global_mem_bytes / 4);
     want = std::bit_floor(want);
@@ -280,9 +283,9 @@ class BandwidthProbe {
   // granules) and a cursor b (a multiple of the step, < n).
   struct Walk {
     Shape shape;
-    uint64_t n = 0;                  // footprint per array, vectors
-    std::vector<uint32_t> r, b;      // per group
-    std::vector<uint32_t> last_b;    // cursors of the last launch
+    uint64_t n = 0;                // footprint per array, vectors
+    std::vector<uint32_t> r, b;    // per group
+    std::vector<uint32_t> last_b;  // cursors of the last launch
     uint64_t last_count = 0;
   };
 
@@ -358,10 +361,12 @@ class BandwidthProbe {
       const uint32_t sum = std::accumulate(got.begin(), got.end(), uint32_t{0});
       uint32_t want = 0;
       for (size_t g = 0; g < s.groups; ++g)
-        want += circular_sum(w.r[g] * vb / kGranuleBytes, n_gran, w.last_b[g] * vb / kGranuleBytes, count_gran);
+        want +=
+            circular_sum(w.r[g] * vb / kGranuleBytes, n_gran, w.last_b[g] * vb / kGranuleBytes, count_gran);
       if (sum != want)
-        throw ValidationError(fmt::format("bandwidth: read sums add up to {:#x}, the host expects {:#x} ({}, {} B)",
-                                          sum, want, shape_text(s), w.n * vb));
+        throw ValidationError(
+            fmt::format("bandwidth: read sums add up to {:#x}, the host expects {:#x} ({}, {} B)", sum, want,
+                        shape_text(s), w.n * vb));
       return;
     }
     // Write and copy: a few granules of the last launch's walk, read back.
@@ -385,8 +390,8 @@ class BandwidthProbe {
         }
       }
       if (got != want)
-        throw ValidationError(fmt::format("bandwidth: {} left wrong data at byte {} ({}, {} B per array)", a.kernel,
-                                          gran * kGranuleBytes, shape_text(s), w.n * vb));
+        throw ValidationError(fmt::format("bandwidth: {} left wrong data at byte {} ({}, {} B per array)",
+                                          a.kernel, gran * kGranuleBytes, shape_text(s), w.n * vb));
     }
   }
 
@@ -410,7 +415,8 @@ class BandwidthProbe {
   void measure_into(Series& series, const Access& a, const Shape& wanted, size_t footprint_bytes, double x) {
     Shape s = wanted;
     const size_t kernel_max = kernel(a, s.vec, s.unroll).max_work_group_size();
-    if (kernel_max < 16) throw Unsupported("bandwidth: the device runs these kernels only in work-groups below 16");
+    if (kernel_max < 16)
+      throw Unsupported("bandwidth: the device runs these kernels only in work-groups below 16");
     s.local = std::min(s.local, std::bit_floor(kernel_max));
     Walk w = make_walk(s, footprint_bytes / a.arrays() / s.vec_bytes());
     if (w.n == 0) return;  // footprint smaller than one step: not measurable with this shape
@@ -424,23 +430,25 @@ class BandwidthProbe {
     // Initial work: one pass over the footprint shared among the groups.
     const uint64_t initial = std::max<uint64_t>(1, steps_per_pass / s.groups);
     const uint64_t max_steps = UINT32_MAX / s.step_vectors();
-    const Measurement m = measure([&](uint64_t steps) { return launch(a, w, steps); }, initial, max_steps, hc_);
+    const Measurement m =
+        measure([&](uint64_t steps) { return launch(a, w, steps); }, initial, max_steps, hc_);
     const double bytes_per_step = bytes_moved(a, s.groups, s.step_vectors(), s.vec_bytes());
     Point p;
     p.x = x;
     for (double ns_per_step : m.ns_per_unit) p.samples.push_back(bytes_per_step / ns_per_step);
     p.y = median(p.samples);
     insert_point(series, p);
-    series.meta["detail"].push_back({{"x", x},
-                                     {"kernel", a.kernel},
-                                     {"vec", s.vec},
-                                     {"unroll", s.unroll},
-                                     {"local", s.local},
-                                     {"groups", s.groups},
-                                     {"footprint_bytes", footprint_bytes},
-                                     {"bytes_per_launch", bytes_per_step * static_cast<double>(m.work_per_launch)},
-                                     {"launch_ms", m.launch_ms},
-                                     {"outliers", m.summary.outliers}});
+    series.meta["detail"].push_back(
+        {{"x", x},
+         {"kernel", a.kernel},
+         {"vec", s.vec},
+         {"unroll", s.unroll},
+         {"local", s.local},
+         {"groups", s.groups},
+         {"footprint_bytes", footprint_bytes},
+         {"bytes_per_launch", bytes_per_step * static_cast<double>(m.work_per_launch)},
+         {"launch_ms", m.launch_ms},
+         {"outliers", m.summary.outliers}});
     ctx_.progress(fmt::format("{} {:>10.1f} KiB  {:9.1f} GB/s  ({})", series.id,
                               static_cast<double>(footprint_bytes) / kKiB, p.y, shape_text(s)));
   }

@@ -33,8 +33,8 @@ namespace gpuscope {
 namespace {
 
 constexpr size_t kKiB = 1024;
-constexpr uint32_t kHopsPerRound = 16;   // X16 in local.cl
-constexpr uint32_t kChaseSlots = 1024;   // 4 KiB of 4-byte slots
+constexpr uint32_t kHopsPerRound = 16;     // X16 in local.cl
+constexpr uint32_t kChaseSlots = 1024;     // 4 KiB of 4-byte slots
 constexpr size_t kWindowBytes = 8 * kKiB;  // N vectors of one read window (the group allocates 2N)
 
 // Bytes one launch of local_read / global_read moves: every group reads its
@@ -97,10 +97,10 @@ class LocalProbe {
       next[order[k]] = order[(k + 1) % kChaseSlots] * 4;  // byte offsets
       position[order[k]] = k;
     }
-    auto cycle = dev_.create_buffer(kChaseSlots * 4);
+    auto cycle = dev_.create_buffer(size_t{kChaseSlots} * 4);
     auto end = dev_.create_buffer(4);
     dev_.write_values<uint32_t>(*cycle, next);
-    const size_t fp = kChaseSlots * 4;
+    const size_t fp = size_t{kChaseSlots} * 4;
 
     Kernel& lk = dev_.kernel({"local.cl", "local_chase", {}});
     Kernel& gk = dev_.kernel({"local.cl", "global_chase", {}});
@@ -122,8 +122,8 @@ class LocalProbe {
       return ns;
     };
     for (bool local : {true, false}) {
-      const Measurement m = measure([&](uint64_t r) { return run_chase(local, r); }, 64, UINT32_MAX,
-                                    ctx_.options.harness);
+      const Measurement m =
+          measure([&](uint64_t r) { return run_chase(local, r); }, 64, UINT32_MAX, ctx_.options.harness);
       Point p;
       p.x = static_cast<double>(fp);
       for (double v : m.ns_per_unit) p.samples.push_back(v / kHopsPerRound);
@@ -132,7 +132,8 @@ class LocalProbe {
       (local ? lat : glat).meta["hops_per_launch"] = m.work_per_launch * kHopsPerRound;
       ctx_.progress(fmt::format("local: {} chase {:.2f} ns per hop", local ? "local" : "global", p.y));
     }
-    lat.meta["pattern"] = glat.meta["pattern"] = "random single cycle of 4-byte slots, byte offsets, one work-item";
+    lat.meta["pattern"] = glat.meta["pattern"] =
+        "random single cycle of 4-byte slots, byte offsets, one work-item";
   }
 
   // Bandwidth of `vec`-word reads from local memory and from global memory.
@@ -173,7 +174,8 @@ class LocalProbe {
         const auto rounds = static_cast<uint32_t>(std::min<uint64_t>(rounds64, UINT32_MAX));
         double ns = 0;
         if (local) {
-          const KernelArg args[] = {src.get(), rounds, static_cast<uint32_t>(wg), sums.get(), LocalBytes{2 * window}};
+          const KernelArg args[] = {src.get(), rounds, static_cast<uint32_t>(wg), sums.get(),
+                                    LocalBytes{2 * window}};
           ns = dev_.launch(lk, Range::d1(groups * wg), Range::d1(wg), args);
         } else {
           const KernelArg args[] = {win.get(), rounds, static_cast<uint32_t>(wg), sums.get()};
@@ -183,14 +185,16 @@ class LocalProbe {
         const uint32_t sum = std::accumulate(got.begin(), got.end(), uint32_t{0});
         const uint32_t want = static_cast<uint32_t>(groups) * rounds * window_sum;
         if (sum != want)
-          throw ValidationError(fmt::format("local: {} read of uint{} summed to {:#x}, the host expects {:#x}",
-                                            local ? "local" : "global", vec, sum, want));
+          throw ValidationError(
+              fmt::format("local: {} read of uint{} summed to {:#x}, the host expects {:#x}",
+                          local ? "local" : "global", vec, sum, want));
         return ns;
       };
       const Measurement m = measure(run, 16, UINT32_MAX, hc);
       Point p;
       p.x = static_cast<double>(vb);
-      for (double ns_per_round : m.ns_per_unit) p.samples.push_back(read_bytes_moved(groups, 1, window) / ns_per_round);
+      for (double ns_per_round : m.ns_per_unit)
+        p.samples.push_back(read_bytes_moved(groups, 1, window) / ns_per_round);
       p.y = median(p.samples);
       Series& s = local ? bw : gbw;
       insert_point(s, p);
@@ -207,7 +211,7 @@ class LocalProbe {
     const auto words = static_cast<uint32_t>(bytes / 4);
     Kernel& k = dev_.kernel({"local.cl", "local_touch", {}});
     const size_t items = group_size(std::min<size_t>(64, k.max_work_group_size()));
-    if (!touch_sums_) touch_sums_ = dev_.create_buffer(64 * 4);
+    if (!touch_sums_) touch_sums_ = dev_.create_buffer(size_t{64} * 4);
     try {
       const KernelArg args[] = {words, touch_sums_.get(), LocalBytes{bytes}};
       dev_.launch(k, Range::d1(items), Range::d1(items), args);
