@@ -224,8 +224,8 @@ std::vector<Finding> workgroup_findings(const Series& s) {
       const long w = std::lround(s.points[i].x);
       if (w % period != 0 || s.points[i + 1].x != s.points[i].x + 1) continue;
       ++multiples;
-      const auto k = static_cast<double>(w / period);  // whole rounds: integer division intended
-      if (s.points[i + 1].y < (1 - 0.5 / (k + 1)) * s.points[i].y) ++confirmed;
+      const long k = w / period;  // whole rounds of `period` groups
+      if (s.points[i + 1].y < (1 - 0.5 / static_cast<double>(k + 1)) * s.points[i].y) ++confirmed;
     }
     if (period > 1 && confirmed >= 2 && confirmed == multiples) {
       Finding f;
