@@ -1,5 +1,6 @@
 #include "analysis/analyze.hpp"
 
+#include "analysis/bandwidth.hpp"
 #include "analysis/cache_hierarchy.hpp"
 #include "analysis/texture.hpp"
 
@@ -34,6 +35,27 @@ std::vector<Finding> analyze_all(const Results& r) {
       std::string& note = found.front().note;
       note = s->meta["caveat"].get<std::string>() + (note.empty() ? "" : " " + note);
     }
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  // Bandwidth per level: matched to the latency probe's levels when its
+  // curve is in the same results.
+  if (const Series* read = r.find_series("bandwidth.read")) {
+    const Series* lat = r.find_series("latency.global");
+    const std::optional<Hierarchy> h = lat ? std::optional(infer_cache_hierarchy(*lat)) : std::nullopt;
+    const auto found =
+        bandwidth_findings(read, r.find_series("bandwidth.write"), r.find_series("bandwidth.copy"),
+                           h ? &*h : nullptr, lat ? lat->id : "");
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  if (const Series* wg = r.find_series("bandwidth.workgroups")) {
+    const auto found = workgroup_findings(*wg);
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  {
+    const auto found =
+        local_findings(r.find_series("local.latency"), r.find_series("local.global_latency"),
+                       r.find_series("local.bandwidth"), r.find_series("local.global_bandwidth"),
+                       r.find_series("local.capacity"));
     out.insert(out.end(), found.begin(), found.end());
   }
   // Texture path: its own staircase, its bandwidth, and whether it shares

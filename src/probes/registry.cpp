@@ -7,6 +7,10 @@ const std::vector<ProbeDef>& probe_registry() {
   static const std::vector<ProbeDef> probes = {
       {"latency", "dependent pointer chase over growing footprints: cache levels, sizes, latencies", 20.0,
        run_latency_probe},
+      // bandwidth + local: 12 s of the 25 s the memory probes share on a GPU.
+      {"bandwidth", "read/write/copy bandwidth vs footprint, vector width and work-group count", 9.0,
+       run_bandwidth_probe},
+      {"local", "local memory latency, bandwidth and capacity, against global memory", 3.0, run_local_probe},
       {"texture", "image-path chase, bandwidth, and whether texture and load/store share a first-level cache",
        5.0, run_texture_probe},
   };

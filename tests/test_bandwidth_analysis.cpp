@@ -1,0 +1,246 @@
+// The bandwidth, work-group and local-memory analysis (analysis/bandwidth)
+// on synthetic series, and on curves recorded on the H200 and on PoCL
+// (tests/data/README.md).
+#include "analysis/analyze.hpp"
+#include "analysis/bandwidth.hpp"
+#include "report/results_json.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace gpuscope {
+namespace {
+
+constexpr double KiB = 1024.0;
+constexpr double MiB = 1024.0 * KiB;
+constexpr double GiB = 1024.0 * MiB;
+
+Series curve(const std::string& id, const std::vector<std::pair<double, double>>& xy) {
+  Series s;
+  s.id = id;
+  s.probe = "test";
+  for (auto [x, y] : xy) s.points.push_back(Point{x, y, {y * 0.995, y, y * 1.005}});
+  return s;
+}
+
+// A staircase: 30 GB/s to 192 KiB, 10 to 24 MiB, 4 beyond 256 MiB, with
+// smeared transitions between, two points per octave from 16 KiB to 4 GiB.
+Series staircase(const std::string& id, double l1, double l2, double dram) {
+  std::vector<std::pair<double, double>> xy;
+  for (double x = 16 * KiB; x <= 4 * GiB * 1.0001; x *= std::sqrt(2.0)) {
+    double y = dram;
+    if (x <= 192 * KiB)
+      y = l1;
+    else if (x <= 1 * MiB)
+      y = std::sqrt(l1 * l2);  // partial hits past L1
+    else if (x <= 24 * MiB)
+      y = l2;
+    else if (x <= 256 * MiB)
+      y = std::sqrt(l2 * dram);
+    y *= 1 + 0.004 * std::sin(x);  // a little jitter
+    xy.emplace_back(std::round(x), y);
+  }
+  return curve(id, xy);
+}
+
+analysis::Hierarchy two_levels() {
+  analysis::Hierarchy h;
+  analysis::CacheLevel l1, l2, dram;
+  l1.capacity_bytes = 256 * KiB;
+  l2.capacity_bytes = 32 * MiB;
+  h.levels = {l1, l2};
+  h.dram = dram;
+  return h;
+}
+
+const Finding* find(const std::vector<Finding>& fs, const std::string& id) {
+  for (const auto& f : fs)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+TEST(BandwidthAnalysis, PlateausMatchTheLatencyLevels) {
+  const Series read = staircase("bandwidth.read", 30000, 10000, 4000);
+  const Series write = staircase("bandwidth.write", 3000, 4500, 3500);
+  const Series copy = staircase("bandwidth.copy", 5000, 8000, 3300);
+  const auto h = two_levels();
+  const auto fs = analysis::bandwidth_findings(&read, &write, &copy, &h, "latency.global");
+  ASSERT_NE(find(fs, "memory.L1.bandwidth_gbps"), nullptr);
+  ASSERT_NE(find(fs, "memory.L2.bandwidth_gbps"), nullptr);
+  ASSERT_NE(find(fs, "memory.dram.bandwidth_gbps"), nullptr);
+  EXPECT_NEAR(number(*find(fs, "memory.L1.bandwidth_gbps")), 30000, 300);
+  // The smeared stretch past L1 (up to 4x its capacity) is not L2's bandwidth.
+  EXPECT_NEAR(number(*find(fs, "memory.L2.bandwidth_gbps")), 10000, 100);
+  EXPECT_NEAR(number(*find(fs, "memory.dram.bandwidth_gbps")), 4000, 40);
+  EXPECT_NEAR(number(*find(fs, "memory.dram.write_gbps")), 3500, 35);
+  EXPECT_NEAR(number(*find(fs, "memory.dram.copy_gbps")), 3300, 33);
+  const Finding& l2 = *find(fs, "memory.L2.bandwidth_gbps");
+  EXPECT_EQ(l2.evidence, (std::vector<std::string>{"bandwidth.read", "latency.global"}));
+  EXPECT_LE(*l2.low, number(l2));
+  EXPECT_GE(*l2.high, number(l2));
+  EXPECT_GT(l2.confidence, 0.5);
+}
+
+TEST(BandwidthAnalysis, WithoutLatencySegmentsTheCurveOnItsOwn) {
+  const Series read = staircase("bandwidth.read", 30000, 10000, 4000);
+  const auto fs = analysis::bandwidth_findings(&read, nullptr, nullptr, nullptr, "");
+  ASSERT_NE(find(fs, "memory.L1.bandwidth_gbps"), nullptr);
+  ASSERT_NE(find(fs, "memory.dram.bandwidth_gbps"), nullptr);
+  EXPECT_NEAR(number(*find(fs, "memory.L1.bandwidth_gbps")), 30000, 300);
+  EXPECT_NEAR(number(*find(fs, "memory.dram.bandwidth_gbps")), 4000, 40);
+  EXPECT_NE(find(fs, "memory.dram.bandwidth_gbps")->method.find("on its own"), std::string::npos);
+}
+
+TEST(BandwidthAnalysis, ASweepThatStopsInACacheHasNoDram) {
+  Series read = staircase("bandwidth.read", 30000, 10000, 4000);
+  while (read.points.back().x > 16 * MiB) read.points.pop_back();
+  const auto fs = analysis::bandwidth_findings(&read, nullptr, nullptr, nullptr, "");
+  EXPECT_EQ(find(fs, "memory.dram.bandwidth_gbps"), nullptr);
+  EXPECT_NE(find(fs, "memory.L1.bandwidth_gbps"), nullptr);
+}
+
+TEST(BandwidthAnalysis, EmptyOrMissingCurvesGiveNothing) {
+  Series empty;
+  EXPECT_TRUE(analysis::bandwidth_findings(nullptr, nullptr, nullptr, nullptr, "").empty());
+  EXPECT_TRUE(analysis::bandwidth_findings(&empty, nullptr, nullptr, nullptr, "").empty());
+  EXPECT_TRUE(analysis::workgroup_findings(empty).empty());
+  EXPECT_TRUE(analysis::local_findings(nullptr, nullptr, nullptr, nullptr, nullptr).empty());
+}
+
+// Work dealt to P units: time goes as ceil(W / P) rounds.
+Series sawtooth(long period, long max_groups, bool quantized) {
+  std::vector<std::pair<double, double>> xy;
+  for (long w = 1; w <= max_groups; ++w) {
+    const double rounds = quantized ? std::ceil(static_cast<double>(w) / period) : 1.0 + w / 1000.0;
+    xy.emplace_back(w, 100.0 * w / rounds);
+  }
+  Series s = curve("bandwidth.workgroups", xy);
+  s.meta["compute_units"] = period;
+  return s;
+}
+
+TEST(WorkgroupAnalysis, FindsThePeriodOfTheSawtooth) {
+  const auto fs = analysis::workgroup_findings(sawtooth(6, 25, true));
+  const Finding* p = find(fs, "memory.bandwidth.workgroup_period");
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(number(*p), 6);
+  EXPECT_GT(p->confidence, 0.8);
+  EXPECT_NE(p->note.find("equals"), std::string::npos);
+  const Finding* sat = find(fs, "memory.bandwidth.saturating_workgroups");
+  ASSERT_NE(sat, nullptr);
+  EXPECT_EQ(number(*sat), 6);  // 6 groups reach the best rate; 5 are 83% of it
+}
+
+TEST(WorkgroupAnalysis, SmoothScalingHasNoPeriod) {
+  const auto fs = analysis::workgroup_findings(sawtooth(6, 25, false));
+  EXPECT_EQ(find(fs, "memory.bandwidth.workgroup_period"), nullptr);
+}
+
+TEST(WorkgroupAnalysis, OneNoisyDipIsNotAPeriod) {
+  Series s = sawtooth(6, 25, false);
+  s.points[9].y *= 0.7;  // 10 groups read low once
+  EXPECT_EQ(find(analysis::workgroup_findings(s), "memory.bandwidth.workgroup_period"), nullptr);
+}
+
+Series one_point(const std::string& id, double x, double y) { return curve(id, {{x, y}}); }
+
+TEST(LocalAnalysis, FasterThanTheCachedGlobalPathIsOnChip) {
+  const Series lat = one_point("local.latency", 4096, 14);
+  const Series glat = one_point("local.global_latency", 4096, 21);
+  const Series bw = curve("local.bandwidth", {{4, 33000}, {8, 33100}, {16, 32900}});
+  const Series gbw = curve("local.global_bandwidth", {{4, 32000}, {8, 33000}, {16, 33000}});
+  Series cap = curve("local.capacity", {{1024, 1}, {47104, 1}, {48128, 1}, {49152, 0}});
+  cap.meta["reported_bytes"] = 49152;
+  const auto fs = analysis::local_findings(&lat, &glat, &bw, &gbw, &cap);
+  ASSERT_NE(find(fs, "local.latency_ns"), nullptr);
+  EXPECT_NEAR(number(*find(fs, "local.latency_ns")), 14, 0.1);
+  EXPECT_NEAR(number(*find(fs, "local.bandwidth_gbps")), 33100, 1);
+  EXPECT_EQ(number(*find(fs, "local.capacity_bytes")), 48128);
+  EXPECT_EQ(*find(fs, "local.capacity_bytes")->high, 49152);
+  const Finding* on_chip = find(fs, "local.on_chip");
+  ASSERT_NE(on_chip, nullptr);
+  EXPECT_TRUE(std::get<bool>(on_chip->value));
+  EXPECT_GT(on_chip->confidence, 0.7);
+}
+
+TEST(LocalAnalysis, NoFasterThanGlobalIsNotOnChip) {
+  // Mali Bifrost (seed 000): local memory as fast as global memory in the L1.
+  const Series lat = one_point("local.latency", 4096, 60);
+  const Series glat = one_point("local.global_latency", 4096, 58);
+  const Series bw = curve("local.bandwidth", {{4, 10}, {16, 20}});
+  const Series gbw = curve("local.global_bandwidth", {{4, 10}, {16, 21}});
+  const auto fs = analysis::local_findings(&lat, &glat, &bw, &gbw, nullptr);
+  const Finding* on_chip = find(fs, "local.on_chip");
+  ASSERT_NE(on_chip, nullptr);
+  EXPECT_FALSE(std::get<bool>(on_chip->value));
+  EXPECT_EQ(find(fs, "local.capacity_bytes"), nullptr);
+}
+
+Results load(const std::string& name) {
+  Results r = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/" + name);
+  r.findings = analysis::analyze_all(r);
+  return r;
+}
+
+double value(const Results& r, const std::string& id) {
+  const Finding* f = r.find_finding(id);
+  if (f == nullptr) ADD_FAILURE() << "no finding " << id;
+  return f ? number(*f) : -1;
+}
+
+// The H200 with the latency probe in the same results: plateaus matched to
+// its L1, near-L2 half, whole L2 and DRAM. Published (../shared/reference):
+// L2 ~9.7-10 TB/s measured, HBM3e 4.8 TB/s spec (3.9-4.5 measured), shared
+// memory 128 B/clk/SM = 33.4 TB/s at 132 SMs and 1.98 GHz.
+TEST(RecordedBandwidth, H200MatchesTheLatencyLevels) {
+  const Results r = load("h200_latency_bandwidth_local.json");
+  EXPECT_NEAR(value(r, "memory.L1.bandwidth_gbps"), 32300, 1500);
+  const double l2 = value(r, "memory.L2.bandwidth_gbps");
+  EXPECT_GT(l2, 8500);
+  EXPECT_LT(l2, 11000);
+  const double dram = value(r, "memory.dram.bandwidth_gbps");
+  EXPECT_GT(dram, 4200);
+  EXPECT_LT(dram, 4800);
+  EXPECT_GT(value(r, "memory.dram.write_gbps"), 3000);
+  EXPECT_GT(value(r, "memory.dram.copy_gbps"), 3000);
+  EXPECT_NE(r.find_finding("memory.L2.bandwidth_gbps")->method.find("latency probe"), std::string::npos);
+  EXPECT_EQ(value(r, "memory.bandwidth.workgroup_period"), 132);
+}
+
+TEST(RecordedBandwidth, H200AloneStillFindsL1AndDram) {
+  const Results r = load("h200_bandwidth_local.json");
+  EXPECT_NEAR(value(r, "memory.L1.bandwidth_gbps"), 32300, 1500);
+  const double dram = value(r, "memory.dram.bandwidth_gbps");
+  EXPECT_GT(dram, 4200);
+  EXPECT_LT(dram, 4800);
+  EXPECT_EQ(value(r, "memory.bandwidth.workgroup_period"), 132);
+}
+
+TEST(RecordedLocal, H200SharedMemoryIsOnChip) {
+  for (const char* file : {"h200_latency_bandwidth_local.json", "h200_bandwidth_local.json"}) {
+    SCOPED_TRACE(file);
+    const Results r = load(file);
+    // ~28-30 cycles at 1.98 GHz (published: 29-30).
+    EXPECT_NEAR(value(r, "local.latency_ns"), 14.5, 1.5);
+    EXPECT_GT(value(r, "local.bandwidth_gbps"), 30000);  // >= 90% of 128 B/clk/SM
+    EXPECT_LT(value(r, "local.bandwidth_gbps"), 33500);  // never above it
+    EXPECT_EQ(value(r, "local.capacity_bytes"), 48 * 1024 - 1024);
+    EXPECT_EQ(value(r, "local.on_chip"), 1);
+  }
+}
+
+TEST(RecordedLocal, PoclLocalMemoryIsOrdinaryMemory) {
+  for (const char* file :
+       {"pocl_xeon_basic_bandwidth_local_quick.json", "pocl_epyc_basic_bandwidth_local_quick.json"}) {
+    SCOPED_TRACE(file);
+    const Results r = load(file);
+    EXPECT_EQ(value(r, "local.on_chip"), 0);
+    EXPECT_EQ(value(r, "local.capacity_bytes"), static_cast<double>(r.device.local_mem_bytes));
+    EXPECT_GT(value(r, "local.latency_ns"), 0);
+    EXPECT_EQ(r.find_finding("memory.bandwidth.workgroup_period"), nullptr);
+  }
+}
+
+}  // namespace
+}  // namespace gpuscope
