@@ -2,6 +2,7 @@
 
 #include "analysis/bandwidth.hpp"
 #include "analysis/cache_hierarchy.hpp"
+#include "analysis/texture.hpp"
 
 namespace gpuscope::analysis {
 
@@ -55,6 +56,25 @@ std::vector<Finding> analyze_all(const Results& r) {
         local_findings(r.find_series("local.latency"), r.find_series("local.global_latency"),
                        r.find_series("local.bandwidth"), r.find_series("local.global_bandwidth"),
                        r.find_series("local.capacity"));
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  // Texture path: its own staircase, its bandwidth, and whether it shares
+  // the load/store path's first-level cache (analysis/texture.hpp).
+  if (const Series* s = r.find_series(kTextureLatencySeries)) {
+    auto found = texture_hierarchy_findings(infer_cache_hierarchy(*s), s->id);
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  if (const Series* s = r.find_series(kTextureBandwidthSeries)) {
+    auto found = texture_bandwidth_findings(*s);
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  const Series* pair_small = r.find_series(kTexturePairSmallSeries);
+  const Series* pair_large = r.find_series(kTexturePairLargeSeries);
+  if (pair_small && pair_large && pair_large->meta.contains("texture_bytes")) {
+    const double first_level = pair_large->meta.value("texture_first_level_bytes", 0.0);
+    const auto sharing = infer_texture_sharing(*pair_small, *pair_large,
+                                               pair_large->meta["texture_bytes"].get<double>(), first_level);
+    auto found = texture_sharing_findings(sharing, pair_small->id, pair_large->id);
     out.insert(out.end(), found.begin(), found.end());
   }
   return out;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "core/device_info.hpp"
+#include "core/error.hpp"
 
 #include <array>
 #include <cstddef>
@@ -24,6 +25,38 @@ class Buffer {
   virtual size_t size_bytes() const = 0;
 };
 
+// An image (texture) object. Pixels are 16 bytes (four 32-bit channels) in
+// every format below, the one pixel size OpenCL 1.2 requires for both
+// unsigned-integer and float images (CL_RGBA with CL_UNSIGNED_INT32 / CL_FLOAT).
+enum class ImageKind {
+  kBuffer1D,  // image1d_buffer_t: a view of a Buffer, pixel i at byte 16*i (data written through the buffer)
+  k2D,        // image2d_t: width x height pixels in the driver's own layout (data written by write_image)
+};
+enum class ImageFormat { kRgba32Uint, kRgba32Float };
+
+struct ImageDesc {
+  ImageKind kind = ImageKind::kBuffer1D;
+  ImageFormat format = ImageFormat::kRgba32Uint;
+  size_t width = 0;   // pixels
+  size_t height = 1;  // pixels; 1 for kBuffer1D
+  static constexpr size_t kPixelBytes = 16;
+  size_t size_bytes() const { return width * height * kPixelBytes; }
+};
+
+// What the device can do with images; every size in pixels. A device without
+// images has supported == false and zero sizes.
+struct ImageLimits {
+  bool supported = false;
+  size_t max_buffer_pixels = 0;  // largest kBuffer1D image; 0 when the API lacks them (OpenCL 1.1)
+  size_t max_2d_width = 0, max_2d_height = 0;
+};
+
+class Image {
+ public:
+  virtual ~Image() = default;
+  virtual const ImageDesc& desc() const = 0;
+};
+
 // Work-item counts per dimension; unused dimensions are 1.
 struct Range {
   std::array<size_t, 3> dims{1, 1, 1};
@@ -38,7 +71,8 @@ struct LocalBytes {
   size_t bytes = 0;
 };
 
-using KernelArg = std::variant<Buffer*, int32_t, uint32_t, int64_t, uint64_t, float, double, LocalBytes>;
+using KernelArg =
+    std::variant<Buffer*, int32_t, uint32_t, int64_t, uint64_t, float, double, LocalBytes, Image*>;
 
 class Kernel {
  public:
@@ -72,6 +106,25 @@ class Device {
   // from the API's own profiling events (queued work excluded). `local` of
   // total() == 0 lets the driver choose.
   virtual double launch(Kernel& k, Range global, Range local, std::span<const KernelArg> args) = 0;
+
+  // Images (the texture path). The defaults say the backend has none; a
+  // backend with images overrides all three.
+  virtual ImageLimits image_limits() const { throw Unsupported("images are not supported by this backend"); }
+  // kBuffer1D needs `backing` (a Buffer of at least desc.size_bytes(); the
+  // image is a view of it and sees what is written to it); k2D takes none.
+  // Throws Unsupported when the device has no images or not this kind,
+  // OutOfResources when the size exceeds the device's limits or memory.
+  virtual std::unique_ptr<Image> create_image(const ImageDesc& desc, Buffer* backing) {
+    (void)desc;
+    (void)backing;
+    throw Unsupported("images are not supported by this backend");
+  }
+  // Writes a whole k2D image: rows of desc().width pixels, tightly packed.
+  virtual void write_image(Image& dst, std::span<const std::byte> pixels) {
+    (void)dst;
+    (void)pixels;
+    throw Unsupported("images are not supported by this backend");
+  }
 
   // Convenience typed wrappers.
   template <class T>

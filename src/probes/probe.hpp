@@ -53,5 +53,6 @@ const ProbeDef& find_probe(const std::string& name);
 std::vector<Series> run_latency_probe(ProbeContext& ctx);
 std::vector<Series> run_bandwidth_probe(ProbeContext& ctx);
 std::vector<Series> run_local_probe(ProbeContext& ctx);
+std::vector<Series> run_texture_probe(ProbeContext& ctx);
 
 }  // namespace gpuscope

@@ -11,6 +11,8 @@ const std::vector<ProbeDef>& probe_registry() {
       {"bandwidth", "read/write/copy bandwidth vs footprint, vector width and work-group count", 9.0,
        run_bandwidth_probe},
       {"local", "local memory latency, bandwidth and capacity, against global memory", 3.0, run_local_probe},
+      {"texture", "image-path chase, bandwidth, and whether texture and load/store share a first-level cache",
+       5.0, run_texture_probe},
   };
   return probes;
 }
