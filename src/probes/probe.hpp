@@ -51,5 +51,8 @@ const ProbeDef& find_probe(const std::string& name);
 
 // Probe entry points (one file each).
 std::vector<Series> run_latency_probe(ProbeContext& ctx);
+std::vector<Series> run_coalescing_probe(ProbeContext& ctx);
+std::vector<Series> run_tlb_probe(ProbeContext& ctx);
+std::vector<Series> run_geometry_probe(ProbeContext& ctx);
 
 }  // namespace gpuscope

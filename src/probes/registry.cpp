@@ -7,6 +7,8 @@ const std::vector<ProbeDef>& probe_registry() {
   static const std::vector<ProbeDef> probes = {
       {"latency", "dependent pointer chase over growing footprints: cache levels, sizes, latencies", 20.0,
        run_latency_probe},
+      {"coalescing", "copies B[i] = A[i*m + k]: throughput vs work-group size, offset k and stride m", 3.5,
+       run_coalescing_probe},
   };
   return probes;
 }
