@@ -7,8 +7,11 @@ const std::vector<ProbeDef>& probe_registry() {
   static const std::vector<ProbeDef> probes = {
       {"latency", "dependent pointer chase over growing footprints: cache levels, sizes, latencies", 20.0,
        run_latency_probe},
-      {"coalescing", "copies B[i] = A[i*m + k]: throughput vs work-group size, offset k and stride m", 3.5,
+      {"coalescing", "copies B[i] = A[i*m + k]: throughput vs work-group size, offset k and stride m", 3.0,
        run_coalescing_probe},
+      {"tlb", "page-strided chases over growing footprints: TLB reach and miss penalty", 2.5, run_tlb_probe},
+      {"geometry", "chases that show fetch unit (sector), line size and caches shared between compute units", 2.5,
+       run_geometry_probe},
   };
   return probes;
 }
