@@ -1,6 +1,11 @@
 #include "analysis/analyze.hpp"
 
 #include "analysis/cache_hierarchy.hpp"
+#include "analysis/cache_geometry.hpp"
+#include "analysis/coalescing.hpp"
+#include "analysis/tlb.hpp"
+
+#include <fmt/format.h>
 
 namespace gpuscope::analysis {
 
@@ -33,6 +38,35 @@ std::vector<Finding> analyze_all(const Results& r) {
       std::string& note = found.front().note;
       note = s->meta["caveat"].get<std::string>() + (note.empty() ? "" : " " + note);
     }
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  {
+    const Series* wg = r.find_series("coalescing.workgroup");
+    const Series* off = r.find_series("coalescing.offset");
+    const Series* str = r.find_series("coalescing.stride");
+    auto found = coalescing_findings(wg, off, str);
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  if (const Series* control = r.find_series("tlb.control")) {
+    std::vector<const Series*> strided;
+    for (const auto& s : r.series)
+      if (s.id.rfind("tlb.stride_", 0) == 0) strided.push_back(&s);
+    auto found = tlb_findings(*control, strided);
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  {
+    std::vector<const Series*> lines;
+    const Series* lone = r.find_series("geometry.shared_1");
+    const Series* all = nullptr;
+    for (const auto& s : r.series) {
+      if (s.id.rfind("geometry.line_", 0) == 0) lines.push_back(&s);
+      if (s.id.rfind("geometry.shared_", 0) == 0 && &s != lone) all = &s;
+    }
+    int levels = 0;
+    for (const auto& f : out)
+      if (f.id == "memory.cache_levels") levels = static_cast<int>(number(f));
+    auto found = geometry_findings(r.find_series("geometry.pairs_near"), r.find_series("geometry.pairs_far"), lines,
+                                   lone, all, levels);
     out.insert(out.end(), found.begin(), found.end());
   }
   return out;

@@ -56,7 +56,8 @@ ChaseRig::ChaseRig(ProbeContext& ctx, size_t want_bytes, size_t min_bytes, size_
   ends_ = dev_.create_buffer(max_groups_ * sizeof(uint32_t));
 }
 
-std::vector<uint32_t> ChaseRig::link_slots(const std::vector<uint32_t>& order, const std::vector<uint32_t>& pos) {
+std::vector<uint32_t> ChaseRig::link_slots(const std::vector<uint32_t>& order,
+                                           const std::vector<uint32_t>& pos) {
   const size_t n = order.size();
   std::vector<uint32_t> from(n), to(n), visit(n);
   for (size_t k = 0; k < n; ++k) {
@@ -97,8 +98,8 @@ std::vector<uint32_t> ChaseRig::link_regions(const std::vector<uint32_t>& order,
   const auto next = successors(order);
   auto next_buf = dev_.create_buffer(n * 4);
   dev_.write_values<uint32_t>(*next_buf, next);
-  const KernelArg args[] = {mem_.get(), next_buf.get(), stride_words, static_cast<uint32_t>(n), region_words,
-                            regions};
+  const KernelArg args[] = {mem_.get(),   next_buf.get(), stride_words, static_cast<uint32_t>(n),
+                            region_words, regions};
   const size_t local = std::min(kLinkGroup, link_regions_->max_work_group_size());
   dev_.launch(*link_regions_, rounded(n * regions, local), Range::d1(local), args);
   std::vector<uint32_t> visit(n);
@@ -115,9 +116,10 @@ double ChaseRig::launch(const std::vector<uint32_t>& visit, uint32_t groups, uin
   for (uint32_t g = 0; g < groups; ++g) {
     const uint64_t want = g * region_words + visit[hops % visit.size()];
     if (ends[g] != want)
-      throw ValidationError(fmt::format("chase of group {} ended on word {} but the host's walk ends on {} "
-                                        "(cycle of {} words)",
-                                        g, ends[g], want, visit.size()));
+      throw ValidationError(
+          fmt::format("chase of group {} ended on word {} but the host's walk ends on {} "
+                      "(cycle of {} words)",
+                      g, ends[g], want, visit.size()));
   }
   return ns;
 }
@@ -146,7 +148,8 @@ ChaseTiming ChaseRig::time(const std::vector<uint32_t>& visit, uint32_t groups, 
   const auto initial = std::max<uint64_t>(1, chunk / 8);
   const Measurement m = measure(
       [&](uint64_t rounds) {
-        return launch(visit, groups, region_words, static_cast<uint32_t>(std::min<uint64_t>(rounds, UINT32_MAX)));
+        return launch(visit, groups, region_words,
+                      static_cast<uint32_t>(std::min<uint64_t>(rounds, UINT32_MAX)));
       },
       initial, UINT32_MAX, hc);
   ChaseTiming t;

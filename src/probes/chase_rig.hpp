@@ -24,8 +24,8 @@ std::vector<uint32_t> random_visit_order(uint32_t n, uint64_t seed);
 std::vector<uint32_t> successors(const std::vector<uint32_t>& order);
 
 struct ChaseTiming {
-  double ns_per_hop = 0;         // 10th percentile of the samples (see chase_rig.cpp)
-  std::vector<double> samples;   // ns per hop, one per timed launch
+  double ns_per_hop = 0;        // 10th percentile of the samples (see chase_rig.cpp)
+  std::vector<double> samples;  // ns per hop, one per timed launch
   uint64_t hops_per_launch = 0;
 };
 
@@ -45,7 +45,8 @@ class ChaseRig {
   // Anchors anchor_words apart on the cycle `order`, each with a partner
   // pair_words after it (link_pairs in chase_layout.cl); returns the visit
   // order in words (anchor, partner, next anchor, ...).
-  std::vector<uint32_t> link_pairs(const std::vector<uint32_t>& order, uint32_t anchor_words, uint32_t pair_words);
+  std::vector<uint32_t> link_pairs(const std::vector<uint32_t>& order, uint32_t anchor_words,
+                                   uint32_t pair_words);
 
   // The cycle `order` over slots stride_words apart, in `regions` regions
   // region_words apart; returns region 0's visit order in words.

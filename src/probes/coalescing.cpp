@@ -70,7 +70,8 @@ class CoalescingProbe {
     const bool quick = ctx_.options.quick;
     std::vector<Series> out;
 
-    Series wg = make_series("coalescing.workgroup", {"workgroup_size", ""}, "B[i] = A[i], one element per item");
+    Series wg =
+        make_series("coalescing.workgroup", {"workgroup_size", ""}, "B[i] = A[i], one element per item");
     std::vector<size_t> sizes;
     for (size_t w = 1; w <= max_wg_; w *= 2) {
       sizes.push_back(w);
@@ -177,9 +178,10 @@ class CoalescingProbe {
         const size_t i = st + j;
         const uint32_t want = coalescing_value(static_cast<uint32_t>(i * stride + offset), kSeed);
         if (got[j] != want)
-          throw ValidationError(fmt::format("coalescing: B[{}] = {:#x} after copy with offset {} stride {} "
-                                            "group {}, expected {:#x}",
-                                            i, got[j], offset, stride, wg, want));
+          throw ValidationError(
+              fmt::format("coalescing: B[{}] = {:#x} after copy with offset {} stride {} "
+                          "group {}, expected {:#x}",
+                          i, got[j], offset, stride, wg, want));
       }
     }
 

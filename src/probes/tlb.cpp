@@ -41,8 +41,8 @@ constexpr size_t kMiB = 1024 * kKiB;
 constexpr size_t kGiB = 1024 * kMiB;
 
 size_t line_bytes(const DeviceInfo& info) {
-  return std::bit_ceil<size_t>(std::max<size_t>(info.global_cache_line_bytes ? info.global_cache_line_bytes : 64,
-                                                info.address_bits / 8));
+  return std::bit_ceil<size_t>(std::max<size_t>(
+      info.global_cache_line_bytes ? info.global_cache_line_bytes : 64, info.address_bits / 8));
 }
 
 class TlbProbe {
@@ -66,7 +66,8 @@ class TlbProbe {
         cpu_ ? std::vector<size_t>{4 * kKiB, 2 * kMiB} : std::vector<size_t>{64 * kKiB, 2 * kMiB};
     // The slot counts every series shares: 2 per octave (1 quick) from 8 up
     // to what the largest footprint allows for the smallest stride.
-    const size_t max_slots = std::min<size_t>(rig_.bytes() / strides.front(), quick_ ? (cpu_ ? 4096 : 16384) : 131072);
+    const size_t max_slots =
+        std::min<size_t>(rig_.bytes() / strides.front(), quick_ ? (cpu_ ? 4096 : 16384) : 131072);
     std::vector<uint32_t> counts;
     const double step = quick_ ? 2.0 : std::sqrt(2.0);
     for (double n = quick_ ? 16 : 8; n <= static_cast<double>(max_slots) * 1.0001; n *= step)
@@ -93,10 +94,12 @@ class TlbProbe {
   }
 
  private:
-  // 8 GiB on a GPU (4 GiB quick), 1 GiB on a CPU (256 MiB quick), within a
-  // quarter of the device's memory and its largest allocation.
+  // 4 GiB on a GPU (2 GiB quick), 1 GiB on a CPU (256 MiB quick), within a
+  // quarter of the device's memory and its largest allocation. (On the H200
+  // an 8 GiB chase buffer was refused with CL_INVALID_COMMAND_QUEUE rather
+  // than an allocation error, and the queue was lost for the rest of the run.)
   size_t planned_bytes() const {
-    size_t want = cpu_ ? (quick_ ? 256 * kMiB : 1 * kGiB) : (quick_ ? 4 : 8) * kGiB;
+    size_t want = cpu_ ? (quick_ ? 256 * kMiB : 1 * kGiB) : (quick_ ? 2 : 4) * kGiB;
     if (info_.max_alloc_bytes) want = std::min<size_t>(want, info_.max_alloc_bytes);
     if (info_.global_mem_bytes) want = std::min<size_t>(want, info_.global_mem_bytes / 4);
     return std::bit_floor(std::max<size_t>(want, 64 * kMiB));
@@ -124,7 +127,8 @@ class TlbProbe {
       const size_t offset_lines = (static_cast<size_t>(i) * 37) % lines_per_block;
       pos[i] = static_cast<uint32_t>((static_cast<size_t>(i) * stride + offset_lines * line_) / w);
     }
-    const auto visit = rig_.link_slots(random_visit_order(n, 0x7b1dULL ^ (n * 0x9e3779b97f4a7c15ULL) ^ stride), pos);
+    const auto visit =
+        rig_.link_slots(random_visit_order(n, 0x7b1dULL ^ (n * 0x9e3779b97f4a7c15ULL) ^ stride), pos);
     const ChaseTiming t = rig_.time(visit, 1, 0, hc_);
     Point p;
     p.x = x;
