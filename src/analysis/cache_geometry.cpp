@@ -51,23 +51,49 @@ std::optional<FetchReading> read_pairs_curve(const Series& pairs) {
 
 std::optional<LineReading> read_line_curves(const std::vector<const Series*>& lines) {
   LineReading r;
+  // The first level's hit latency: the lowest point of any stride's curve
+  // (each starts inside the level). A curve's capacity is where it crosses
+  // half way from that to its own last plateau (the next level): half the
+  // loads hit there. Read this way a short plateau before the rise is enough.
+  double hit = 0;
+  for (const Series* s : lines)
+    if (s && !s->points.empty())
+      for (const auto& p : s->points)
+        if (p.y > 0 && (hit == 0 || p.y < hit)) hit = p.y;
   for (const Series* s : lines) {
-    if (!s || !s->meta.contains("stride_bytes")) continue;
-    const Hierarchy h = infer_cache_hierarchy(*s);
-    if (h.levels.empty() || !h.levels.front().end_reached) continue;
-    r.capacity_by_stride.emplace_back(s->meta["stride_bytes"].get<double>(), h.levels.front().capacity_bytes);
+    if (!s || !s->meta.contains("stride_bytes") || s->points.size() < 3) continue;
+    const double miss = s->points.back().y;
+    if (!(hit > 0) || miss < 1.5 * hit) continue;  // never left the level
+    const double half = 0.5 * (hit + miss);
+    for (size_t i = 1; i < s->points.size(); ++i) {
+      const Point& a = s->points[i - 1];
+      const Point& b = s->points[i];
+      if (a.y < half && b.y >= half) {
+        const double t = (half - a.y) / (b.y - a.y);
+        r.capacity_by_stride.emplace_back(s->meta["stride_bytes"].get<double>(),
+                                          a.x * std::pow(b.x / a.x, t));
+        break;
+      }
+    }
   }
   if (r.capacity_by_stride.size() < 2) return std::nullopt;
   std::sort(r.capacity_by_stride.begin(), r.capacity_by_stride.end());
-  const double base = r.capacity_by_stride.front().second;
-  r.line_bytes = r.capacity_by_stride.front().first;
-  for (const auto& [stride, cap] : r.capacity_by_stride) {
-    if (cap > 1.4 * base) break;
-    r.line_bytes = stride;
+  // The line is the smallest stride from which every doubling of the stride
+  // (nearly) doubles the capacity: below it strides share lines, from it on
+  // each slot owns one.
+  const auto& c = r.capacity_by_stride;
+  r.line_bytes = 0;
+  for (size_t i = c.size() - 1; i-- > 0;) {
+    const double per_doubling = std::pow(c[i + 1].second / c[i].second, 1 / std::log2(c[i + 1].first / c[i].first));
+    if (per_doubling < 1.6) break;
+    r.line_bytes = c[i].first;
   }
-  // When the second stride already holds much more, the smallest stride may
-  // itself be past the line.
-  r.upper_bound_only = r.capacity_by_stride[1].second > 1.6 * base;
+  if (r.line_bytes == 0) {
+    // No doubling at the top: the line is at least the largest stride.
+    r.line_bytes = c.back().first;
+    r.lower_bound_only = true;
+  }
+  r.upper_bound_only = r.line_bytes == c.front().first;
   return r;
 }
 
@@ -133,22 +159,25 @@ std::vector<Finding> geometry_findings(const Series* pairs_near, const Series* p
     f.id = "memory.line_bytes";
     f.value = r->line_bytes;
     f.unit = "B";
-    f.high = r->line_bytes * 2;
     f.low = r->upper_bound_only ? 0.0 : r->line_bytes;
-    f.confidence = r->upper_bound_only ? 0.4 : r->capacity_by_stride.size() >= 4 ? 0.7 : 0.5;
+    if (!r->lower_bound_only) f.high = r->line_bytes;
+    f.confidence = r->upper_bound_only || r->lower_bound_only ? 0.4 : r->capacity_by_stride.size() >= 4 ? 0.7 : 0.5;
     for (const Series* s : lines)
       if (s) f.evidence.push_back(s->id);
-    f.method =
-        "first-level capacity seen by random chases with one slot per S-byte block: constant while S "
-        "<= line, growing as S / line beyond";
+    f.method = "first-level capacity (half-hit footprint) seen by random chases with one slot per S-byte "
+               "block: it hardly grows with S below the line and doubles with S from the line on";
     std::string caps;
     for (const auto& [s, c] : r->capacity_by_stride)
       caps += fmt::format("{}{:.0f} B: {:.0f} KiB", caps.empty() ? "" : ", ", s, c / 1024);
-    f.note =
-        fmt::format("The first level's allocation unit (tag granularity). Capacity by stride: {}.{}", caps,
-                    r->upper_bound_only ? " The capacity already grows at the smallest stride: the line is "
-                                          "at most that."
-                                        : "");
+    const char* bound = r->upper_bound_only ? " The capacity doubles from the smallest stride on: the line is at "
+                                              "most that."
+                        : r->lower_bound_only ? " The capacity does not double even at the largest stride: the "
+                                                "line is at least that."
+                                              : "";
+    f.note = fmt::format("The first level's allocation unit (tag granularity). Capacity by stride: {}.{} On CPUs "
+                         "an adjacent-line prefetcher makes each slot take two lines, so the reading there can be "
+                         "twice the line.",
+                         caps, bound);
     out.push_back(std::move(f));
   }
 

@@ -24,12 +24,14 @@ struct FetchReading {
 std::optional<FetchReading> read_pairs_curve(const Series& pairs);
 
 // geometry.line_<S>: the first level's capacity seen at each slot stride S
-// (bytes, from the cache-hierarchy reading of each curve). It stays C while
-// S <= line and grows as C * S / line beyond: the line is the largest S
-// whose capacity is within 1.4x of the smallest stride's.
+// (the half-hit footprint). Below the line, strides share lines and the
+// capacity hardly grows with S; from the line on each slot owns a line and
+// the capacity doubles with each doubling of S: the line is the smallest S
+// from which every doubling (nearly, >= 1.6x) doubles it.
 struct LineReading {
   double line_bytes = 0;
-  bool upper_bound_only = false;                              // capacity already grew at the smallest stride
+  bool upper_bound_only = false;  // capacity doubles from the smallest stride on
+  bool lower_bound_only = false;  // no doubling even at the largest strides
   std::vector<std::pair<double, double>> capacity_by_stride;  // (S, capacity bytes)
 };
 std::optional<LineReading> read_line_curves(const std::vector<const Series*>& lines);

@@ -12,6 +12,7 @@ namespace {
 
 constexpr uint32_t kHopsPerRound = 16;  // chase_groups' unrolling
 constexpr size_t kLinkGroup = 64;
+constexpr size_t kPadBytes = 4096;
 
 Range rounded(size_t n, size_t local) { return Range::d1((n + local - 1) / local * local); }
 
@@ -44,7 +45,11 @@ ChaseRig::ChaseRig(ProbeContext& ctx, size_t want_bytes, size_t min_bytes, size_
   want_bytes = std::min<size_t>(want_bytes, (size_t{1} << 32) * word_bytes_ / 2);
   for (size_t b = want_bytes; b >= min_bytes; b /= 2) {
     try {
-      mem_ = dev_.create_buffer(b);
+      // 4 KiB over the power of two: NVIDIA's driver (580, H200) lost its
+      // queue (CL_INVALID_COMMAND_QUEUE) when a buffer of exactly 4 or 8 GiB
+      // was touched at its last byte, while 8 GiB + 128 B and 2 GiB were
+      // fine; the pad keeps the buffer's end off a multiple of 4 GiB.
+      mem_ = dev_.create_buffer(b + kPadBytes);
       bytes_ = b;
       break;
     } catch (const OutOfResources&) {
@@ -109,27 +114,32 @@ std::vector<uint32_t> ChaseRig::link_regions(const std::vector<uint32_t>& order,
 
 double ChaseRig::launch(const std::vector<uint32_t>& visit, uint32_t groups, uint64_t region_words,
                         uint32_t rounds) {
+  // Every launch goes on from where the previous one stopped (cursor_), so
+  // that a cycle longer than one launch's hops is walked whole over the
+  // samples, not its first stretch again and again.
+  std::vector<uint32_t> starts(groups);
+  for (uint32_t g = 0; g < groups; ++g) starts[g] = static_cast<uint32_t>(g * region_words + visit[cursor_]);
+  dev_.write_values<uint32_t>(*starts_, starts);
   const KernelArg args[] = {mem_.get(), starts_.get(), rounds, ends_.get()};
   const double ns = dev_.launch(*chase_, Range::d1(groups), Range::d1(1), args);
   const auto ends = dev_.read_values<uint32_t>(*ends_, groups);
   const uint64_t hops = static_cast<uint64_t>(rounds) * kHopsPerRound;
+  const size_t next = static_cast<size_t>((cursor_ + hops) % visit.size());
   for (uint32_t g = 0; g < groups; ++g) {
-    const uint64_t want = g * region_words + visit[hops % visit.size()];
+    const uint64_t want = g * region_words + visit[next];
     if (ends[g] != want)
-      throw ValidationError(
-          fmt::format("chase of group {} ended on word {} but the host's walk ends on {} "
-                      "(cycle of {} words)",
-                      g, ends[g], want, visit.size()));
+      throw ValidationError(fmt::format("chase of group {} ended on word {} but the host's walk ends on {} "
+                                        "(cycle of {} words)",
+                                        g, ends[g], want, visit.size()));
   }
+  cursor_ = next;
   return ns;
 }
 
 ChaseTiming ChaseRig::time(const std::vector<uint32_t>& visit, uint32_t groups, uint64_t region_words,
                            const HarnessConfig& hc) {
   if (groups > max_groups_) throw Unsupported(fmt::format("chase rig made for {} groups", max_groups_));
-  std::vector<uint32_t> starts(groups);
-  for (uint32_t g = 0; g < groups; ++g) starts[g] = static_cast<uint32_t>(g * region_words + visit[0]);
-  dev_.write_values<uint32_t>(*starts_, starts);
+  cursor_ = 0;
 
   // Warm: one walk of the cycle, in launches of about a target length, at
   // most ~10 of them (a cycle that misses everywhere gains nothing more).

@@ -3,8 +3,9 @@
 // pointers over layouts other than the latency probe's (tlb, geometry).
 //
 // A layout is a cycle of word positions (a word is one device pointer):
-// `order[k]` is the word visited k-th. Every chase starts at order[0] of its
-// region and the host checks where it ended: order[hops % order.size()].
+// `order[k]` is the word visited k-th. A measurement starts at order[0] of
+// each group's region, each launch goes on where the last one ended, and the
+// host checks every end against its own walk of the cycle.
 #pragma once
 
 #include "core/random.hpp"
@@ -53,8 +54,8 @@ class ChaseRig {
   std::vector<uint32_t> link_regions(const std::vector<uint32_t>& order, uint32_t stride_words,
                                      uint64_t region_words, uint32_t regions);
 
-  // `groups` work-groups of one item chase at once, group g from
-  // g * region_words + visit[0]; walks the cycle once (capped at ~10 target
+  // `groups` work-groups of one item chase at once, group g in its region
+  // g * region_words on; walks the cycle once (capped at ~10 target
   // launches) to warm, then times through the harness. Throws
   // ValidationError when a chase ends anywhere but where the host's walk does.
   ChaseTiming time(const std::vector<uint32_t>& visit, uint32_t groups, uint64_t region_words,
@@ -70,6 +71,7 @@ class ChaseRig {
   size_t max_groups_ = 1;
   Kernel *link_words_ = nullptr, *link_pairs_ = nullptr, *link_regions_ = nullptr, *chase_ = nullptr;
   std::unique_ptr<Buffer> mem_, starts_, ends_;
+  size_t cursor_ = 0;  // index into the visit order where the next launch starts
 };
 
 }  // namespace gpuscope

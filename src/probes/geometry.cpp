@@ -145,7 +145,7 @@ class GeometryProbe {
     return s;
   }
 
-  // Footprints (S / 32) x [16 KiB .. 1 MiB] on a GPU ([4 .. 256 KiB] on a
+  // Footprints (S / 32) x [4 KiB .. 1 MiB] on a GPU ([4 .. 256 KiB] on a
   // CPU), around any first-level cache, 2 per octave (1 quick).
   Series line_series(size_t stride) {
     Series s =
