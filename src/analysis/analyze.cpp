@@ -52,6 +52,23 @@ std::vector<Finding> analyze_all(const Results& r) {
     for (const auto& s : r.series)
       if (s.id.rfind("tlb.stride_", 0) == 0) strided.push_back(&s);
     auto found = tlb_findings(*control, strided);
+    // The latency probe's chase (one load per line, every page of its
+    // footprint) reads a rise past 512 MiB as translation; say how its curve
+    // stands against the reach measured here.
+    const Series* lat = r.find_series("latency.global");
+    for (auto& f : found)
+      if (f.id == "memory.tlb.reach_bytes" && f.high && lat && lat->points.size() >= 2) {
+        const double reach = number(f);
+        const Point* at = nullptr;
+        for (const auto& p : lat->points)
+          if (p.x <= reach) at = &p;
+        const Point& last = lat->points.back();
+        if (at && last.x > reach)
+          f.note += fmt::format(" latency.global rises {:+.1f}% from this reach ({:.1f} ns) to its largest footprint "
+                                "({:.0f} MiB, {:.1f} ns): a random chase over F bytes misses a TLB of reach R on "
+                                "about 1 - R/F of its loads.",
+                                100 * (last.y / at->y - 1), at->y, last.x / 1048576, last.y);
+      }
     out.insert(out.end(), found.begin(), found.end());
   }
   {
