@@ -53,9 +53,8 @@ const Finding* find(const std::vector<Finding>& fs, const std::string& id) {
 
 TEST(Coalescing, OffsetsOffA32ByteGridRunAtTheSplitCost) {
   // Accesses split at 32 B (8 elements): offsets off that grid run at 0.8x.
-  const Series off = make("coalescing.offset", range(0, 32), [](double k) {
-    return static_cast<int>(k) % 8 == 0 ? 100.0 : 80.0;
-  });
+  const Series off = make("coalescing.offset", range(0, 32),
+                          [](double k) { return static_cast<int>(k) % 8 == 0 ? 100.0 : 80.0; });
   const OffsetReading r = read_offset_curve(off);
   EXPECT_EQ(r.aligned_period, 8);
   EXPECT_NEAR(r.ratio, 0.8, 1e-9);
@@ -77,9 +76,8 @@ TEST(Coalescing, NoPenaltyMeansPeriodOneAndRatioNearOne) {
 
 TEST(Coalescing, StrideCurveFlatteningAt64BytesGives64ByteSegments) {
   // DRAM-bound copy with 64 B segments: cost per element min(4m, 64) + 4.
-  const Series str = make("coalescing.stride", range(1, 64), [](double m) {
-    return 800.0 * 8 / (std::min(4 * m, 64.0) + 4);
-  });
+  const Series str = make("coalescing.stride", range(1, 64),
+                          [](double m) { return 800.0 * 8 / (std::min(4 * m, 64.0) + 4); });
   const StrideReading r = read_stride_curve(str, 4);
   EXPECT_EQ(r.segment_bytes, 64);
   const auto fs = coalescing_findings(nullptr, nullptr, &str);
@@ -103,7 +101,8 @@ TEST(Coalescing, FlatStrideCurveHasNoSegment) {
 TEST(Coalescing, WorkgroupSweepSaturatesWhereItReaches90Percent) {
   const Series wg = make("coalescing.workgroup", {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024},
                          [](double w) { return std::min(10.0 * w, 1000.0); });
-  const Finding* f = find(coalescing_findings(&wg, nullptr, nullptr), "memory.coalescing.saturating_workgroup_size");
+  const Finding* f =
+      find(coalescing_findings(&wg, nullptr, nullptr), "memory.coalescing.saturating_workgroup_size");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(number(*f), 128);
 }
@@ -182,7 +181,8 @@ TEST(Tlb, StridesBelowThePageAgreeAndTellThePageSize) {
 
 // --- cache geometry -------------------------------------------------------------
 
-Series pairs_series(const std::string& id, double hit, double mid, double miss, double fetch1, double fetch2) {
+Series pairs_series(const std::string& id, double hit, double mid, double miss, double fetch1,
+                    double fetch2) {
   return make(id, {8, 16, 32, 64, 128, 256}, [=](double d) {
     const double second = d < fetch1 ? hit : d < fetch2 ? mid : miss;
     return (miss + second) / 2;
@@ -219,7 +219,8 @@ std::vector<Series> line_curves(double capacity, double line) {
   std::vector<Series> out;
   for (double s : {32.0, 64.0, 128.0, 256.0, 512.0}) {
     const double edge = capacity * std::max(s, line) / line;
-    out.push_back(make("geometry.line_" + std::to_string(static_cast<int>(s)), geometric(s / 32 * 4 * KiB, s / 32 * MiB),
+    out.push_back(make("geometry.line_" + std::to_string(static_cast<int>(s)),
+                       geometric(s / 32 * 4 * KiB, s / 32 * MiB),
                        [=](double f) {
                          const double hit = std::clamp(edge / f, 0.0, 1.0);  // random replacement-ish
                          return hit * 16 + (1 - hit) * 140;
@@ -238,7 +239,8 @@ TEST(CacheGeometry, LineIsWhereCapacityStartsDoubling) {
     ASSERT_TRUE(r) << line;
     EXPECT_EQ(r->line_bytes, line);
     EXPECT_FALSE(r->upper_bound_only);
-    const Finding* f = find(geometry_findings(nullptr, nullptr, ptrs, nullptr, nullptr, 2), "memory.line_bytes");
+    const Finding* f =
+        find(geometry_findings(nullptr, nullptr, ptrs, nullptr, nullptr, 2), "memory.line_bytes");
     ASSERT_NE(f, nullptr);
     EXPECT_EQ(number(*f), line);
   }

@@ -1,7 +1,7 @@
 #include "analysis/analyze.hpp"
 
-#include "analysis/cache_hierarchy.hpp"
 #include "analysis/cache_geometry.hpp"
+#include "analysis/cache_hierarchy.hpp"
 #include "analysis/coalescing.hpp"
 #include "analysis/tlb.hpp"
 
@@ -64,10 +64,11 @@ std::vector<Finding> analyze_all(const Results& r) {
           if (p.x <= reach) at = &p;
         const Point& last = lat->points.back();
         if (at && last.x > reach)
-          f.note += fmt::format(" latency.global rises {:+.1f}% from this reach ({:.1f} ns) to its largest footprint "
-                                "({:.0f} MiB, {:.1f} ns): a random chase over F bytes misses a TLB of reach R on "
-                                "about 1 - R/F of its loads.",
-                                100 * (last.y / at->y - 1), at->y, last.x / 1048576, last.y);
+          f.note += fmt::format(
+              " latency.global rises {:+.1f}% from this reach ({:.1f} ns) to its largest footprint "
+              "({:.0f} MiB, {:.1f} ns): a random chase over F bytes misses a TLB of reach R on "
+              "about 1 - R/F of its loads.",
+              100 * (last.y / at->y - 1), at->y, last.x / 1048576, last.y);
       }
     out.insert(out.end(), found.begin(), found.end());
   }
@@ -82,8 +83,8 @@ std::vector<Finding> analyze_all(const Results& r) {
     int levels = 0;
     for (const auto& f : out)
       if (f.id == "memory.cache_levels") levels = static_cast<int>(number(f));
-    auto found = geometry_findings(r.find_series("geometry.pairs_near"), r.find_series("geometry.pairs_far"), lines,
-                                   lone, all, levels);
+    auto found = geometry_findings(r.find_series("geometry.pairs_near"), r.find_series("geometry.pairs_far"),
+                                   lines, lone, all, levels);
     out.insert(out.end(), found.begin(), found.end());
   }
   return out;

@@ -84,7 +84,8 @@ std::optional<LineReading> read_line_curves(const std::vector<const Series*>& li
   const auto& c = r.capacity_by_stride;
   r.line_bytes = 0;
   for (size_t i = c.size() - 1; i-- > 0;) {
-    const double per_doubling = std::pow(c[i + 1].second / c[i].second, 1 / std::log2(c[i + 1].first / c[i].first));
+    const double per_doubling =
+        std::pow(c[i + 1].second / c[i].second, 1 / std::log2(c[i + 1].first / c[i].first));
     if (per_doubling < 1.6) break;
     r.line_bytes = c[i].first;
   }
@@ -161,23 +162,28 @@ std::vector<Finding> geometry_findings(const Series* pairs_near, const Series* p
     f.unit = "B";
     f.low = r->upper_bound_only ? 0.0 : r->line_bytes;
     if (!r->lower_bound_only) f.high = r->line_bytes;
-    f.confidence = r->upper_bound_only || r->lower_bound_only ? 0.4 : r->capacity_by_stride.size() >= 4 ? 0.7 : 0.5;
+    f.confidence = r->upper_bound_only || r->lower_bound_only ? 0.4
+                   : r->capacity_by_stride.size() >= 4        ? 0.7
+                                                              : 0.5;
     for (const Series* s : lines)
       if (s) f.evidence.push_back(s->id);
-    f.method = "first-level capacity (half-hit footprint) seen by random chases with one slot per S-byte "
-               "block: it hardly grows with S below the line and doubles with S from the line on";
+    f.method =
+        "first-level capacity (half-hit footprint) seen by random chases with one slot per S-byte "
+        "block: it hardly grows with S below the line and doubles with S from the line on";
     std::string caps;
     for (const auto& [s, c] : r->capacity_by_stride)
       caps += fmt::format("{}{:.0f} B: {:.0f} KiB", caps.empty() ? "" : ", ", s, c / 1024);
-    const char* bound = r->upper_bound_only ? " The capacity doubles from the smallest stride on: the line is at "
-                                              "most that."
-                        : r->lower_bound_only ? " The capacity does not double even at the largest stride: the "
-                                                "line is at least that."
-                                              : "";
-    f.note = fmt::format("The first level's allocation unit (tag granularity). Capacity by stride: {}.{} On CPUs "
-                         "an adjacent-line prefetcher makes each slot take two lines, so the reading there can be "
-                         "twice the line.",
-                         caps, bound);
+    const char* bound =
+        r->upper_bound_only   ? " The capacity doubles from the smallest stride on: the line is at "
+                                "most that."
+        : r->lower_bound_only ? " The capacity does not double even at the largest stride: the "
+                                "line is at least that."
+                              : "";
+    f.note = fmt::format(
+        "The first level's allocation unit (tag granularity). Capacity by stride: {}.{} On CPUs "
+        "an adjacent-line prefetcher makes each slot take two lines, so the reading there can be "
+        "twice the line.",
+        caps, bound);
     out.push_back(std::move(f));
   }
 

@@ -30,8 +30,8 @@ std::optional<FetchReading> read_pairs_curve(const Series& pairs);
 // from which every doubling (nearly, >= 1.6x) doubles it.
 struct LineReading {
   double line_bytes = 0;
-  bool upper_bound_only = false;  // capacity doubles from the smallest stride on
-  bool lower_bound_only = false;  // no doubling even at the largest strides
+  bool upper_bound_only = false;                              // capacity doubles from the smallest stride on
+  bool lower_bound_only = false;                              // no doubling even at the largest strides
   std::vector<std::pair<double, double>> capacity_by_stride;  // (S, capacity bytes)
 };
 std::optional<LineReading> read_line_curves(const std::vector<const Series*>& lines);

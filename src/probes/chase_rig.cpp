@@ -128,9 +128,10 @@ double ChaseRig::launch(const std::vector<uint32_t>& visit, uint32_t groups, uin
   for (uint32_t g = 0; g < groups; ++g) {
     const uint64_t want = g * region_words + visit[next];
     if (ends[g] != want)
-      throw ValidationError(fmt::format("chase of group {} ended on word {} but the host's walk ends on {} "
-                                        "(cycle of {} words)",
-                                        g, ends[g], want, visit.size()));
+      throw ValidationError(
+          fmt::format("chase of group {} ended on word {} but the host's walk ends on {} "
+                      "(cycle of {} words)",
+                      g, ends[g], want, visit.size()));
   }
   cursor_ = next;
   return ns;
