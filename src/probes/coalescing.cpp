@@ -78,12 +78,18 @@ class CoalescingProbe {
       if (!quick && w >= 8 && w * 3 / 2 <= max_wg_) sizes.push_back(w * 3 / 2);
     }
     if (sizes.back() != max_wg_) sizes.push_back(max_wg_);
-    for (size_t w : sizes) measure_point(wg, static_cast<double>(w), w, 0, 1);
+    // Past the budget each sweep keeps only its landmarks (powers of two, the
+    // maximum; offsets 0..4, 8, 16, 31, 32), so a slow device gets coarser
+    // curves rather than a run that overstays.
+    for (size_t w : sizes) {
+      if (budget.exhausted() && !std::has_single_bit(w) && w != max_wg_) continue;
+      measure_point(wg, static_cast<double>(w), w, 0, 1);
+    }
     out.push_back(std::move(wg));
 
     Series off = make_series("coalescing.offset", {"offset", "elements"}, "B[i] = A[i + k], largest group");
     for (uint32_t k = 0; k <= kMaxOffset; ++k) {
-      if (quick && k > 4 && k != 8 && k != 16 && k != 31 && k != 32) continue;
+      if ((quick || budget.exhausted()) && k > 4 && k != 8 && k != 16 && k != 31 && k != 32) continue;
       measure_point(off, k, max_wg_, k, 1);
     }
     out.push_back(std::move(off));
