@@ -77,16 +77,19 @@ TEST(H200Geometry, LineIs128Bytes) {
   EXPECT_EQ(value(r, "memory.line_bytes"), 128);
 }
 
-// The H200's 2 MiB-strided chase is flat to 512 MiB (256 pages) and rises
-// ~20 ns by 2 GiB; the 64 KiB stride agrees, so pages are >= 2 MiB.
-TEST(H200Tlb, FirstRiseBetweenHalfAndTwoGiB) {
+// The H200's page-strided chases cost no more than the control wherever the
+// control is steady, up to 1 GiB (the 64 KiB stride: +3.5 ns at most, under
+// the 10% a step needs); a 2 MiB-strided chase was 20 ns slower at 2 GiB but
+// inside the L1's overflow, where layouts differ by cache sets, and the
+// latency probe's chase is flat (+0.2%) from 1 to 2 GiB. So: no TLB level
+// runs out below 1 GiB; the reach is reported as that lower bound.
+TEST(H200Tlb, NoTranslationCostUpToAGiB) {
   const Results r = load("h200_mem2_quick.json");
-  const double reach = value(r, "memory.tlb.reach_bytes");
-  EXPECT_GE(reach, 512 * MiB);
-  EXPECT_LE(reach, 2048 * MiB);
-  const double pen = value(r, "memory.tlb.miss_penalty_ns");
-  EXPECT_GT(pen, 5);
-  EXPECT_LT(pen, 100);
+  const Finding* reach = get(r, "memory.tlb.reach_bytes");
+  ASSERT_NE(reach, nullptr);
+  EXPECT_GE(number(*reach), 512 * MiB);
+  EXPECT_FALSE(reach->high.has_value());  // a lower bound
+  EXPECT_EQ(r.find_finding("memory.tlb.miss_penalty_ns"), nullptr);
 }
 
 // Measured together with the latency probe (the H200's recorded curve), the

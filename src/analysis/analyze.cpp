@@ -57,7 +57,7 @@ std::vector<Finding> analyze_all(const Results& r) {
     // stands against the reach measured here.
     const Series* lat = r.find_series("latency.global");
     for (auto& f : found)
-      if (f.id == "memory.tlb.reach_bytes" && f.high && lat && lat->points.size() >= 2) {
+      if (f.id == "memory.tlb.reach_bytes" && lat && lat->points.size() >= 2) {
         const double reach = number(f);
         const Point* at = nullptr;
         for (const auto& p : lat->points)
