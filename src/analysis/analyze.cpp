@@ -3,6 +3,11 @@
 #include "analysis/bandwidth.hpp"
 #include "analysis/cache_hierarchy.hpp"
 #include "analysis/texture.hpp"
+#include "analysis/cache_geometry.hpp"
+#include "analysis/coalescing.hpp"
+#include "analysis/tlb.hpp"
+
+#include <fmt/format.h>
 
 namespace gpuscope::analysis {
 
@@ -75,6 +80,53 @@ std::vector<Finding> analyze_all(const Results& r) {
     const auto sharing = infer_texture_sharing(*pair_small, *pair_large,
                                                pair_large->meta["texture_bytes"].get<double>(), first_level);
     auto found = texture_sharing_findings(sharing, pair_small->id, pair_large->id);
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  {
+    const Series* wg = r.find_series("coalescing.workgroup");
+    const Series* off = r.find_series("coalescing.offset");
+    const Series* str = r.find_series("coalescing.stride");
+    auto found = coalescing_findings(wg, off, str);
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  if (const Series* control = r.find_series("tlb.control")) {
+    std::vector<const Series*> strided;
+    for (const auto& s : r.series)
+      if (s.id.rfind("tlb.stride_", 0) == 0) strided.push_back(&s);
+    auto found = tlb_findings(*control, strided);
+    // The latency probe's chase (one load per line, every page of its
+    // footprint) reads a rise past 512 MiB as translation; say how its curve
+    // stands against the reach measured here.
+    const Series* lat = r.find_series("latency.global");
+    for (auto& f : found)
+      if (f.id == "memory.tlb.reach_bytes" && lat && lat->points.size() >= 2) {
+        const double reach = number(f);
+        const Point* at = nullptr;
+        for (const auto& p : lat->points)
+          if (p.x <= reach) at = &p;
+        const Point& last = lat->points.back();
+        if (at && last.x > reach)
+          f.note += fmt::format(
+              " latency.global rises {:+.1f}% from this reach ({:.1f} ns) to its largest footprint "
+              "({:.0f} MiB, {:.1f} ns): a random chase over F bytes misses a TLB of reach R on "
+              "about 1 - R/F of its loads.",
+              100 * (last.y / at->y - 1), at->y, last.x / 1048576, last.y);
+      }
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  {
+    std::vector<const Series*> lines;
+    const Series* lone = r.find_series("geometry.shared_1");
+    const Series* all = nullptr;
+    for (const auto& s : r.series) {
+      if (s.id.rfind("geometry.line_", 0) == 0) lines.push_back(&s);
+      if (s.id.rfind("geometry.shared_", 0) == 0 && &s != lone) all = &s;
+    }
+    int levels = 0;
+    for (const auto& f : out)
+      if (f.id == "memory.cache_levels") levels = static_cast<int>(number(f));
+    auto found = geometry_findings(r.find_series("geometry.pairs_near"), r.find_series("geometry.pairs_far"),
+                                   lines, lone, all, levels);
     out.insert(out.end(), found.begin(), found.end());
   }
   return out;

@@ -54,5 +54,8 @@ std::vector<Series> run_latency_probe(ProbeContext& ctx);
 std::vector<Series> run_bandwidth_probe(ProbeContext& ctx);
 std::vector<Series> run_local_probe(ProbeContext& ctx);
 std::vector<Series> run_texture_probe(ProbeContext& ctx);
+std::vector<Series> run_coalescing_probe(ProbeContext& ctx);
+std::vector<Series> run_tlb_probe(ProbeContext& ctx);
+std::vector<Series> run_geometry_probe(ProbeContext& ctx);
 
 }  // namespace gpuscope

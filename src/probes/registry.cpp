@@ -13,6 +13,11 @@ const std::vector<ProbeDef>& probe_registry() {
       {"local", "local memory latency, bandwidth and capacity, against global memory", 3.0, run_local_probe},
       {"texture", "image-path chase, bandwidth, and whether texture and load/store share a first-level cache",
        5.0, run_texture_probe},
+      {"coalescing", "copies B[i] = A[i*m + k]: throughput vs work-group size, offset k and stride m", 3.0,
+       run_coalescing_probe},
+      {"tlb", "page-strided chases over growing footprints: TLB reach and miss penalty", 2.5, run_tlb_probe},
+      {"geometry", "chases that show fetch unit (sector), line size and caches shared between compute units", 2.5,
+       run_geometry_probe},
   };
   return probes;
 }

@@ -1,0 +1,224 @@
+#include "analysis/cache_geometry.hpp"
+
+#include "analysis/cache_hierarchy.hpp"
+#include "core/stats.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpuscope::analysis {
+namespace {
+
+// y of a series at x, interpolated linearly in log x; nullopt outside it.
+std::optional<double> y_at_log(const Series& s, double x) {
+  const auto& p = s.points;
+  if (p.empty() || x < p.front().x || x > p.back().x) return std::nullopt;
+  for (size_t i = 0; i + 1 < p.size(); ++i)
+    if (p[i].x <= x && x <= p[i + 1].x) {
+      const double t = p[i + 1].x > p[i].x ? std::log(x / p[i].x) / std::log(p[i + 1].x / p[i].x) : 0;
+      return p[i].y + t * (p[i + 1].y - p[i].y);
+    }
+  return p.back().y;
+}
+
+double max_spread(const Series& s) {
+  double m = 0;
+  for (const auto& p : s.points)
+    if (p.samples.size() >= 3) m = std::max(m, summarize(p.samples).rel_spread);
+  return m;
+}
+
+}  // namespace
+
+std::optional<FetchReading> read_pairs_curve(const Series& pairs) {
+  if (pairs.points.size() < 3) return std::nullopt;
+  FetchReading r;
+  r.hit_ns = pairs.points.front().y;
+  r.miss_ns = pairs.points.back().y;
+  if (!(r.hit_ns > 0) || r.miss_ns < 1.2 * r.hit_ns) return std::nullopt;
+  const double threshold = r.miss_ns - 0.25 * (r.miss_ns - r.hit_ns);
+  // The smallest d from which every larger d stays above the threshold.
+  r.fetch_bytes = pairs.points.back().x;
+  for (size_t i = pairs.points.size(); i-- > 0;) {
+    if (pairs.points[i].y < threshold) break;
+    r.fetch_bytes = pairs.points[i].x;
+  }
+  if (r.fetch_bytes <= pairs.points.front().x) return std::nullopt;  // no partner ever hit
+  return r;
+}
+
+std::optional<LineReading> read_line_curves(const std::vector<const Series*>& lines) {
+  LineReading r;
+  // The first level's hit latency: the lowest point of any stride's curve
+  // (each starts inside the level). A curve's capacity is where it crosses
+  // half way from that to its own last plateau (the next level): half the
+  // loads hit there. Read this way a short plateau before the rise is enough.
+  double hit = 0;
+  for (const Series* s : lines)
+    if (s && !s->points.empty())
+      for (const auto& p : s->points)
+        if (p.y > 0 && (hit == 0 || p.y < hit)) hit = p.y;
+  for (const Series* s : lines) {
+    if (!s || !s->meta.contains("stride_bytes") || s->points.size() < 3) continue;
+    const double miss = s->points.back().y;
+    if (!(hit > 0) || miss < 1.5 * hit) continue;  // never left the level
+    const double half = 0.5 * (hit + miss);
+    for (size_t i = 1; i < s->points.size(); ++i) {
+      const Point& a = s->points[i - 1];
+      const Point& b = s->points[i];
+      if (a.y < half && b.y >= half) {
+        const double t = (half - a.y) / (b.y - a.y);
+        r.capacity_by_stride.emplace_back(s->meta["stride_bytes"].get<double>(),
+                                          a.x * std::pow(b.x / a.x, t));
+        break;
+      }
+    }
+  }
+  if (r.capacity_by_stride.size() < 2) return std::nullopt;
+  std::sort(r.capacity_by_stride.begin(), r.capacity_by_stride.end());
+  // The line is the smallest stride from which every doubling of the stride
+  // (nearly) doubles the capacity: below it strides share lines, from it on
+  // each slot owns one.
+  const auto& c = r.capacity_by_stride;
+  r.line_bytes = 0;
+  for (size_t i = c.size() - 1; i-- > 0;) {
+    const double per_doubling =
+        std::pow(c[i + 1].second / c[i].second, 1 / std::log2(c[i + 1].first / c[i].first));
+    if (per_doubling < 1.6) break;
+    r.line_bytes = c[i].first;
+  }
+  if (r.line_bytes == 0) {
+    // No doubling at the top: the line is at least the largest stride.
+    r.line_bytes = c.back().first;
+    r.lower_bound_only = true;
+  }
+  r.upper_bound_only = r.line_bytes == c.front().first;
+  return r;
+}
+
+std::vector<SharingReading> read_sharing(const Series& lone, const Series& all) {
+  std::vector<SharingReading> out;
+  const Hierarchy h = infer_cache_hierarchy(lone);
+  for (size_t n = 0; n < h.levels.size(); ++n) {
+    const CacheLevel& lv = h.levels[n];
+    SharingReading r;
+    r.level = static_cast<int>(n) + 1;
+    r.probe_footprint = std::sqrt(lv.first_x * lv.last_x);
+    const auto lone_y = y_at_log(lone, r.probe_footprint);
+    const auto all_y = y_at_log(all, r.probe_footprint);
+    if (!lone_y || !all_y) continue;
+    r.lone_ns = *lone_y;
+    r.all_ns = *all_y;
+    r.next_ns = n + 1 < h.levels.size() ? h.levels[n + 1].latency_ns
+                : h.dram                ? h.dram->latency_ns
+                                        : 2 * lv.latency_ns;
+    // Shared when the G chase stands past the geometric middle between this
+    // level's latency and the next one's.
+    r.shared = std::log(r.all_ns) > 0.5 * (std::log(lv.latency_ns) + std::log(r.next_ns));
+    out.push_back(r);
+  }
+  return out;
+}
+
+std::vector<Finding> geometry_findings(const Series* pairs_near, const Series* pairs_far,
+                                       const std::vector<const Series*>& lines, const Series* shared_lone,
+                                       const Series* shared_all, int cache_levels) {
+  std::vector<Finding> out;
+  const auto fetch = [&](const Series* s, int level, const std::string& where) {
+    if (!s) return;
+    const auto r = read_pairs_curve(*s);
+    if (!r) return;
+    Finding f;
+    f.id = fmt::format("memory.L{}.fetch_bytes", level);
+    f.value = r->fetch_bytes;
+    f.unit = "B";
+    f.low = r->fetch_bytes / 2;  // the step lies between the last d that hit and this one
+    f.high = r->fetch_bytes;
+    f.confidence = max_spread(*s) < 0.05 ? 0.75 : 0.5;
+    f.evidence = {s->id};
+    f.method =
+        "pointer chase over anchors that miss this level, each followed by a load d bytes further: "
+        "the smallest d from which the second load misses too";
+    f.note = fmt::format(
+        "{} Per load {:.1f} ns when the second load hits, {:.1f} ns when both miss. A unit "
+        "smaller than memory.line_bytes means a sectored cache: it keeps tags per line but "
+        "fills per sector.",
+        where, r->hit_ns, r->miss_ns);
+    out.push_back(std::move(f));
+  };
+  fetch(pairs_near, 1, "Footprint past the first level, inside the second: the first level's fill unit.");
+  const int last = std::max(2, cache_levels);
+  fetch(pairs_far, last,
+        fmt::format("Footprint past every cache: the fill unit of the last level (L{}) from memory; a step "
+                    "at a smaller d is the first level's.",
+                    last));
+
+  if (const auto r = read_line_curves(lines)) {
+    Finding f;
+    f.id = "memory.line_bytes";
+    f.value = r->line_bytes;
+    f.unit = "B";
+    f.low = r->upper_bound_only ? 0.0 : r->line_bytes;
+    if (!r->lower_bound_only) f.high = r->line_bytes;
+    f.confidence = r->upper_bound_only || r->lower_bound_only ? 0.4
+                   : r->capacity_by_stride.size() >= 4        ? 0.7
+                                                              : 0.5;
+    for (const Series* s : lines)
+      if (s) f.evidence.push_back(s->id);
+    f.method =
+        "first-level capacity (half-hit footprint) seen by random chases with one slot per S-byte "
+        "block: it hardly grows with S below the line and doubles with S from the line on";
+    std::string caps;
+    for (const auto& [s, c] : r->capacity_by_stride)
+      caps += fmt::format("{}{:.0f} B: {:.0f} KiB", caps.empty() ? "" : ", ", s, c / 1024);
+    const char* bound =
+        r->upper_bound_only   ? " The capacity doubles from the smallest stride on: the line is at "
+                                "most that."
+        : r->lower_bound_only ? " The capacity does not double even at the largest stride: the "
+                                "line is at least that."
+                              : "";
+    f.note = fmt::format(
+        "The first level's allocation unit (tag granularity). Capacity by stride: {}.{} On CPUs "
+        "an adjacent-line prefetcher makes each slot take two lines, so the reading there can be "
+        "twice the line.",
+        caps, bound);
+    out.push_back(std::move(f));
+  }
+
+  if (shared_lone && shared_all) {
+    const double groups = shared_all->meta.contains("groups") ? shared_all->meta["groups"].get<double>() : 0;
+    // Work-groups that did not run at once (a CPU driver running them one
+    // after another on one thread) make every hop G times slower already
+    // where each group's region fits the first level: no sharing reading.
+    const double first_lone = shared_lone->points.empty() ? 0 : shared_lone->points.front().y;
+    const double first_all = shared_all->points.empty() ? 0 : shared_all->points.front().y;
+    const bool concurrent = groups > 1 && first_lone > 0 && first_all < 1.5 * first_lone;
+    if (concurrent) {
+      for (const auto& r : read_sharing(*shared_lone, *shared_all)) {
+        Finding f;
+        f.id = fmt::format("memory.L{}.shared_by_cus", r.level);
+        f.value = r.shared;
+        f.evidence = {shared_lone->id, shared_all->id};
+        f.method = fmt::format(
+            "{:.0f} work-groups (one per compute unit) chasing private regions at once vs "
+            "one alone, compared inside this level's plateau",
+            groups);
+        const double gap =
+            std::abs(std::log(r.all_ns / r.lone_ns)) / std::log(std::max(r.next_ns / r.lone_ns, 1.01));
+        f.confidence = std::clamp(r.shared ? gap : 1 - gap, 0.3, 0.8);
+        f.note = fmt::format(
+            "At {:.0f} KiB per group: {:.1f} ns alone, {:.1f} ns with all groups at once (next "
+            "level {:.1f} ns). {}",
+            r.probe_footprint / 1024, r.lone_ns, r.all_ns, r.next_ns,
+            r.shared ? "The groups crowd each other out: one cache for all compute units."
+                     : "Each group keeps its region: a cache per compute unit.");
+        out.push_back(std::move(f));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace gpuscope::analysis

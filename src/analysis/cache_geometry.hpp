@@ -1,0 +1,59 @@
+// How the caches are cut up, from the geometry probe's chases: the unit a
+// level fetches (pairs of loads d bytes apart), the line it allocates
+// (capacity seen at growing slot strides), and whether compute units share
+// it (concurrent chases from one work-group per unit).
+#pragma once
+
+#include "core/finding.hpp"
+#include "core/series.hpp"
+
+#include <optional>
+#include <vector>
+
+namespace gpuscope::analysis {
+
+// geometry.pairs_*: y(d) = (anchor miss + partner) / 2. The partner hits
+// while d < the fetch unit and misses from it on, so the fetch unit is the
+// smallest d from which y stays in the top quarter of its range (several
+// steps, as in the far series, end at the last one). Unset when y rises by
+// less than 20% over the sweep (the partner always hit, or always missed).
+struct FetchReading {
+  double fetch_bytes = 0;
+  double hit_ns = 0, miss_ns = 0;  // y at the smallest and the largest d
+};
+std::optional<FetchReading> read_pairs_curve(const Series& pairs);
+
+// geometry.line_<S>: the first level's capacity seen at each slot stride S
+// (the half-hit footprint). Below the line, strides share lines and the
+// capacity hardly grows with S; from the line on each slot owns a line and
+// the capacity doubles with each doubling of S: the line is the smallest S
+// from which every doubling (nearly, >= 1.6x) doubles it.
+struct LineReading {
+  double line_bytes = 0;
+  bool upper_bound_only = false;                              // capacity doubles from the smallest stride on
+  bool lower_bound_only = false;                              // no doubling even at the largest strides
+  std::vector<std::pair<double, double>> capacity_by_stride;  // (S, capacity bytes)
+};
+std::optional<LineReading> read_line_curves(const std::vector<const Series*>& lines);
+
+// geometry.shared_1 against geometry.shared_<G>: for each cache level of the
+// lone chase, the G-group chase's latency at the middle of that level's
+// plateau. Within the level's own latency: private per compute unit; near
+// or past the next level's: shared (each group gets 1/G of it).
+struct SharingReading {
+  int level = 0;  // 1-based, as in memory.L<n>
+  bool shared = false;
+  double probe_footprint = 0;  // per group, bytes
+  double lone_ns = 0, all_ns = 0, next_ns = 0;
+};
+std::vector<SharingReading> read_sharing(const Series& lone, const Series& all);
+
+// memory.L1.fetch_bytes (near pairs), memory.L<last>.fetch_bytes (far pairs,
+// last = cache_levels, the number of levels the latency probe found, 2 when
+// unknown), memory.line_bytes, memory.L<n>.shared_by_cus, from whichever
+// series are given.
+std::vector<Finding> geometry_findings(const Series* pairs_near, const Series* pairs_far,
+                                       const std::vector<const Series*>& lines, const Series* shared_lone,
+                                       const Series* shared_all, int cache_levels);
+
+}  // namespace gpuscope::analysis

@@ -1,0 +1,44 @@
+// TLB reach and miss penalty from the tlb probe's page-strided chases.
+//
+// tlb.stride_<S> (x = footprint bytes, one slot per S-byte block) minus
+// tlb.control (x = slots, as many slots one line apart) leaves the time per
+// hop that translation adds: about zero while every page's translation is
+// cached, one step up each time a level of TLB runs out of entries. The
+// footprint where a step starts is that level's reach (entries x page size,
+// for S <= the page size), its height the extra latency of a miss there.
+#pragma once
+
+#include "core/finding.hpp"
+#include "core/series.hpp"
+
+#include <vector>
+
+namespace gpuscope::analysis {
+
+struct TlbStep {
+  double reach_bytes = 0;                // geometric middle of the interval below
+  double reach_low = 0, reach_high = 0;  // last footprint before the rise, first one on the new level
+  double penalty_ns = 0;                 // rise of the translation time over the level below
+  double penalty_low = 0, penalty_high = 0;
+  int points = 0;  // points on the new level
+};
+
+struct TlbCurve {
+  double stride_bytes = 0;
+  std::vector<double> footprint;  // points where the control could be matched
+  std::vector<double> excess_ns;  // y - control at the same slot count
+  double base_ns = 0;             // translation time on the first level (about 0)
+  std::vector<TlbStep> steps;     // in footprint order
+};
+
+// One strided series against the control. Never throws; a curve without a
+// clear rise has no steps.
+TlbCurve read_tlb_curve(const Series& strided, const Series& control);
+
+// memory.tlb.reach_bytes and memory.tlb.miss_penalty_ns (the first level to
+// run out), memory.tlb.L<n>.reach_bytes / .miss_penalty_ns for each level
+// beyond, and memory.tlb.page_bytes (what two strides' steps say of the page
+// size), from the series whose first step comes earliest.
+std::vector<Finding> tlb_findings(const Series& control, const std::vector<const Series*>& strided);
+
+}  // namespace gpuscope::analysis

@@ -1,0 +1,210 @@
+// Probe `geometry`: how the caches are cut up, by three pointer-chase
+// experiments (analysis/cache_geometry reads them).
+//
+// 1. Fetch granularity: geometry.pairs_near, geometry.pairs_far
+//    x = pair distance d (bytes), y = ns per load. Anchors 512 B apart on a
+//    random cycle; each anchor's word points d bytes further on, and that word
+//    to the next anchor. The anchor load misses the level under test (the
+//    footprint is many times it: "near" misses the first level and fits the
+//    second, "far" misses every cache); the partner load hits exactly when the
+//    anchor's miss brought its bytes in, i.e. when d < the unit the level
+//    fetches. So ns per load is (miss + hit) / 2 for small d and jumps to the
+//    miss latency at d = the fetch unit: a sector on NVIDIA (32 B of a 128 B
+//    line), a whole line on CPUs. "far" shows the first level's step and then
+//    the second level's (its fetch from DRAM).
+//
+// 2. Line (allocation unit): geometry.line_<S>
+//    x = footprint (bytes), y = ns per hop: the latency probe's random chase
+//    with one slot in each S-byte block, S = 32 .. 512, at staggered offsets
+//    within the blocks (so that the slots spread over every cache set). A
+//    cache holds C / line lines.
+//    For S <= line every line of the footprint is touched and the chase
+//    leaves the level at footprint C; for S > line each slot takes a line of
+//    its own and the chase leaves it at C * S / line. The stride at which the
+//    capacity seen starts to grow is the line: 128 B on NVIDIA's L1 even
+//    though it fetches 32 B sectors.
+//
+// 3. Sharing: geometry.shared_1, geometry.shared_<G>
+//    x = footprint per work-group (bytes), y = ns per hop. G = compute units
+//    work-groups of one work-item each chase a private region at once (the
+//    driver spreads them one per compute unit), against one group alone. A
+//    level private to each unit holds every group's region as it held the
+//    lone one; a shared level holds only 1/G of it per group, so the G curve
+//    leaves that level's plateau G times earlier.
+#include "core/error.hpp"
+#include "probes/chase_rig.hpp"
+#include "probes/probe.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace gpuscope {
+namespace {
+
+constexpr size_t kKiB = 1024;
+constexpr size_t kMiB = 1024 * kKiB;
+constexpr uint32_t kAnchorBytes = 512;
+
+class GeometryProbe {
+ public:
+  explicit GeometryProbe(ProbeContext& ctx)
+      : ctx_(ctx),
+        info_(ctx.device.info()),
+        quick_(ctx.options.quick),
+        cpu_(info_.type == "cpu"),
+        groups_(std::max<uint32_t>(1, info_.compute_units)),
+        rig_(ctx, planned_bytes(), 32 * kMiB, groups_) {
+    hc_ = ctx.options.harness;
+    hc_.target_launch_ms = std::min(hc_.target_launch_ms, 1.5);
+    hc_.min_samples = std::min(hc_.min_samples, 4);
+    hc_.max_samples = std::min(hc_.max_samples, 7);
+    const size_t line =
+        info_.global_cache_line_bytes ? std::bit_ceil<size_t>(info_.global_cache_line_bytes) : 64;
+    line_ = std::max<size_t>(line, rig_.word_bytes());
+  }
+
+  std::vector<Series> run() {
+    TimeBudget budget(ctx_.budget_s);
+    std::vector<Series> out;
+    // Footprints: what the chase occupies in a cache is one or two lines per
+    // 512 B anchor (a quarter of the footprint at 128 B lines, an eighth at
+    // 64 B). "near": 8 MiB on a GPU (2 MiB of lines, 8x any GPU L1, inside
+    // the L2), 2 MiB on a CPU (256-512 KiB: past the L1, inside a 1-2 MiB
+    // L2). "far": 2 GiB on a GPU (512 MiB of lines, ~10x a 50-60 MB L2, so
+    // nine anchors in ten miss it); on a CPU 1 GiB (128-256 MiB of lines,
+    // past a 32 MiB L3), left out of --quick (too large for CI).
+    const size_t near = cpu_ ? 2 * kMiB : 8 * kMiB;
+    const size_t far = std::min<size_t>(rig_.bytes(), cpu_ ? 1024 * kMiB : 2048 * kMiB);
+    out.push_back(pairs("geometry.pairs_near", near));
+    if (!quick_ || !cpu_) out.push_back(pairs("geometry.pairs_far", far));
+
+    const std::vector<size_t> strides =
+        quick_ ? std::vector<size_t>{32, 64, 128} : std::vector<size_t>{32, 64, 128, 256, 512};
+    for (size_t s : strides) {
+      if (s < rig_.word_bytes() || budget.exhausted()) continue;
+      out.push_back(line_series(s));
+    }
+
+    if (groups_ > 1 && !budget.exhausted()) {
+      out.push_back(shared_series(1));
+      out.push_back(shared_series(groups_));
+    } else if (groups_ <= 1) {
+      ctx_.progress("geometry: one compute unit; no sharing experiment");
+    }
+    out.back().meta["wall_s"] = budget.elapsed_s();
+    return out;
+  }
+
+ private:
+  // 2 GiB on a GPU (the far pairs; G regions of up to 8 MiB), 1 GiB on a
+  // CPU (64 MiB quick).
+  size_t planned_bytes() const {
+    size_t want = cpu_ ? (quick_ ? 64 : 1024) * kMiB : 2048 * kMiB;
+    if (info_.max_alloc_bytes) want = std::min<size_t>(want, info_.max_alloc_bytes);
+    if (info_.global_mem_bytes) want = std::min<size_t>(want, info_.global_mem_bytes / 4);
+    return std::bit_floor(std::max<size_t>(want, 32 * kMiB));
+  }
+
+  Series make_series(const std::string& id, Axis x, nlohmann::json meta) const {
+    Series s;
+    s.id = id;
+    s.probe = "geometry";
+    s.x = std::move(x);
+    s.y = {"latency", "ns"};
+    s.meta = std::move(meta);
+    s.meta["kernel"] = "chase_layout.cl:chase_groups";
+    s.meta["reported_line_bytes"] = line_;
+    return s;
+  }
+
+  void add(Series& s, double x, const ChaseTiming& t) {
+    Point p;
+    p.x = x;
+    p.samples = t.samples;
+    p.y = t.ns_per_hop;
+    insert_point(s, p);
+    ctx_.progress(fmt::format("{} {:>12.0f} {:8.2f} ns", s.id, x, p.y));
+  }
+
+  Series pairs(const std::string& id, size_t footprint) {
+    Series s =
+        make_series(id, {"pair_distance", "B"},
+                    {{"footprint_bytes", footprint},
+                     {"anchor_bytes", kAnchorBytes},
+                     {"pattern", "random cycle of anchors, each followed by a load pair_distance further"}});
+    const uint32_t w = rig_.word_bytes();
+    const auto n = static_cast<uint32_t>(footprint / kAnchorBytes);
+    const auto order = random_visit_order(n, 0xfe7c4ULL ^ n);
+    for (uint32_t d = w; d <= kAnchorBytes / 2; d *= 2) {
+      const auto visit = rig_.link_pairs(order, kAnchorBytes / w, d / w);
+      add(s, d, rig_.time(visit, 1, 0, hc_));
+    }
+    return s;
+  }
+
+  // Footprints (S / 32) x [4 KiB .. 1 MiB] on a GPU ([4 .. 256 KiB] on a
+  // CPU), around any first-level cache, 2 per octave (1 quick).
+  Series line_series(size_t stride) {
+    Series s =
+        make_series(fmt::format("geometry.line_{}", stride), {"footprint", "B"},
+                    {{"stride_bytes", stride}, {"pattern", "random single cycle, slots stride_bytes apart"}});
+    const uint32_t w = rig_.word_bytes();
+    const double scale = static_cast<double>(stride) / 32;
+    const double top = scale * (cpu_ ? 256 * kKiB : kMiB);
+    const double step = quick_ ? 2.0 : std::sqrt(2.0);
+    for (double f = scale * (cpu_ ? 4 : 16) * kKiB;
+         f <= std::min(top, static_cast<double>(rig_.bytes())) * 1.0001; f *= step) {
+      const auto n = static_cast<uint32_t>(std::max(2.0, std::round(f / static_cast<double>(stride))));
+      // Slot i sits (i * 5 mod S/32) x 32 B into its S-byte block: each slot
+      // still owns one line of its own when S > line, but the slots spread
+      // over all of the cache's sets (a power-of-two stride alone would use
+      // only 1 / (S / line) of them and halve the capacity seen at each
+      // doubling, whatever the line).
+      std::vector<uint32_t> pos(n);
+      for (uint32_t i = 0; i < n; ++i)
+        pos[i] =
+            static_cast<uint32_t>((static_cast<size_t>(i) * stride + (i * 5ULL) % (stride / 32) * 32) / w);
+      const auto visit = rig_.link_slots(random_visit_order(n, 0x11e5ULL ^ n ^ stride), pos);
+      add(s, static_cast<double>(n) * static_cast<double>(stride), rig_.time(visit, 1, 0, hc_));
+    }
+    return s;
+  }
+
+  // Per-group footprints 4 KiB .. min(8 MiB, buffer / G), 2 per octave (1 quick).
+  Series shared_series(uint32_t groups) {
+    const uint32_t w = rig_.word_bytes();
+    const size_t region = std::bit_floor(std::min<size_t>(8 * kMiB, rig_.bytes() / groups_));
+    Series s =
+        make_series(fmt::format("geometry.shared_{}", groups), {"footprint_per_group", "B"},
+                    {{"groups", groups},
+                     {"compute_units", info_.compute_units},
+                     {"stride_bytes", line_},
+                     {"region_bytes", region},
+                     {"pattern", "one work-item per group, each chasing a random cycle in its own region"}});
+    const double step = quick_ ? 2.0 : std::sqrt(2.0);
+    for (double f = 4 * kKiB; f <= static_cast<double>(region) * 1.0001; f *= step) {
+      const auto n = static_cast<uint32_t>(std::max(2.0, std::round(f / static_cast<double>(line_))));
+      const auto visit = rig_.link_regions(random_visit_order(n, 0x5a4eULL ^ n),
+                                           static_cast<uint32_t>(line_ / w), region / w, groups);
+      add(s, static_cast<double>(n) * static_cast<double>(line_), rig_.time(visit, groups, region / w, hc_));
+    }
+    return s;
+  }
+
+  ProbeContext& ctx_;
+  const DeviceInfo& info_;
+  bool quick_, cpu_;
+  uint32_t groups_;
+  ChaseRig rig_;
+  HarnessConfig hc_;
+  size_t line_ = 64;
+};
+
+}  // namespace
+
+std::vector<Series> run_geometry_probe(ProbeContext& ctx) { return GeometryProbe(ctx).run(); }
+
+}  // namespace gpuscope

@@ -1,0 +1,295 @@
+// The coalescing, TLB and cache-geometry analyses on made-up curves whose
+// answers are known, including curves that must yield no finding.
+#include "analysis/cache_geometry.hpp"
+#include "analysis/coalescing.hpp"
+#include "analysis/tlb.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+namespace gpuscope::analysis {
+namespace {
+
+constexpr double KiB = 1024.0;
+constexpr double MiB = 1024.0 * KiB;
+
+// A series whose every point carries three samples 0.5% apart around y.
+Series make(const std::string& id, const std::vector<double>& xs, const std::function<double(double)>& y,
+            nlohmann::json meta = nlohmann::json::object()) {
+  Series s;
+  s.id = id;
+  s.meta = std::move(meta);
+  for (double x : xs) {
+    Point p;
+    p.x = x;
+    p.y = y(x);
+    p.samples = {p.y * 0.995, p.y, p.y * 1.005};
+    s.points.push_back(p);
+  }
+  return s;
+}
+
+std::vector<double> range(double from, double to, double step = 1) {
+  std::vector<double> v;
+  for (double x = from; x <= to; x += step) v.push_back(x);
+  return v;
+}
+
+std::vector<double> geometric(double from, double to, double ratio = std::sqrt(2.0)) {
+  std::vector<double> v;
+  for (double x = from; x <= to * 1.0001; x *= ratio) v.push_back(std::round(x));
+  return v;
+}
+
+const Finding* find(const std::vector<Finding>& fs, const std::string& id) {
+  for (const auto& f : fs)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
+// --- coalescing -------------------------------------------------------------
+
+TEST(Coalescing, OffsetsOffA32ByteGridRunAtTheSplitCost) {
+  // Accesses split at 32 B (8 elements): offsets off that grid run at 0.8x.
+  const Series off = make("coalescing.offset", range(0, 32),
+                          [](double k) { return static_cast<int>(k) % 8 == 0 ? 100.0 : 80.0; });
+  const OffsetReading r = read_offset_curve(off);
+  EXPECT_EQ(r.aligned_period, 8);
+  EXPECT_NEAR(r.ratio, 0.8, 1e-9);
+  EXPECT_EQ(r.misaligned_points, 28);
+  const auto fs = coalescing_findings(nullptr, &off, nullptr);
+  const Finding* f = find(fs, "memory.coalescing.misaligned_ratio");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(number(*f), 0.8, 1e-9);
+  EXPECT_NE(f->note.find("32 B"), std::string::npos) << f->note;
+  EXPECT_EQ(f->evidence, std::vector<std::string>{"coalescing.offset"});
+}
+
+TEST(Coalescing, NoPenaltyMeansPeriodOneAndRatioNearOne) {
+  const Series off = make("coalescing.offset", range(0, 32), [](double k) { return 100.0 - 0.05 * k; });
+  const OffsetReading r = read_offset_curve(off);
+  EXPECT_EQ(r.aligned_period, 1);
+  EXPECT_GT(r.ratio, 0.98);
+}
+
+TEST(Coalescing, StrideCurveFlatteningAt64BytesGives64ByteSegments) {
+  // DRAM-bound copy with 64 B segments: cost per element min(4m, 64) + 4.
+  const Series str = make("coalescing.stride", range(1, 64),
+                          [](double m) { return 800.0 * 8 / (std::min(4 * m, 64.0) + 4); });
+  const StrideReading r = read_stride_curve(str, 4);
+  EXPECT_EQ(r.segment_bytes, 64);
+  const auto fs = coalescing_findings(nullptr, nullptr, &str);
+  for (int k : {2, 4, 8, 16, 32, 64}) {
+    const Finding* f = find(fs, "memory.coalescing.stride_" + std::to_string(k) + "_ratio");
+    ASSERT_NE(f, nullptr) << k;
+    EXPECT_NEAR(number(*f), 8 / (std::min(4.0 * k, 64.0) + 4), 1e-9) << k;
+    ASSERT_TRUE(f->low && f->high);
+    EXPECT_LE(*f->low, number(*f));
+    EXPECT_GE(*f->high, number(*f));
+  }
+  EXPECT_NE(find(fs, "memory.coalescing.segment_bytes"), nullptr);
+}
+
+TEST(Coalescing, FlatStrideCurveHasNoSegment) {
+  const Series str = make("coalescing.stride", range(1, 64), [](double) { return 50.0; });
+  EXPECT_EQ(read_stride_curve(str).segment_bytes, 0);
+  EXPECT_EQ(find(coalescing_findings(nullptr, nullptr, &str), "memory.coalescing.segment_bytes"), nullptr);
+}
+
+TEST(Coalescing, WorkgroupSweepSaturatesWhereItReaches90Percent) {
+  const Series wg = make("coalescing.workgroup", {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024},
+                         [](double w) { return std::min(10.0 * w, 1000.0); });
+  const Finding* f =
+      find(coalescing_findings(&wg, nullptr, nullptr), "memory.coalescing.saturating_workgroup_size");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(number(*f), 128);
+}
+
+// --- tlb ------------------------------------------------------------------
+
+// Caches: L1 hit 16 ns up to 1024 slots, L2 140 ns beyond (the control).
+double cache_ns(double slots) { return slots <= 1024 ? 16 : 140; }
+
+Series control_series(double max_slots) {
+  return make("tlb.control", geometric(8, max_slots), cache_ns, {{"stride_bytes", 128}});
+}
+
+// Strided series with a first TLB level of `entries1` pages (penalty p1) and
+// a second of entries2 (penalty p2), pages of `page` bytes.
+Series strided(double stride, double page, double entries1, double p1, double entries2, double p2,
+               double max_slots) {
+  std::vector<double> xs;
+  for (double n : geometric(8, max_slots)) xs.push_back(n * stride);
+  return make("tlb.stride_" + std::to_string(static_cast<long>(stride)), xs,
+              [=](double footprint) {
+                const double slots = std::round(footprint / stride);
+                const double pages = footprint / std::max(page, stride);
+                return cache_ns(slots) + (pages > entries1 ? p1 : 0) + (pages > entries2 ? p2 : 0);
+              },
+              {{"stride_bytes", stride}});
+}
+
+TEST(Tlb, TwoLevelsFoundWithReachAndPenalty) {
+  const Series control = control_series(65536);
+  // 2 MiB pages: 16 entries (32 MiB reach, +30 ns) and 2048 entries (4 GiB, +200 ns more).
+  const Series s = strided(2 * MiB, 2 * MiB, 16, 30, 2048, 200, 8192);
+  const TlbCurve c = read_tlb_curve(s, control);
+  ASSERT_EQ(c.steps.size(), 2u);
+  EXPECT_GE(32 * MiB, c.steps[0].reach_low);
+  EXPECT_LE(32 * MiB, c.steps[0].reach_high);
+  EXPECT_NEAR(c.steps[0].penalty_ns, 30, 3);
+  EXPECT_NEAR(c.steps[1].penalty_ns, 200, 10);
+  const auto fs = tlb_findings(control, {&s});
+  const Finding* reach = find(fs, "memory.tlb.reach_bytes");
+  const Finding* pen = find(fs, "memory.tlb.miss_penalty_ns");
+  ASSERT_TRUE(reach && pen);
+  EXPECT_NEAR(std::log2(number(*reach)), std::log2(32 * MiB), 0.5);
+  EXPECT_NEAR(number(*pen), 30, 3);
+  EXPECT_NE(find(fs, "memory.tlb.L2.reach_bytes"), nullptr);
+}
+
+TEST(Tlb, CacheOverflowAloneIsNotATlbStep) {
+  // The strided chase overflows L1 exactly as the control does: no step.
+  const Series control = control_series(65536);
+  const Series s = strided(64 * KiB, 2 * MiB, 1e9, 0, 1e9, 0, 65536);
+  EXPECT_TRUE(read_tlb_curve(s, control).steps.empty());
+  const auto fs = tlb_findings(control, {&s});
+  const Finding* reach = find(fs, "memory.tlb.reach_bytes");
+  ASSERT_NE(reach, nullptr);  // a lower bound
+  EXPECT_EQ(reach->high, std::nullopt);
+  EXPECT_LT(reach->confidence, 0.5);
+  EXPECT_EQ(find(fs, "memory.tlb.miss_penalty_ns"), nullptr);
+}
+
+TEST(Tlb, StridesBelowThePageAgreeAndTellThePageSize) {
+  const Series control = control_series(65536);
+  // 64 KiB pages, 512 entries (32 MiB reach): a 4 KiB stride steps at 32 MiB,
+  // a 2 MiB stride (larger than the page) only at 512 x 2 MiB = 1 GiB.
+  const Series small = strided(4 * KiB, 64 * KiB, 512, 50, 1e12, 0, 65536);
+  const Series large = strided(2 * MiB, 64 * KiB, 512, 50, 1e12, 0, 4096);
+  const auto fs = tlb_findings(control, {&small, &large});
+  const Finding* reach = find(fs, "memory.tlb.reach_bytes");
+  ASSERT_NE(reach, nullptr);
+  EXPECT_NEAR(std::log2(number(*reach)), std::log2(32 * MiB), 0.5);
+  EXPECT_EQ(reach->evidence.front(), small.id);
+  const Finding* page = find(fs, "memory.tlb.page_bytes");
+  ASSERT_NE(page, nullptr);
+  EXPECT_NEAR(std::log2(number(*page)), std::log2(64 * KiB), 1.01);
+}
+
+// --- cache geometry -------------------------------------------------------------
+
+Series pairs_series(const std::string& id, double hit, double mid, double miss, double fetch1,
+                    double fetch2) {
+  return make(id, {8, 16, 32, 64, 128, 256}, [=](double d) {
+    const double second = d < fetch1 ? hit : d < fetch2 ? mid : miss;
+    return (miss + second) / 2;
+  });
+}
+
+TEST(CacheGeometry, PairsStepAtTheSectorSize) {
+  const Series near = pairs_series("geometry.pairs_near", 16, 140, 140, 32, 32);
+  const auto r = read_pairs_curve(near);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->fetch_bytes, 32);
+}
+
+TEST(CacheGeometry, FarPairsReadTheLastStep) {
+  // L1 fills 32 B, the L2 fills 64 B from DRAM: steps at 32 (L1 hit -> L2 hit) and 64.
+  const Series far = pairs_series("geometry.pairs_far", 16, 140, 600, 32, 64);
+  const auto r = read_pairs_curve(far);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->fetch_bytes, 64);
+  const auto fs = geometry_findings(nullptr, &far, {}, nullptr, nullptr, 3);
+  const Finding* f = find(fs, "memory.L3.fetch_bytes");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(number(*f), 64);
+}
+
+TEST(CacheGeometry, FlatPairsGiveNoFetchUnit) {
+  const Series flat = pairs_series("geometry.pairs_near", 140, 140, 140, 8, 8);
+  EXPECT_FALSE(read_pairs_curve(flat));
+}
+
+// First level of C bytes in lines of L bytes: a chase with one slot per S
+// bytes leaves it (half-hit) at C * max(S, L) / L... for S >= L, and C for S <= L.
+std::vector<Series> line_curves(double capacity, double line) {
+  std::vector<Series> out;
+  for (double s : {32.0, 64.0, 128.0, 256.0, 512.0}) {
+    const double edge = capacity * std::max(s, line) / line;
+    out.push_back(make("geometry.line_" + std::to_string(static_cast<int>(s)),
+                       geometric(s / 32 * 4 * KiB, s / 32 * MiB),
+                       [=](double f) {
+                         const double hit = std::clamp(edge / f, 0.0, 1.0);  // random replacement-ish
+                         return hit * 16 + (1 - hit) * 140;
+                       },
+                       {{"stride_bytes", s}}));
+  }
+  return out;
+}
+
+TEST(CacheGeometry, LineIsWhereCapacityStartsDoubling) {
+  for (double line : {64.0, 128.0}) {
+    const auto curves = line_curves(224 * KiB, line);
+    std::vector<const Series*> ptrs;
+    for (const auto& c : curves) ptrs.push_back(&c);
+    const auto r = read_line_curves(ptrs);
+    ASSERT_TRUE(r) << line;
+    EXPECT_EQ(r->line_bytes, line);
+    EXPECT_FALSE(r->upper_bound_only);
+    const Finding* f =
+        find(geometry_findings(nullptr, nullptr, ptrs, nullptr, nullptr, 2), "memory.line_bytes");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(number(*f), line);
+  }
+}
+
+TEST(CacheGeometry, LineAtMostTheSmallestStrideWhenEveryDoublingDoubles) {
+  const auto curves = line_curves(224 * KiB, 16);
+  std::vector<const Series*> ptrs;
+  for (const auto& c : curves) ptrs.push_back(&c);
+  const auto r = read_line_curves(ptrs);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->line_bytes, 32);
+  EXPECT_TRUE(r->upper_bound_only);
+}
+
+// Lone chase: L1 16 ns to 200 KiB, L2 140 ns to 8 MiB. With G groups, a
+// shared L2 holds 1/G of its capacity per group.
+Series sharing_series(const std::string& id, double l2_bytes_per_group, double dram = 350) {
+  return make(id, geometric(4 * KiB, 8 * MiB), [=](double f) {
+    if (f <= 200 * KiB) return 16.0;
+    if (f <= l2_bytes_per_group) return 140.0;
+    return dram;
+  });
+}
+
+TEST(CacheGeometry, PrivateL1AndSharedL2) {
+  const Series lone = sharing_series("geometry.shared_1", 50 * MiB);
+  Series all = sharing_series("geometry.shared_132", 50 * MiB / 132);
+  all.meta["groups"] = 132;
+  const auto readings = read_sharing(lone, all);
+  ASSERT_GE(readings.size(), 1u);
+  EXPECT_FALSE(readings[0].shared);
+  const auto fs = geometry_findings(nullptr, nullptr, {}, &lone, &all, 2);
+  const Finding* l1 = find(fs, "memory.L1.shared_by_cus");
+  const Finding* l2 = find(fs, "memory.L2.shared_by_cus");
+  ASSERT_TRUE(l1 && l2);
+  EXPECT_FALSE(std::get<bool>(l1->value));
+  EXPECT_TRUE(std::get<bool>(l2->value));
+}
+
+TEST(CacheGeometry, GroupsThatRanOneAfterAnotherGiveNoSharingReading) {
+  const Series lone = sharing_series("geometry.shared_1", 50 * MiB);
+  Series all = lone;
+  all.id = "geometry.shared_2";
+  all.meta["groups"] = 2;
+  for (auto& p : all.points) p.y *= 2;  // serialised: every hop twice as long
+  const auto fs = geometry_findings(nullptr, nullptr, {}, &lone, &all, 2);
+  EXPECT_EQ(find(fs, "memory.L1.shared_by_cus"), nullptr);
+}
+
+}  // namespace
+}  // namespace gpuscope::analysis
