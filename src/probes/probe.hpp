@@ -51,5 +51,10 @@ const ProbeDef& find_probe(const std::string& name);
 
 // Probe entry points (one file each).
 std::vector<Series> run_latency_probe(ProbeContext& ctx);
+std::vector<Series> run_transfer_probe(ProbeContext& ctx);
+std::vector<Series> run_launch_probe(ProbeContext& ctx);
+std::vector<Series> run_atomics_probe(ProbeContext& ctx);
+std::vector<Series> run_scheduling_probe(ProbeContext& ctx);
+std::vector<Series> run_clock_probe(ProbeContext& ctx);
 
 }  // namespace gpuscope
