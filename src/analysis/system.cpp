@@ -248,13 +248,21 @@ std::vector<Finding> atomics_findings(const Results& r) {
   const auto latency = [&](const char* series, const char* id, const char* where) {
     const Series* s = r.find_series(series);
     if (s == nullptr) return;
+    // 32-bit where measured, else 64-bit; neither: not measurable (the
+    // series' meta says why), and no number is claimed.
     const Point* p = at_x(s, 32);
-    if (p == nullptr) return;  // not measurable: the series' meta says why
+    const bool wide = p == nullptr;
+    if (wide) p = at_x(s, 64);
+    if (p == nullptr) return;
     Finding f =
         make(id, p->y, "ns", 0.8, {s->id},
              fmt::format("compare-and-swap ping-pong between two work-items {}: time per hand-off", where));
     bound_by_samples(f, *p);
-    if (const Point* q = at_x(s, 64)) f.note = fmt::format("64-bit: {:.1f} ns.", q->y);
+    if (wide) {
+      f.note = "64-bit counter (the 32-bit ping-pong was not measurable).";
+    } else if (const Point* q = at_x(s, 64)) {
+      f.note = fmt::format("64-bit: {:.1f} ns.", q->y);
+    }
     out.push_back(f);
   };
   latency("atomics.ping_pong.global", "atomics.global.latency_ns",
@@ -367,7 +375,7 @@ std::vector<Finding> clock_findings(const Results& r) {
   const double reported = r.device.clock_mhz;
   if (const Series* c = r.find_series("clock.counters"); c && !c->points.empty()) {
     const Point& p = c->points.front();
-    Finding f = make("clock.running_mhz", p.y, "MHz", 0.9, {c->id},
+    Finding f = make("device.measured_clock_mhz", p.y, "MHz", 0.9, {c->id},
                      "SM cycle counter (%clock64) over the global ns timer (%globaltimer) across a ~10 ms "
                      "dependent chain, median of launches");
     f.low = *std::min_element(p.samples.begin(), p.samples.end());
@@ -391,7 +399,7 @@ std::vector<Finding> clock_findings(const Results& r) {
   const double whole = std::max(1.0, std::round(cycles));
   const double off = std::abs(cycles - whole);  // 0: consistent with whole cycles; 0.5: no evidence
   const double mhz = whole * 1e3 / ns;
-  Finding f = make("clock.running_mhz", mhz, "MHz", std::clamp(0.6 * (1 - 2 * off), 0.1, 0.6), {chain->id},
+  Finding f = make("device.measured_clock_mhz", mhz, "MHz", std::clamp(0.6 * (1 - 2 * off), 0.1, 0.6), {chain->id},
                    "a dependent multiply-add chain's time per step, assuming a step takes a whole number of "
                    "cycles (the one nearest the reported clock's reading)");
   const double lo_ns = quantile(p.samples, 0.25), hi_ns = quantile(p.samples, 0.75);

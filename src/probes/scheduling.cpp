@@ -47,9 +47,14 @@ class SchedulingProbe {
     Series by_size = make_series("sched.by_wg_size", "scheduling", {"work-group size", "work-items"}, per_cu);
     std::vector<size_t> sizes =
         quick ? std::vector<size_t>{64, 256, 1024} : std::vector<size_t>{32, 64, 128, 256, 512, 1024};
+    // The largest group the kernel allows is always tried: drivers may cap
+    // it below the device's maximum for a given kernel.
+    std::erase_if(sizes, [&](size_t wg) { return wg > max_wg; });
+    if (sizes.empty() || sizes.back() < max_wg) sizes.push_back(max_wg);
     by_size.meta["lower_bound_at"] = nlohmann::json::array();
+    by_size.meta["kernel_max_work_group_size"] = max_wg;
     for (size_t wg : sizes) {
-      if (wg > max_wg || budget.exhausted()) continue;
+      if (budget.exhausted()) break;
       measure(by_size, wg, 0, static_cast<double>(wg));
     }
 

@@ -133,18 +133,22 @@ class TransferProbe {
     // and a host that reads 1 GiB through a map four times costs seconds.
     const size_t max_map_bytes = 256 * kMiB;
     nlohmann::json cut = nullptr;
-    double last_size_s = 0;
+    double copies_s = 0, maps_s = 0;  // what the last size took
     for (size_t bytes : sizes) {
       // Each size costs about `step` times the last: skip what would
       // overrun the budget rather than start it.
-      if (budget.exhausted() || last_size_s * static_cast<double>(step) > budget.remaining_s()) {
+      const double predicted_s =
+          static_cast<double>(step) * (copies_s + (bytes <= max_map_bytes ? maps_s : 0.0));
+      if (budget.exhausted() || predicted_s > budget.remaining_s()) {
         cut = fmt::format("time budget spent before {} B", bytes);
         break;
       }
       const double t0 = budget.elapsed_s();
       measure_copies(bw, bytes);
+      const double t1 = budget.elapsed_s();
       if (bytes <= max_map_bytes) measure_maps(map_cost, map_bw, bytes);
-      last_size_s = budget.elapsed_s() - t0;
+      copies_s = t1 - t0;
+      maps_s = budget.elapsed_s() - t1;
       ctx_.progress(fmt::format("transfer {:>10} KiB  h2d {:.2f} / d2h {:.2f} GB/s (pinned)", bytes / kKiB,
                                 bw[2].points.back().y, bw[6].points.back().y));
     }
