@@ -37,7 +37,8 @@ std::vector<std::pair<double, double>> cost_curve(double fixed_us, double gbps) 
 Results discrete_gpu() {
   Results r;
   r.device.type = "gpu";
-  r.series.push_back(series("transfer.h2d.pinned", {{4096, 0.5}, {MiB, 15}, {64 * MiB, 24}, {1024 * MiB, 25}}));
+  r.series.push_back(
+      series("transfer.h2d.pinned", {{4096, 0.5}, {MiB, 15}, {64 * MiB, 24}, {1024 * MiB, 25}}));
   r.series.push_back(series("transfer.h2d.pageable", {{4096, 0.3}, {1024 * MiB, 9}}));
   r.series.push_back(series("transfer.d2h.pinned", {{4096, 0.4}, {1024 * MiB, 26}}));
   r.series.push_back(series("transfer.map.host.to_host", cost_curve(20, 20)));
@@ -116,7 +117,9 @@ TEST(TransferAnalysis, NoSeriesNoFindings) { EXPECT_TRUE(analysis::transfer_find
 TEST(TransferAnalysis, SvmMapThatCopiesIsReported) {
   Results r;
   Series svm = series("transfer.svm.map", cost_curve(10, 20));
-  svm.meta = {{"coarse_grain_buffer", true}, {"fine_grain_buffer", false}, {"fine_grain_system", false},
+  svm.meta = {{"coarse_grain_buffer", true},
+              {"fine_grain_buffer", false},
+              {"fine_grain_system", false},
               {"atomics", false}};
   r.series.push_back(svm);
   const auto fs = analysis::transfer_findings(r);
@@ -175,8 +178,8 @@ TEST(AtomicsAnalysis, NotMeasurablePingPongClaimsNoLatency) {
 Results hopper_scheduling() {
   Results r;
   r.device.compute_units = 132;
-  r.series.push_back(series("sched.by_wg_size",
-                            {{32, 32}, {64, 32}, {128, 16}, {256, 8}, {512, 4}, {1024, 2}}));
+  r.series.push_back(
+      series("sched.by_wg_size", {{32, 32}, {64, 32}, {128, 16}, {256, 8}, {512, 4}, {1024, 2}}));
   r.series.push_back(series("sched.by_local_bytes", {{0, 32}, {16384, 13}, {48128, 4}}));
   r.series.back().meta["lower_bound_at"] = nlohmann::json::array();
   return r;
@@ -269,8 +272,9 @@ TEST(SystemAnalysis, AnalyzeAllIncludesEveryFamily) {
   r.series.push_back(series("atomics.add.uncontended", {{32, 100}}));
   r.series.push_back(series("clock.chain", {{1, 2.02}}));
   const auto fs = analysis::analyze_all(r);
-  for (const char* id : {"host.h2d_gbps", "host.zero_copy", "launch.dispatch_us", "atomics.global.add_throughput_gops",
-                         "sched.max_workgroups_per_cu", "device.measured_clock_mhz"})
+  for (const char* id :
+       {"host.h2d_gbps", "host.zero_copy", "launch.dispatch_us", "atomics.global.add_throughput_gops",
+        "sched.max_workgroups_per_cu", "device.measured_clock_mhz"})
     EXPECT_NE(find(fs, id), nullptr) << id;
 }
 

@@ -87,18 +87,15 @@ std::optional<double> loglog_slope(const Series& s, double min_x) {
       ys.push_back(std::log(p.y));
     }
   if (xs.size() < 3) return std::nullopt;
-  const double n = static_cast<double>(xs.size());
-  double mx = 0, my = 0;
-  for (size_t i = 0; i < xs.size(); ++i) {
-    mx += xs[i] / n;
-    my += ys[i] / n;
-  }
-  double sxy = 0, sxx = 0;
-  for (size_t i = 0; i < xs.size(); ++i) {
-    sxy += (xs[i] - mx) * (ys[i] - my);
-    sxx += (xs[i] - mx) * (xs[i] - mx);
-  }
-  return sxx > 0 ? std::optional(sxy / sxx) : std::nullopt;
+  // Theil-Sen: the median of the slopes between every pair of points, so
+  // that one disturbed point (a CPU host's page faults, a co-tenant) cannot
+  // tilt the answer as it would a least-squares fit.
+  std::vector<double> slopes;
+  for (size_t i = 0; i < xs.size(); ++i)
+    for (size_t j = i + 1; j < xs.size(); ++j)
+      if (xs[j] != xs[i]) slopes.push_back((ys[j] - ys[i]) / (xs[j] - xs[i]));
+  if (slopes.empty()) return std::nullopt;
+  return median(slopes);
 }
 
 std::vector<Finding> transfer_findings(const Results& r) {
@@ -399,9 +396,10 @@ std::vector<Finding> clock_findings(const Results& r) {
   const double whole = std::max(1.0, std::round(cycles));
   const double off = std::abs(cycles - whole);  // 0: consistent with whole cycles; 0.5: no evidence
   const double mhz = whole * 1e3 / ns;
-  Finding f = make("device.measured_clock_mhz", mhz, "MHz", std::clamp(0.6 * (1 - 2 * off), 0.1, 0.6), {chain->id},
-                   "a dependent multiply-add chain's time per step, assuming a step takes a whole number of "
-                   "cycles (the one nearest the reported clock's reading)");
+  Finding f =
+      make("device.measured_clock_mhz", mhz, "MHz", std::clamp(0.6 * (1 - 2 * off), 0.1, 0.6), {chain->id},
+           "a dependent multiply-add chain's time per step, assuming a step takes a whole number of "
+           "cycles (the one nearest the reported clock's reading)");
   const double lo_ns = quantile(p.samples, 0.25), hi_ns = quantile(p.samples, 0.75);
   f.low = whole * 1e3 / std::max(hi_ns, 1e-9);
   f.high = whole * 1e3 / std::max(lo_ns, 1e-9);

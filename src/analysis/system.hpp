@@ -13,7 +13,7 @@
 
 namespace gpuscope::analysis {
 
-// Least-squares slope of log(y) against log(x) over the points with
+// Robust (Theil-Sen) slope of log(y) against log(x) over the points with
 // x >= min_x; nullopt with fewer than 3 such points. 1 means y grows in
 // proportion to x (a copy), 0 means y does not depend on x.
 std::optional<double> loglog_slope(const Series& s, double min_x);

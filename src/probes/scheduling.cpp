@@ -7,7 +7,7 @@
 //   on entry, decrement on exit, the largest value seen kept): no
 //   timestamps, and no group ever waits for another, so it finishes on any
 //   scheduler and needs no forward-progress guarantee.
-// - Each group stays resident for HOLD reads of the counter (about a
+// - Each group stays resident for kHold reads of the counter (about a
 //   millisecond on a GPU), far longer than the device takes to fill every
 //   slot, so the groups of a full wave overlap and the peak is the wave.
 // - Launches hold several waves' worth of groups (4096 work-items per
@@ -33,7 +33,7 @@ class SchedulingProbe {
  public:
   explicit SchedulingProbe(ProbeContext& ctx)
       : ctx_(ctx), dev_(ctx.device), info_(dev_.info()), cus_(std::max<uint32_t>(1, info_.compute_units)) {
-    kernel_ = &dev_.kernel({"scheduling.cl", "resident", {fmt::format("-DHOLD={}", kHold)}});
+    kernel_ = &dev_.kernel({"scheduling.cl", "resident", {}});
     running_ = dev_.create_buffer(sizeof(uint32_t));
     peak_ = dev_.create_buffer(sizeof(uint32_t));
     sink_ = dev_.create_buffer(sizeof(uint32_t));
@@ -96,8 +96,9 @@ class SchedulingProbe {
       dev_.write_values<uint32_t>(*running_, std::vector<uint32_t>{0});
       dev_.write_values<uint32_t>(*peak_, std::vector<uint32_t>{0});
       dev_.write_values<uint32_t>(*sink_, std::vector<uint32_t>{0});
-      const KernelArg args[] = {running_.get(), peak_.get(), sink_.get(),
-                                LocalBytes{std::max<size_t>(local_bytes, 4)}, words};
+      const KernelArg args[] = {running_.get(), peak_.get(),
+                                sink_.get(),    LocalBytes{std::max<size_t>(local_bytes, 4)},
+                                words,          kHold};
       dev_.launch(*kernel_, Range::d1(groups * wg), Range::d1(wg), args);
       const uint32_t peak = dev_.read_values<uint32_t>(*peak_, 1)[0];
       const uint32_t running = dev_.read_values<uint32_t>(*running_, 1)[0];

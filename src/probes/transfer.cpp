@@ -129,9 +129,10 @@ class TransferProbe {
     for (size_t b = 4 * kKiB; b <= max_bytes; b *= step) sizes.push_back(b);
     if (sizes.back() != max_bytes) sizes.push_back(max_bytes);
 
-    // Maps are measured to 256 MiB: past that they only repeat the trend,
-    // and a host that reads 1 GiB through a map four times costs seconds.
-    const size_t max_map_bytes = 256 * kMiB;
+    // Maps are measured to 64 MiB: past that they only repeat the trend
+    // (on the H200 the 256 MiB maps cost a second of host touching and
+    // pushed 1 GiB copies out of the budget).
+    const size_t max_map_bytes = 64 * kMiB;
     nlohmann::json cut = nullptr;
     double copies_s = 0, maps_s = 0;  // what the last size took
     for (size_t bytes : sizes) {
@@ -252,23 +253,26 @@ class TransferProbe {
     auto partial = dev_.create_buffer(groups * sizeof(uint32_t));
     // Every word holds 1, so the sum is the number of words (mod 2^32).
     std::vector<uint32_t> ones(bytes / 4, 1u);
-    for (int kind = 0; kind < 2; ++kind) {
-      auto buf = kind == 0 ? dev_.create_buffer(bytes) : dev_.create_host_buffer(bytes);
-      dev_.write_values<uint32_t>(*buf, ones);
-      const KernelArg args[] = {buf.get(), static_cast<uint64_t>(count), partial.get()};
-      auto once = [&] {
-        const double ns = dev_.launch(k, Range::d1(groups * group), Range::d1(group), args);
-        const auto parts = dev_.read_values<uint32_t>(*partial, groups);
-        const uint32_t sum = std::accumulate(parts.begin(), parts.end(), 0u);
-        if (sum != static_cast<uint32_t>(bytes / 4))
-          throw ValidationError(fmt::format("transfer: read_sum gave {} for {} words of 1", sum, bytes / 4));
-        return gbps(bytes, ns);
-      };
-      once();
-      std::vector<double> rates;
-      for (int i = 0; i < 5; ++i) rates.push_back(once());
-      add_point(s, kind, rates);
-    }
+    std::unique_ptr<Buffer> bufs[2] = {dev_.create_buffer(bytes), dev_.create_host_buffer(bytes)};
+    for (auto& b : bufs) dev_.write_values<uint32_t>(*b, ones);
+    auto once = [&](Buffer& buf) {
+      const KernelArg args[] = {&buf, static_cast<uint64_t>(count), partial.get()};
+      const double ns = dev_.launch(k, Range::d1(groups * group), Range::d1(group), args);
+      const auto parts = dev_.read_values<uint32_t>(*partial, groups);
+      const uint32_t sum = std::accumulate(parts.begin(), parts.end(), 0u);
+      if (sum != static_cast<uint32_t>(bytes / 4))
+        throw ValidationError(fmt::format("transfer: read_sum gave {} for {} words of 1", sum, bytes / 4));
+      return gbps(bytes, ns);
+    };
+    // Interleaved, so that a disturbance (a co-tenant on a CPU host) falls
+    // on both kinds alike rather than on whichever was measured second.
+    std::vector<double> rates[2];
+    for (int i = -1; i < 5; ++i)
+      for (int kind = 0; kind < 2; ++kind) {
+        const double r = once(*bufs[kind]);
+        if (i >= 0) rates[kind].push_back(r);
+      }
+    for (int kind = 0; kind < 2; ++kind) add_point(s, kind, rates[kind]);
     s.meta = {{"bytes", bytes}, {"kernel", "transfer.cl:read_sum"}, {"groups", groups}, {"group", group}};
     return s;
   }
@@ -276,6 +280,7 @@ class TransferProbe {
   // Coarse-grained SVM handed to the host and back, against size. Absent
   // when the device offers no SVM; the capabilities go into the meta.
   std::optional<Series> svm_series(const std::vector<size_t>& sizes, const TimeBudget& budget) {
+    constexpr size_t max_svm_bytes = 64 * kMiB;
     SvmCapabilities caps;
     try {
       caps = dev_.svm_capabilities();
@@ -290,7 +295,7 @@ class TransferProbe {
               {"timing", "host wall time of clEnqueueSVMMap(read) + clEnqueueSVMUnmap, touch excluded"}};
     if (!caps.coarse_grain_buffer) return s;
     for (size_t bytes : sizes) {
-      if (budget.exhausted() || bytes > 256 * kMiB) break;
+      if (budget.exhausted() || bytes > max_svm_bytes) break;
       try {
         auto touch = [](std::span<std::byte> m) {
           volatile std::byte sink{};
