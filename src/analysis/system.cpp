@@ -98,6 +98,14 @@ std::optional<double> loglog_slope(const Series& s, double min_x) {
   return median(slopes);
 }
 
+std::optional<bool> map_copies(const Series& s) {
+  const auto slope = loglog_slope(s, 64 * 1024);
+  if (!slope) return std::nullopt;
+  const Point& last = s.points.back();
+  const double implied_gbps = last.x / std::max(last.y * 1e3, 1e-9);  // bytes per ns
+  return *slope >= kFlatMapSlope && implied_gbps < kCopyCeilingGbps;
+}
+
 std::vector<Finding> transfer_findings(const Results& r) {
   std::vector<Finding> out;
   if (auto f = link_rate(r, "h2d", "host.h2d_gbps")) out.push_back(*f);
@@ -129,7 +137,7 @@ std::vector<Finding> transfer_findings(const Results& r) {
     const auto s_up = loglog_slope(*up, 64 * 1024);
     const auto s_down = loglog_slope(*down, 64 * 1024);
     if (s_up && s_down) {
-      const bool flat = *s_up < kFlatMapSlope && *s_down < kFlatMapSlope;
+      const bool flat = !*map_copies(*up) && !*map_copies(*down);
       std::vector<std::string> evidence{up->id, down->id};
       std::optional<bool> in_place;
       double ratio = 0;
@@ -144,10 +152,10 @@ std::vector<Finding> transfer_findings(const Results& r) {
       const bool agree = !in_place || *in_place == flat;
       Finding f =
           make("host.zero_copy", 0.0, "", in_place ? (agree ? 0.9 : 0.6) : 0.6, evidence,
-               fmt::format("ALLOC_HOST_PTR buffer: map+unmap cost against size (log-log slope < {} = no "
-                           "copy) and a kernel's read rate of it vs an ordinary buffer (>= {:.0f}% = same "
-                           "memory)",
-                           kFlatMapSlope, 100 * kInPlaceReadRatio));
+               fmt::format("ALLOC_HOST_PTR buffer: map+unmap cost against size (a copy: log-log slope >= {} and "
+                           "slower than {:g} GB/s) and a kernel's read rate of it vs an ordinary buffer (>= "
+                           "{:.0f}% = same memory)",
+                           kFlatMapSlope, kCopyCeilingGbps, 100 * kInPlaceReadRatio));
       f.value = zero_copy;
       const Point& last = up->points.back();
       f.note = fmt::format("map+unmap slope {:.2f} (to host) and {:.2f} (to device); {:.1f} us at {}", *s_up,
@@ -161,7 +169,7 @@ std::vector<Finding> transfer_findings(const Results& r) {
       if (const Series* d = r.find_series("transfer.map.device.to_host"))
         if (auto s = loglog_slope(*d, 64 * 1024))
           f.note += fmt::format("; an ordinary buffer's map {} (slope {:.2f}, {:.1f} us at {})",
-                                *s < kFlatMapSlope ? "is free too" : "copies", *s, d->points.back().y,
+                                *map_copies(*d) ? "copies" : "is free too", *s, d->points.back().y,
                                 size_label(d->points.back().x));
       if (!agree)
         f.note += in_place.value_or(false)
@@ -184,7 +192,7 @@ std::vector<Finding> transfer_findings(const Results& r) {
           make("host.svm_map_copies", 0.0, "", 0.8, {svm->id},
                fmt::format("coarse-grained SVM map+unmap cost against size (log-log slope >= {} = a copy)",
                            kFlatMapSlope));
-      f.value = *slope >= kFlatMapSlope;
+      f.value = *map_copies(*svm);
       f.note = fmt::format("SVM offered: {}; slope {:.2f}, {:.1f} us at {}.", kinds.empty() ? "none" : kinds,
                            *slope, svm->points.back().y, size_label(svm->points.back().x));
       out.push_back(f);
