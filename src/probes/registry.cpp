@@ -7,7 +7,7 @@ const std::vector<ProbeDef>& probe_registry() {
   static const std::vector<ProbeDef> probes = {
       {"latency", "dependent pointer chase over growing footprints: cache levels, sizes, latencies", 20.0,
        run_latency_probe},
-      {"transfer", "host<->device copies, pinned and pageable, map/unmap, SVM: link rates and zero copy", 6.0,
+      {"transfer", "host<->device copies, pinned and pageable, map/unmap, SVM: link rates and zero copy", 6.5,
        run_transfer_probe},
       {"launch", "empty-kernel dispatch, round-trip and back-to-back launch costs", 1.0, run_launch_probe},
       {"atomics", "compare-and-swap hand-off latency (global, local) and atomic-add throughput", 2.0,
