@@ -135,8 +135,7 @@ DeviceInfo describe(const cl::Platform& p, const cl::Device& d, size_t pi, size_
   info.profiling = (d.getInfo<CL_DEVICE_QUEUE_PROPERTIES>() & CL_QUEUE_PROFILING_ENABLE) != 0;
   info.extensions = split_words(d.getInfo<CL_DEVICE_EXTENSIONS>());
   info.vendor_info = vendor_queries(d, info);
-  if (info.type == "cpu")
-    info.vendor_info["gpuscope_buffers"] = "host memory, transparent huge pages requested";
+  if (info.type == "cpu") info.vendor_info["gpuscope_buffers"] = "host memory, transparent huge pages requested";
   return info;
 }
 
