@@ -100,17 +100,19 @@ TEST(OpenClSystemMethods, SvmCapabilitiesAndMap) {
 TEST(SystemProbesOnPocl, RunAndFindWhatACpuIs) {
   const auto dir = std::filesystem::temp_directory_path() / "gpuscope_pocl_system";
   std::filesystem::remove_all(dir);
-  const auto r = test::run_gpuscope("run --quiet --quick --probes transfer,launch,atomics,scheduling,clock --device " +
-                                        cpu_device_id() + " --out " + dir.string(),
-                                    "POCL_DEVICES=basic");
+  const auto r =
+      test::run_gpuscope("run --quiet --quick --probes transfer,launch,atomics,scheduling,clock --device " +
+                             cpu_device_id() + " --out " + dir.string(),
+                         "POCL_DEVICES=basic");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const Results res = read_results_file((dir / "results.json").string());
   EXPECT_TRUE(res.skipped.empty()) << res.skipped.front().reason;
 
-  for (const char* id : {"transfer.h2d.pinned", "transfer.d2h.pageable.blocking", "transfer.map.host.to_host",
-                         "transfer.mapped.host.to_device", "transfer.kernel_read", "launch.dispatch",
-                         "launch.roundtrip", "launch.back_to_back", "atomics.add.uncontended",
-                         "atomics.add.contended", "sched.by_wg_size", "sched.by_local_bytes", "clock.chain"}) {
+  for (const char* id :
+       {"transfer.h2d.pinned", "transfer.d2h.pageable.blocking", "transfer.map.host.to_host",
+        "transfer.mapped.host.to_device", "transfer.kernel_read", "launch.dispatch", "launch.roundtrip",
+        "launch.back_to_back", "atomics.add.uncontended", "atomics.add.contended", "sched.by_wg_size",
+        "sched.by_local_bytes", "clock.chain"}) {
     const Series* s = res.find_series(id);
     ASSERT_NE(s, nullptr) << id;
     EXPECT_FALSE(s->points.empty()) << id;
@@ -131,7 +133,8 @@ TEST(SystemProbesOnPocl, RunAndFindWhatACpuIs) {
     ASSERT_NE(f, nullptr) << id;
     EXPECT_GT(number(*f), 0) << id;
   }
-  EXPECT_GT(number(*res.find_finding("launch.roundtrip_us")), number(*res.find_finding("launch.dispatch_us")) * 0.5);
+  EXPECT_GT(number(*res.find_finding("launch.roundtrip_us")),
+            number(*res.find_finding("launch.dispatch_us")) * 0.5);
 
   // One work-group at a time: no ping-pong latency, and the series say why.
   for (const char* id : {"atomics.ping_pong.global", "atomics.ping_pong.local"}) {

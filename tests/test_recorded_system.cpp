@@ -40,7 +40,7 @@ TEST_P(H200System, TransfersAndZeroCopy) {
   const Series* reads = r.find_series("transfer.kernel_read");
   ASSERT_NE(reads, nullptr);
   EXPECT_GT(reads->points.at(1).y, 0.8 * reads->points.at(0).y);  // in device memory
-  EXPECT_GT(reads->points.at(0).y, 1500);                          // HBM3e, not PCIe
+  EXPECT_GT(reads->points.at(0).y, 1500);                         // HBM3e, not PCIe
 }
 
 TEST_P(H200System, LaunchAtomicsSchedulingClock) {
@@ -67,8 +67,7 @@ TEST_P(H200System, LaunchAtomicsSchedulingClock) {
   EXPECT_EQ(number(get(r, "sched.max_workitems_per_cu")), 2048);
   const Series* by_size = r.find_series("sched.by_wg_size");
   ASSERT_NE(by_size, nullptr);
-  for (const auto& p : by_size->points)
-    EXPECT_EQ(p.y, std::min(32.0, 2048 / p.x)) << "groups of " << p.x;
+  for (const auto& p : by_size->points) EXPECT_EQ(p.y, std::min(32.0, 2048 / p.x)) << "groups of " << p.x;
   const Series* by_local = r.find_series("sched.by_local_bytes");
   ASSERT_NE(by_local, nullptr);
   for (const auto& p : by_local->points)
@@ -110,7 +109,8 @@ TEST(XeonSystem, SingleThreadedDriverClaimsNoPingPongLatency) {
   const Series* g = r.find_series("atomics.ping_pong.global");
   ASSERT_NE(g, nullptr);
   EXPECT_TRUE(g->points.empty());
-  EXPECT_NE(g->meta["not_measurable"]["32"].get<std::string>().find("no forward progress"), std::string::npos);
+  EXPECT_NE(g->meta["not_measurable"]["32"].get<std::string>().find("no forward progress"),
+            std::string::npos);
   // The threaded driver runs the two work-groups on two threads.
   const Results t = load("pocl_xeon_pthread_system.json");
   const double latency = number(get(t, "atomics.global.latency_ns"));

@@ -150,12 +150,12 @@ std::vector<Finding> transfer_findings(const Results& r) {
       }
       const bool zero_copy = flat && in_place.value_or(true);
       const bool agree = !in_place || *in_place == flat;
-      Finding f =
-          make("host.zero_copy", 0.0, "", in_place ? (agree ? 0.9 : 0.6) : 0.6, evidence,
-               fmt::format("ALLOC_HOST_PTR buffer: map+unmap cost against size (a copy: log-log slope >= {} and "
-                           "slower than {:g} GB/s) and a kernel's read rate of it vs an ordinary buffer (>= "
-                           "{:.0f}% = same memory)",
-                           kFlatMapSlope, kCopyCeilingGbps, 100 * kInPlaceReadRatio));
+      Finding f = make(
+          "host.zero_copy", 0.0, "", in_place ? (agree ? 0.9 : 0.6) : 0.6, evidence,
+          fmt::format("ALLOC_HOST_PTR buffer: map+unmap cost against size (a copy: log-log slope >= {} and "
+                      "slower than {:g} GB/s) and a kernel's read rate of it vs an ordinary buffer (>= "
+                      "{:.0f}% = same memory)",
+                      kFlatMapSlope, kCopyCeilingGbps, 100 * kInPlaceReadRatio));
       f.value = zero_copy;
       const Point& last = up->points.back();
       f.note = fmt::format("map+unmap slope {:.2f} (to host) and {:.2f} (to device); {:.1f} us at {}", *s_up,
