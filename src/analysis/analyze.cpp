@@ -5,6 +5,7 @@
 #include "analysis/texture.hpp"
 #include "analysis/cache_geometry.hpp"
 #include "analysis/coalescing.hpp"
+#include "analysis/system.hpp"
 #include "analysis/tlb.hpp"
 
 #include <fmt/format.h>
@@ -127,6 +128,11 @@ std::vector<Finding> analyze_all(const Results& r) {
       if (f.id == "memory.cache_levels") levels = static_cast<int>(number(f));
     auto found = geometry_findings(r.find_series("geometry.pairs_near"), r.find_series("geometry.pairs_far"),
                                    lines, lone, all, levels);
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  for (auto* family :
+       {transfer_findings, launch_findings, atomics_findings, scheduling_findings, clock_findings}) {
+    auto found = family(r);
     out.insert(out.end(), found.begin(), found.end());
   }
   return out;

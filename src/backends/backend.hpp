@@ -11,6 +11,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -88,6 +89,61 @@ struct KernelSpec {
   std::vector<std::string> options;  // e.g. {"-DUNROLL=32"}
 };
 
+// Page-locked host memory the device can reach directly (OpenCL: a
+// CL_MEM_ALLOC_HOST_PTR buffer kept mapped), used as the host side of
+// transfers ("pinned" memory). Valid while the object lives.
+class HostStaging {
+ public:
+  virtual ~HostStaging() = default;
+  virtual std::span<std::byte> bytes() = 0;
+};
+
+// Times of one host<->device transfer. host_ns: wall time from the call until
+// the host sees the data in place (the caller's view); device_ns: the
+// command's own start->end from profiling events (the copy engine's view).
+struct TransferTiming {
+  double host_ns = 0;
+  double device_ns = 0;
+};
+
+enum class MapDirection { to_host, to_device };
+
+// Times of one map -> touch -> unmap of a whole buffer, all in ns. touch_ns is
+// the host's work on the mapped bytes (reading them all for to_host, writing
+// them for to_device); the map and unmap times are what the API costs on top.
+struct MapTiming {
+  double map_host_ns = 0;
+  double map_device_ns = 0;
+  double touch_ns = 0;
+  double unmap_host_ns = 0;
+  double unmap_device_ns = 0;
+};
+
+// Profiling timestamps of one command in ns on the device's clock, relative
+// to the first command of its batch being queued.
+struct EventTimes {
+  double queued_ns = 0;
+  double submit_ns = 0;
+  double start_ns = 0;
+  double end_ns = 0;
+};
+
+// A batch of identical launches enqueued back to back. host_ns: wall time
+// from the first enqueue until the host sees the last one complete (for a
+// batch of one: the launch round trip).
+struct LaunchBatch {
+  double host_ns = 0;
+  std::vector<EventTimes> events;
+};
+
+// Shared virtual memory the device offers (OpenCL 2.0+).
+struct SvmCapabilities {
+  bool coarse_grain_buffer = false;
+  bool fine_grain_buffer = false;
+  bool fine_grain_system = false;
+  bool atomics = false;
+};
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -124,6 +180,49 @@ class Device {
     (void)dst;
     (void)pixels;
     throw Unsupported("images are not supported by this backend");
+  }
+
+  // --- Host transfers, launch timing, SVM (probes transfer, launch). Optional:
+  // a backend without them throws Unsupported and those probes are skipped.
+
+  // A device buffer the driver allocates in host-reachable memory
+  // (CL_MEM_ALLOC_HOST_PTR): zero-copy on unified-memory devices.
+  virtual std::unique_ptr<Buffer> create_host_buffer(size_t /*bytes*/) {
+    throw Unsupported("host-allocated buffers are not supported by this backend");
+  }
+  virtual std::unique_ptr<HostStaging> create_pinned_host(size_t /*bytes*/) {
+    throw Unsupported("pinned host memory is not supported by this backend");
+  }
+  // Copies host -> device (write) or device -> host (read) at offset 0.
+  // blocking: the API call itself waits; otherwise the command is enqueued
+  // and the host waits on its event (spinning, for a tight host time).
+  virtual TransferTiming timed_write(Buffer& /*dst*/, std::span<const std::byte> /*src*/, bool /*blocking*/) {
+    throw Unsupported("timed transfers are not supported by this backend");
+  }
+  virtual TransferTiming timed_read(const Buffer& /*src*/, std::span<std::byte> /*dst*/, bool /*blocking*/) {
+    throw Unsupported("timed transfers are not supported by this backend");
+  }
+  // Maps all of `buf` (for reading when to_host, for writing with the old
+  // contents invalidated when to_device), runs `touch` on the mapped bytes,
+  // unmaps; every step waited for and timed.
+  virtual MapTiming timed_map(Buffer& /*buf*/, MapDirection /*dir*/,
+                              const std::function<void(std::span<std::byte>)>& /*touch*/) {
+    throw Unsupported("map/unmap is not supported by this backend");
+  }
+  // Enqueues `count` launches back to back, then waits (spinning) for the
+  // last. Arguments are set once.
+  virtual LaunchBatch launch_batch(Kernel& /*k*/, Range /*global*/, Range /*local*/,
+                                   std::span<const KernelArg> /*args*/, int /*count*/) {
+    throw Unsupported("launch timestamps are not supported by this backend");
+  }
+  virtual SvmCapabilities svm_capabilities() const {
+    throw Unsupported("shared virtual memory is not supported by this backend");
+  }
+  // Allocates `bytes` of coarse-grained SVM and hands it to the host and back
+  // (clEnqueueSVMMap/Unmap) as timed_map does for buffers.
+  virtual MapTiming timed_svm_map(size_t /*bytes*/, MapDirection /*dir*/,
+                                  const std::function<void(std::span<std::byte>)>& /*touch*/) {
+    throw Unsupported("shared virtual memory is not supported by this backend");
   }
 
   // Convenience typed wrappers.

@@ -57,5 +57,10 @@ std::vector<Series> run_texture_probe(ProbeContext& ctx);
 std::vector<Series> run_coalescing_probe(ProbeContext& ctx);
 std::vector<Series> run_tlb_probe(ProbeContext& ctx);
 std::vector<Series> run_geometry_probe(ProbeContext& ctx);
+std::vector<Series> run_transfer_probe(ProbeContext& ctx);
+std::vector<Series> run_launch_probe(ProbeContext& ctx);
+std::vector<Series> run_atomics_probe(ProbeContext& ctx);
+std::vector<Series> run_scheduling_probe(ProbeContext& ctx);
+std::vector<Series> run_clock_probe(ProbeContext& ctx);
 
 }  // namespace gpuscope

@@ -18,6 +18,15 @@ const std::vector<ProbeDef>& probe_registry() {
       {"tlb", "page-strided chases over growing footprints: TLB reach and miss penalty", 2.5, run_tlb_probe},
       {"geometry", "chases that show fetch unit (sector), line size and caches shared between compute units", 2.5,
        run_geometry_probe},
+      {"transfer", "host<->device copies, pinned and pageable, map/unmap, SVM: link rates and zero copy", 6.5,
+       run_transfer_probe},
+      {"launch", "empty-kernel dispatch, round-trip and back-to-back launch costs", 1.0, run_launch_probe},
+      {"atomics", "compare-and-swap hand-off latency (global, local) and atomic-add throughput", 2.0,
+       run_atomics_probe},
+      {"scheduling", "resident work-groups per compute unit vs group size and local memory", 1.5,
+       run_scheduling_probe},
+      {"clock", "the running clock: SM counters on NVIDIA, a dependent chain elsewhere", 0.5,
+       run_clock_probe},
   };
   return probes;
 }

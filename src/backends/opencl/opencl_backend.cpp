@@ -4,6 +4,12 @@
 #include "kernels/kernel_sources.hpp"
 
 #include <fmt/format.h>
+// cl.h declares the OpenCL 2.0 SVM entry points only when told to target
+// 2.0; the C++ wrapper still targets 1.2 (CMake), and SVM is used only where
+// the device reports it.
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 200
+#endif
 #include <CL/opencl.hpp>
 
 #include <sys/mman.h>
@@ -169,6 +175,43 @@ class ClBuffer final : public Buffer {
  private:
   size_t bytes_;
 };
+
+// A CL_MEM_ALLOC_HOST_PTR buffer mapped once for its whole life: the usual
+// way to get page-locked host memory through OpenCL.
+class ClPinned final : public HostStaging {
+ public:
+  ClPinned(cl::CommandQueue queue, cl::Buffer buffer, size_t bytes)
+      : queue_(std::move(queue)), buffer_(std::move(buffer)), bytes_(bytes) {
+    ptr_ = static_cast<std::byte*>(
+        queue_.enqueueMapBuffer(buffer_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes_));
+  }
+  ~ClPinned() override {
+    try {
+      queue_.enqueueUnmapMemObject(buffer_, ptr_);
+      queue_.finish();
+    } catch (const cl::Error&) {
+      // Nothing useful to do in a destructor; the context's release frees it.
+    }
+  }
+  ClPinned(const ClPinned&) = delete;
+  ClPinned& operator=(const ClPinned&) = delete;
+  std::span<std::byte> bytes() override { return {ptr_, bytes_}; }
+
+ private:
+  cl::CommandQueue queue_;
+  cl::Buffer buffer_;
+  size_t bytes_;
+  std::byte* ptr_ = nullptr;
+};
+
+double ns_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double event_ns(const cl::Event& ev) {
+  return static_cast<double>(ev.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
+                             ev.getProfilingInfo<CL_PROFILING_COMMAND_START>());
+}
 
 class ClKernel final : public Kernel {
  public:
@@ -379,7 +422,177 @@ class ClDevice final : public Device {
     }
   }
 
+  std::unique_ptr<Buffer> create_host_buffer(size_t bytes) override {
+    if (bytes == 0 || bytes > info_.max_alloc_bytes)
+      throw OutOfResources(fmt::format("{} bytes exceeds the device's max allocation", bytes));
+    try {
+      cl::Buffer b(context_, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes);
+      const cl_uchar zero = 0;
+      queue_.enqueueFillBuffer(b, zero, 0, bytes);
+      queue_.finish();
+      return std::make_unique<ClBuffer>(std::move(b), bytes);
+    } catch (const cl::Error& e) {
+      rethrow(e, fmt::format("allocating {} host-allocated bytes", bytes));
+    }
+  }
+
+  std::unique_ptr<HostStaging> create_pinned_host(size_t bytes) override {
+    try {
+      cl::Buffer b(context_, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes);
+      return std::make_unique<ClPinned>(queue_, std::move(b), bytes);
+    } catch (const cl::Error& e) {
+      rethrow(e, fmt::format("allocating {} bytes of pinned host memory", bytes));
+    }
+  }
+
+  TransferTiming timed_write(Buffer& dst, std::span<const std::byte> src, bool blocking) override {
+    try {
+      TransferTiming t;
+      cl::Event ev;
+      const auto t0 = std::chrono::steady_clock::now();
+      queue_.enqueueWriteBuffer(as_cl(dst).buffer, blocking ? CL_TRUE : CL_FALSE, 0, src.size(), src.data(),
+                                nullptr, &ev);
+      if (!blocking) spin_wait(ev);
+      t.host_ns = ns_since(t0);
+      t.device_ns = event_ns(ev);
+      return t;
+    } catch (const cl::Error& e) {
+      rethrow(e, "timed write");
+    }
+  }
+
+  TransferTiming timed_read(const Buffer& src, std::span<std::byte> dst, bool blocking) override {
+    try {
+      TransferTiming t;
+      cl::Event ev;
+      const auto t0 = std::chrono::steady_clock::now();
+      queue_.enqueueReadBuffer(as_cl(src).buffer, blocking ? CL_TRUE : CL_FALSE, 0, dst.size(), dst.data(),
+                               nullptr, &ev);
+      if (!blocking) spin_wait(ev);
+      t.host_ns = ns_since(t0);
+      t.device_ns = event_ns(ev);
+      return t;
+    } catch (const cl::Error& e) {
+      rethrow(e, "timed read");
+    }
+  }
+
+  MapTiming timed_map(Buffer& buf, MapDirection dir,
+                      const std::function<void(std::span<std::byte>)>& touch) override {
+    try {
+      MapTiming t;
+      const size_t bytes = buf.size_bytes();
+      const cl_map_flags flags = dir == MapDirection::to_host ? CL_MAP_READ : CL_MAP_WRITE_INVALIDATE_REGION;
+      cl::Event map_ev, unmap_ev;
+      auto t0 = std::chrono::steady_clock::now();
+      void* ptr = queue_.enqueueMapBuffer(as_cl(buf).buffer, CL_TRUE, flags, 0, bytes, nullptr, &map_ev);
+      t.map_host_ns = ns_since(t0);
+      t0 = std::chrono::steady_clock::now();
+      touch({static_cast<std::byte*>(ptr), bytes});
+      t.touch_ns = ns_since(t0);
+      t0 = std::chrono::steady_clock::now();
+      queue_.enqueueUnmapMemObject(as_cl(buf).buffer, ptr, nullptr, &unmap_ev);
+      spin_wait(unmap_ev);
+      t.unmap_host_ns = ns_since(t0);
+      t.map_device_ns = event_ns(map_ev);
+      t.unmap_device_ns = event_ns(unmap_ev);
+      return t;
+    } catch (const cl::Error& e) {
+      rethrow(e, "timed map");
+    }
+  }
+
+  LaunchBatch launch_batch(Kernel& k, Range global, Range local, std::span<const KernelArg> args,
+                           int count) override {
+    auto& ck = static_cast<ClKernel&>(k);
+    try {
+      for (cl_uint i = 0; i < args.size(); ++i) set_arg(ck.kernel, i, args[i]);
+      std::vector<cl::Event> evs(static_cast<size_t>(std::max(count, 1)));
+      LaunchBatch b;
+      const auto t0 = std::chrono::steady_clock::now();
+      for (auto& ev : evs)
+        queue_.enqueueNDRangeKernel(ck.kernel, cl::NullRange, nd_range(global),
+                                    local.total() == 0 ? cl::NullRange : nd_range(local), nullptr, &ev);
+      spin_wait(evs.back());
+      b.host_ns = ns_since(t0);
+      queue_.finish();  // in-order queue: the others are done too; this only settles the events
+      const auto origin = evs.front().getProfilingInfo<CL_PROFILING_COMMAND_QUEUED>();
+      const auto rel = [origin](cl_ulong t) { return static_cast<double>(t) - static_cast<double>(origin); };
+      for (const auto& ev : evs) {
+        b.events.push_back({rel(ev.getProfilingInfo<CL_PROFILING_COMMAND_QUEUED>()),
+                            rel(ev.getProfilingInfo<CL_PROFILING_COMMAND_SUBMIT>()),
+                            rel(ev.getProfilingInfo<CL_PROFILING_COMMAND_START>()),
+                            rel(ev.getProfilingInfo<CL_PROFILING_COMMAND_END>())});
+      }
+      return b;
+    } catch (const cl::Error& e) {
+      rethrow(e, "launching a batch of " + k.name());
+    }
+  }
+
+  SvmCapabilities svm_capabilities() const override {
+    cl_device_svm_capabilities caps = 0;
+    if (clGetDeviceInfo(device_(), CL_DEVICE_SVM_CAPABILITIES, sizeof(caps), &caps, nullptr) != CL_SUCCESS)
+      throw Unsupported("the device does not answer the SVM capabilities query (OpenCL 1.x)");
+    SvmCapabilities c;
+    c.coarse_grain_buffer = caps & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER;
+    c.fine_grain_buffer = caps & CL_DEVICE_SVM_FINE_GRAIN_BUFFER;
+    c.fine_grain_system = caps & CL_DEVICE_SVM_FINE_GRAIN_SYSTEM;
+    c.atomics = caps & CL_DEVICE_SVM_ATOMICS;
+    return c;
+  }
+
+  MapTiming timed_svm_map(size_t bytes, MapDirection dir,
+                          const std::function<void(std::span<std::byte>)>& touch) override {
+    if (!svm_capabilities().coarse_grain_buffer) throw Unsupported("the device offers no coarse-grained SVM");
+    void* ptr = clSVMAlloc(context_(), CL_MEM_READ_WRITE, bytes, 0);
+    if (ptr == nullptr) throw OutOfResources(fmt::format("clSVMAlloc of {} bytes refused", bytes));
+    struct Free {
+      cl_context ctx;
+      void* p;
+      ~Free() { clSVMFree(ctx, p); }
+    } guard{context_(), ptr};
+    MapTiming t;
+    const cl_map_flags flags = dir == MapDirection::to_host ? CL_MAP_READ : CL_MAP_WRITE_INVALIDATE_REGION;
+    cl_event map_ev = nullptr, unmap_ev = nullptr;
+    auto t0 = std::chrono::steady_clock::now();
+    cl_int err = clEnqueueSVMMap(queue_(), CL_TRUE, flags, ptr, bytes, 0, nullptr, &map_ev);
+    if (err != CL_SUCCESS) throw DeviceError(fmt::format("clEnqueueSVMMap failed with OpenCL error {}", err));
+    t.map_host_ns = ns_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    touch({static_cast<std::byte*>(ptr), bytes});
+    t.touch_ns = ns_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    err = clEnqueueSVMUnmap(queue_(), ptr, 0, nullptr, &unmap_ev);
+    if (err != CL_SUCCESS) {
+      clReleaseEvent(map_ev);
+      throw DeviceError(fmt::format("clEnqueueSVMUnmap failed with OpenCL error {}", err));
+    }
+    const cl::Event map_event(map_ev), unmap_event(unmap_ev);  // take ownership
+    spin_wait(unmap_event);
+    t.unmap_host_ns = ns_since(t0);
+    t.map_device_ns = event_ns(map_event);
+    t.unmap_device_ns = event_ns(unmap_event);
+    return t;
+  }
+
  private:
+  // Waits for `ev` by spinning on its status: for host-side latencies a
+  // sleep's granularity (tens of us) would be the measurement. Bounded like
+  // wait_politely.
+  void spin_wait(const cl::Event& ev) {
+    static constexpr auto kWaitLimit = std::chrono::seconds(60);
+    queue_.flush();
+    const auto start = std::chrono::steady_clock::now();
+    for (;;) {
+      const cl_int status = ev.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
+      if (status == CL_COMPLETE) return;
+      if (status < 0) throw DeviceError(fmt::format("a command failed on the device (status {})", status));
+      if (std::chrono::steady_clock::now() - start > kWaitLimit)
+        throw DeviceError("a command did not finish within 60 s; the device may be hung");
+    }
+  }
+
   // Waits for `ev` by polling with short sleeps instead of clWaitForEvents.
   // Some runtimes spin inside clWaitForEvents (PoCL's CPU driver keeps the
   // host thread at 100%): on a CPU device that steals a core, and its cache
