@@ -1,6 +1,7 @@
 #include "analysis/analyze.hpp"
 
 #include "analysis/cache_hierarchy.hpp"
+#include "analysis/compute.hpp"
 
 namespace gpuscope::analysis {
 
@@ -33,6 +34,10 @@ std::vector<Finding> analyze_all(const Results& r) {
       std::string& note = found.front().note;
       note = s->meta["caveat"].get<std::string>() + (note.empty() ? "" : " " + note);
     }
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  {
+    auto found = compute_findings(r);
     out.insert(out.end(), found.begin(), found.end());
   }
   return out;

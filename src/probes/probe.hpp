@@ -51,5 +51,7 @@ const ProbeDef& find_probe(const std::string& name);
 
 // Probe entry points (one file each).
 std::vector<Series> run_latency_probe(ProbeContext& ctx);
+std::vector<Series> run_compute_probe(ProbeContext& ctx);
+std::vector<Series> run_oplatency_probe(ProbeContext& ctx);
 
 }  // namespace gpuscope

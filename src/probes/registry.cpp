@@ -7,6 +7,9 @@ const std::vector<ProbeDef>& probe_registry() {
   static const std::vector<ProbeDef> probes = {
       {"latency", "dependent pointer chase over growing footprints: cache levels, sizes, latencies", 20.0,
        run_latency_probe},
+      {"compute", "arithmetic throughput per type and op, independent chains: rates, ratios to fp32 FMA, dual issue",
+       9.0, run_compute_probe},
+      {"oplatency", "dependent chains per type and op: latency in ns and cycles", 5.0, run_oplatency_probe},
   };
   return probes;
 }

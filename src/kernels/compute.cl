@@ -1,0 +1,380 @@
+// Arithmetic throughput (tp_<op>) and dependent-chain latency (lat_<op>) of
+// one element type, the experiments of seeds 000 and 002 (rates per type and
+// op) and of the 004 paper's Tables 2 and 3 (latency of + - * /).
+//
+// Build options (one program per type and vector form; every op of the type
+// is a kernel in it, so the driver compiles once per type):
+//   -DELEM=float4      the chain's type (scalar or vector)
+//   -DSCALAR=float     its element type, the type of the seed/param/out buffers
+//   -DVEC=4            lanes of ELEM (1, 2, 4, 8, 16)
+//   -DKIND_FLOAT | -DKIND_INT | -DKIND_PTX_F16X2
+//                      which op set: OpenCL C float builtins (float, double,
+//                      half), integer ops, or NVIDIA PTX packed-half
+//                      instructions through inline asm (ELEM=uint holding two
+//                      halves) where the driver has no cl_khr_fp16
+//   -DNEED_FP64 / -DNEED_FP16   enable the extension the type needs
+//   -DHAS_PTX          NVIDIA: inline PTX is accepted (%clock64, dp4a)
+//   -DCHAINS=8         independent chains per work-item in tp_ kernels
+//   -DUNROLL=32        steps per chain per loop trip in tp_ kernels
+//   -DLAT_UNROLL=64    steps per loop trip in lat_ kernels
+//
+// Shape of every kernel, and why:
+// - Each chain is a pair (x, y) updated as x = g(y); y = g(x): two ops per
+//   step, each consuming the previous one's result, so a chain is one
+//   dependent sequence. tp_ kernels run CHAINS such chains interleaved, so
+//   the hardware always has CHAINS independent ops to issue per work-item and
+//   latency does not cap throughput; lat_ kernels run one chain in one
+//   work-item, so time per op is the op's latency.
+// - g's operands a and b come from a buffer and the seeds differ per
+//   work-item, chain and lane: the compiler cannot see any value, so it can
+//   neither fold a step nor prove two lanes equal (a splat vector would let it
+//   compute one lane and broadcast).
+// - Float maps are ones IEEE arithmetic cannot simplify (a - (a - x) != x,
+//   no reassociation without -cl-fast-relaxed-math), bounded so long chains
+//   never reach inf, NaN or denormals: a rotation for add, multiply by a then
+//   b with a*b ~ 1 for mul, contractions for fma/mad/sqrt/rsqrt/exp/log/sin,
+//   x -> a/x (period two up to b/a) for div. Integer maps are ones integer
+//   algebra cannot simplify either: Fibonacci pairs for add (the rotation
+//   would fold to -x in integers), products of odd numbers for mul (never
+//   zero), affine maps for mad.
+// - The iteration count is a kernel argument, so the same binary runs a
+//   short launch the host checks lane by lane against its own evaluation of
+//   the maps and the long timed launches; every chain's final state is
+//   stored, so none of the work is dead.
+// - Loop overhead (counter, compare, branch) takes issue slots: tp_ kernels
+//   unroll CHAINS x UNROLL x 2 ops per trip (512 at 8 x 32) so that it is
+//   below 1% of the instructions.
+
+#ifdef NEED_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+#ifdef NEED_FP16
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+#endif
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+
+#if VEC == 1
+#define LOAD(i, p) ((p)[i])
+#define STORE(v, i, p) ((p)[i] = (v))
+#else
+#define LOAD(i, p) CAT(vload, VEC)((i), (p))
+#define STORE(v, i, p) CAT(vstore, VEC)((v), (i), (p))
+#endif
+
+#ifndef CHAINS
+#define CHAINS 8
+#endif
+#ifndef UNROLL
+#define UNROLL 32
+#endif
+#ifndef LAT_UNROLL
+#define LAT_UNROLL 64
+#endif
+
+// Device cycle counter where one can be read (NVIDIA: %clock64, the SM's
+// own clock), so latency in cycles need not assume a clock.
+#ifdef HAS_PTX
+ulong cycle_counter(void) {
+  ulong t;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t));
+  return t;
+}
+#else
+ulong cycle_counter(void) { return 0; }
+#endif
+
+// ---------------------------------------------------------------- op steps
+// STEP_<OP>(x, y, a, b): one step of one chain, two counted ops (x and y).
+// Op names are upper case here and in kernel names (tp_FMA, lat_NATIVE_SIN)
+// because the lower-case ones are builtins, which some compilers (PoCL)
+// define as macros that would expand inside the token pasting.
+
+#if defined(KIND_FLOAT)
+// Rotation by 60 degrees: (x, y) -> (x + y, -x); period 6, bounded.
+#define STEP_ADD(x, y, a, b) \
+  x = x + y;                 \
+  y = y - x;
+// a * b ~ 1 (the host picks them), so the magnitude drifts slowly.
+#define STEP_MUL(x, y, a, b) \
+  x = y * a;                 \
+  y = x * b;
+// |a| < 1: contracts towards b / (1 - a).
+#define STEP_FMA(x, y, a, b) \
+  x = fma(y, a, b);          \
+  y = fma(x, a, b);
+#define STEP_MAD(x, y, a, b) \
+  x = mad(y, a, b);          \
+  y = mad(x, a, b);
+// y -> (b/a) y per step; b/a ~ 1.
+#define STEP_DIV(x, y, a, b) \
+  x = a / y;                 \
+  y = b / x;
+// Contract towards 1 (rsqrt alternates about it).
+#define STEP_SQRT(x, y, a, b) \
+  x = sqrt(y);                \
+  y = sqrt(x);
+#define STEP_RSQRT(x, y, a, b) \
+  x = rsqrt(y);                \
+  y = rsqrt(x);
+// exp(-v) contracts to 0.567 (negation is free on GPUs: a source modifier).
+#define STEP_EXP(x, y, a, b) \
+  x = exp(-y);               \
+  y = exp(-x);
+// log(a v) with a ~ 10 contracts to 3.6; the multiply is one cheap op beside
+// the log (log(v) alone would run to -inf).
+#define STEP_LOG(x, y, a, b) \
+  x = log(y * a);            \
+  y = log(x * a);
+// sin contracts (slowly) towards 0 and stays normal for any practical length.
+#define STEP_SIN(x, y, a, b) \
+  x = sin(y);                \
+  y = sin(x);
+#ifndef NEED_FP64
+#define STEP_NATIVE_DIVIDE(x, y, a, b) \
+  x = native_divide(a, y);             \
+  y = native_divide(b, x);
+#define STEP_NATIVE_SQRT(x, y, a, b) \
+  x = native_sqrt(y);                \
+  y = native_sqrt(x);
+#define STEP_NATIVE_RSQRT(x, y, a, b) \
+  x = native_rsqrt(y);                \
+  y = native_rsqrt(x);
+#define STEP_NATIVE_EXP(x, y, a, b) \
+  x = native_exp(-y);               \
+  y = native_exp(-x);
+#define STEP_NATIVE_LOG(x, y, a, b) \
+  x = native_log(y * a);            \
+  y = native_log(x * a);
+#define STEP_NATIVE_SIN(x, y, a, b) \
+  x = native_sin(y);                \
+  y = native_sin(x);
+#endif
+#endif  // KIND_FLOAT
+
+#if defined(KIND_PTX_F16X2)
+// Two halves per 32-bit register, one PTX instruction per packed op: the
+// path NVIDIA's OpenCL leaves when it does not offer cl_khr_fp16. asm without
+// `volatile`: the compiler may schedule it, but cannot see through it.
+uint hadd2(uint p, uint q) {
+  uint r;
+  asm("add.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(p), "r"(q));
+  return r;
+}
+uint hsub2(uint p, uint q) {
+  uint r;
+  asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(p), "r"(q));
+  return r;
+}
+uint hmul2(uint p, uint q) {
+  uint r;
+  asm("mul.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(p), "r"(q));
+  return r;
+}
+uint hfma2(uint p, uint q, uint s) {
+  uint r;
+  asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(r) : "r"(p), "r"(q), "r"(s));
+  return r;
+}
+#define STEP_ADD(x, y, a, b) \
+  x = hadd2(x, y);           \
+  y = hsub2(y, x);
+#define STEP_MUL(x, y, a, b) \
+  x = hmul2(y, a);           \
+  y = hmul2(x, b);
+#define STEP_FMA(x, y, a, b) \
+  x = hfma2(y, a, b);        \
+  y = hfma2(x, a, b);
+#endif  // KIND_PTX_F16X2
+
+#if defined(KIND_INT)
+// Fibonacci pairs modulo 2^n: nothing to fold, exact on the host.
+#define STEP_ADD(x, y, a, b) \
+  x = x + y;                 \
+  y = y + x;
+// Odd times odd stays odd: the chain never collapses to 0.
+#define STEP_MUL(x, y, a, b) \
+  x = x * y;                 \
+  y = y * x;
+#define STEP_MAD(x, y, a, b) \
+  x = y * a + b;             \
+  y = x * a + b;
+// a / v with v forced odd (never 0): settles into a period-two orbit; the OR
+// is one cheap op beside a division that is a long sequence on most GPUs.
+#define STEP_DIV(x, y, a, b) \
+  x = a / (y | (ELEM)1);     \
+  y = a / (x | (ELEM)1);
+#if VEC == 1 && defined(IS_INT32)
+// int -> float -> int: two conversions per map; the multiply by a float the
+// host sets to 1.0 stops the compiler from folding the round trip (exact for
+// the |v| < 2^24 it would otherwise have to prove).
+#define STEP_CVT(x, y, a, b)                                   \
+  x = convert_int_rtz(convert_float(y) * as_float((uint)a)); \
+  y = convert_int_rtz(convert_float(x) * as_float((uint)a));
+#endif
+#if VEC == 1 && defined(IS_INT32) && defined(HAS_PTX)
+// Four int8 products summed into an int32 (dp4a, sm_61+): v's bytes times a's.
+int dp4a(int p, int q, int s) {
+  int r;
+  asm("dp4a.s32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(p), "r"(q), "r"(s));
+  return r;
+}
+#define STEP_DP4A(x, y, a, b) \
+  x = dp4a(y, a, b);          \
+  y = dp4a(x, a, b);
+#endif
+#endif  // KIND_INT
+
+// ---------------------------------------------------------------- kernels
+// seed: 2 * CHAINS elements of ELEM per work-item (x then y of each chain);
+// param: a, b; out: the final x, y of every chain, same layout as seed.
+#define THROUGHPUT_KERNEL(OP)                                                                         \
+  __kernel void tp_##OP(__global const SCALAR* seed, __global const SCALAR* param, __global SCALAR* out, \
+                        uint iters) {                                                                 \
+    const size_t base = get_global_id(0) * 2 * CHAINS;                                                \
+    const ELEM a = (ELEM)(param[0]);                                                                  \
+    const ELEM b = (ELEM)(param[1]);                                                                  \
+    ELEM x[CHAINS], y[CHAINS];                                                                        \
+    _Pragma("unroll") for (int c = 0; c < CHAINS; ++c) {                                              \
+      x[c] = LOAD(base + 2 * c, seed);                                                                \
+      y[c] = LOAD(base + 2 * c + 1, seed);                                                            \
+    }                                                                                                 \
+    for (uint i = 0; i < iters; ++i) {                                                                \
+      _Pragma("unroll") for (int u = 0; u < UNROLL; ++u) {                                            \
+        _Pragma("unroll") for (int c = 0; c < CHAINS; ++c) { STEP_##OP(x[c], y[c], a, b) }           \
+      }                                                                                               \
+    }                                                                                                 \
+    _Pragma("unroll") for (int c = 0; c < CHAINS; ++c) {                                              \
+      STORE(x[c], base + 2 * c, out);                                                                 \
+      STORE(y[c], base + 2 * c + 1, out);                                                             \
+    }                                                                                                 \
+  }
+
+// One work-item, one chain: seed[0..1] -> out[0..1]; cycles[0] = device
+// cycles spent in the loop where a counter exists (else 0).
+#define LATENCY_KERNEL(OP)                                                                             \
+  __kernel void lat_##OP(__global const SCALAR* seed, __global const SCALAR* param, __global SCALAR* out, \
+                         __global ulong* cycles, uint iters) {                                         \
+    const ELEM a = (ELEM)(param[0]);                                                                   \
+    const ELEM b = (ELEM)(param[1]);                                                                   \
+    ELEM x = LOAD(0, seed);                                                                            \
+    ELEM y = LOAD(1, seed);                                                                            \
+    const ulong t0 = cycle_counter();                                                                  \
+    for (uint i = 0; i < iters; ++i) {                                                                 \
+      _Pragma("unroll") for (int u = 0; u < LAT_UNROLL; ++u) { STEP_##OP(x, y, a, b) }               \
+    }                                                                                                  \
+    const ulong t1 = cycle_counter();                                                                  \
+    STORE(x, 0, out);                                                                                  \
+    STORE(y, 1, out);                                                                                  \
+    cycles[0] = t1 - t0;                                                                               \
+  }
+
+#if VEC == 1
+#define KERNELS(OP) THROUGHPUT_KERNEL(OP) LATENCY_KERNEL(OP)
+#else
+#define KERNELS(OP) THROUGHPUT_KERNEL(OP)
+#endif
+
+// The op set of each kind. Which of them a run times is the host's choice.
+#if defined(KIND_FLOAT)
+KERNELS(ADD)
+KERNELS(MUL)
+KERNELS(FMA)
+KERNELS(MAD)
+KERNELS(DIV)
+KERNELS(SQRT)
+KERNELS(RSQRT)
+KERNELS(EXP)
+KERNELS(LOG)
+KERNELS(SIN)
+#ifndef NEED_FP64
+KERNELS(NATIVE_DIVIDE)
+KERNELS(NATIVE_SQRT)
+KERNELS(NATIVE_RSQRT)
+KERNELS(NATIVE_EXP)
+KERNELS(NATIVE_LOG)
+KERNELS(NATIVE_SIN)
+#endif
+#endif
+
+#if defined(KIND_PTX_F16X2)
+KERNELS(ADD)
+KERNELS(MUL)
+KERNELS(FMA)
+#endif
+
+#if defined(KIND_INT)
+KERNELS(ADD)
+KERNELS(MUL)
+KERNELS(MAD)
+KERNELS(DIV)
+#ifdef STEP_CVT
+KERNELS(CVT)
+#endif
+#ifdef STEP_DP4A
+KERNELS(DP4A)
+#endif
+#endif
+
+// Dual issue (seed 000: Bifrost issues an FMA and an ADD in one instruction):
+// even chains run fma, odd chains add, in the same instruction stream. If
+// the mix retires more ops per second than either op alone, two pipes issue
+// together. Built with the fp32 scalar program only.
+#if defined(KIND_FLOAT) && VEC == 1 && defined(IS_FP32)
+__kernel void tp_MIX_FMA_ADD(__global const SCALAR* seed, __global const SCALAR* param, __global SCALAR* out,
+                             uint iters) {
+  const size_t base = get_global_id(0) * 2 * CHAINS;
+  const ELEM a = param[0];
+  const ELEM b = param[1];
+  ELEM x[CHAINS], y[CHAINS];
+  _Pragma("unroll") for (int c = 0; c < CHAINS; ++c) {
+    x[c] = seed[base + 2 * c];
+    y[c] = seed[base + 2 * c + 1];
+  }
+  for (uint i = 0; i < iters; ++i) {
+    _Pragma("unroll") for (int u = 0; u < UNROLL; ++u) {
+      _Pragma("unroll") for (int c = 0; c < CHAINS; c += 2) {
+        STEP_FMA(x[c], y[c], a, b) STEP_ADD(x[c + 1], y[c + 1], a, b)
+      }
+    }
+  }
+  _Pragma("unroll") for (int c = 0; c < CHAINS; ++c) {
+    out[base + 2 * c] = x[c];
+    out[base + 2 * c + 1] = y[c];
+  }
+}
+
+// fp32 fma beside int32 adds (separate pipes on many GPUs). The int chains
+// live in the same float buffers as bit patterns.
+__kernel void tp_MIX_FMA_IADD(__global const SCALAR* seed, __global const SCALAR* param, __global SCALAR* out,
+                              uint iters) {
+  const size_t base = get_global_id(0) * 2 * CHAINS;
+  const float a = param[0];
+  const float b = param[1];
+  float x[CHAINS / 2], y[CHAINS / 2];
+  int p[CHAINS / 2], q[CHAINS / 2];
+  _Pragma("unroll") for (int c = 0; c < CHAINS / 2; ++c) {
+    x[c] = seed[base + 4 * c];
+    y[c] = seed[base + 4 * c + 1];
+    p[c] = as_int(seed[base + 4 * c + 2]);
+    q[c] = as_int(seed[base + 4 * c + 3]);
+  }
+  for (uint i = 0; i < iters; ++i) {
+    _Pragma("unroll") for (int u = 0; u < UNROLL; ++u) {
+      _Pragma("unroll") for (int c = 0; c < CHAINS / 2; ++c) {
+        x[c] = fma(y[c], a, b);
+        y[c] = fma(x[c], a, b);
+        p[c] = p[c] + q[c];
+        q[c] = q[c] + p[c];
+      }
+    }
+  }
+  _Pragma("unroll") for (int c = 0; c < CHAINS / 2; ++c) {
+    out[base + 4 * c] = x[c];
+    out[base + 4 * c + 1] = y[c];
+    out[base + 4 * c + 2] = as_float(p[c]);
+    out[base + 4 * c + 3] = as_float(q[c]);
+  }
+}
+#endif
