@@ -17,6 +17,7 @@
 //   -DCHAINS=8         independent chains per work-item in tp_ kernels
 //   -DUNROLL=32        steps per chain per loop trip in tp_ kernels
 //   -DLAT_UNROLL=64    steps per loop trip in lat_ kernels
+//   -DUNROLL_SLOW=4 -DLAT_UNROLL_SLOW=16   the same for slow ops (see SLOW_KERNELS)
 //
 // Shape of every kernel, and why:
 // - Each chain is a pair (x, y) updated as x = g(y); y = g(x): two ops per
@@ -71,6 +72,12 @@
 #endif
 #ifndef LAT_UNROLL
 #define LAT_UNROLL 64
+#endif
+#ifndef UNROLL_SLOW
+#define UNROLL_SLOW 4
+#endif
+#ifndef LAT_UNROLL_SLOW
+#define LAT_UNROLL_SLOW 16
 #endif
 
 // Device cycle counter where one can be read (NVIDIA: %clock64, the SM's
@@ -229,7 +236,7 @@ int dp4a(int p, int q, int s) {
 // ---------------------------------------------------------------- kernels
 // seed: 2 * CHAINS elements of ELEM per work-item (x then y of each chain);
 // param: a, b; out: the final x, y of every chain, same layout as seed.
-#define THROUGHPUT_KERNEL(OP)                                                                         \
+#define THROUGHPUT_KERNEL(OP, STEPS)                                                                  \
   __kernel void tp_##OP(__global const SCALAR* seed, __global const SCALAR* param, __global SCALAR* out, \
                         uint iters) {                                                                 \
     const size_t base = get_global_id(0) * 2 * CHAINS;                                                \
@@ -241,7 +248,7 @@ int dp4a(int p, int q, int s) {
       y[c] = LOAD(base + 2 * c + 1, seed);                                                            \
     }                                                                                                 \
     for (uint i = 0; i < iters; ++i) {                                                                \
-      _Pragma("unroll") for (int u = 0; u < UNROLL; ++u) {                                            \
+      _Pragma("unroll") for (int u = 0; u < STEPS; ++u) {                                             \
         _Pragma("unroll") for (int c = 0; c < CHAINS; ++c) { STEP_##OP(x[c], y[c], a, b) }           \
       }                                                                                               \
     }                                                                                                 \
@@ -253,7 +260,7 @@ int dp4a(int p, int q, int s) {
 
 // One work-item, one chain: seed[0..1] -> out[0..1]; cycles[0] = device
 // cycles spent in the loop where a counter exists (else 0).
-#define LATENCY_KERNEL(OP)                                                                             \
+#define LATENCY_KERNEL(OP, STEPS)                                                                      \
   __kernel void lat_##OP(__global const SCALAR* seed, __global const SCALAR* param, __global SCALAR* out, \
                          __global ulong* cycles, uint iters) {                                         \
     const ELEM a = (ELEM)(param[0]);                                                                   \
@@ -262,7 +269,7 @@ int dp4a(int p, int q, int s) {
     ELEM y = LOAD(1, seed);                                                                            \
     const ulong t0 = cycle_counter();                                                                  \
     for (uint i = 0; i < iters; ++i) {                                                                 \
-      _Pragma("unroll") for (int u = 0; u < LAT_UNROLL; ++u) { STEP_##OP(x, y, a, b) }               \
+      _Pragma("unroll") for (int u = 0; u < STEPS; ++u) { STEP_##OP(x, y, a, b) }                    \
     }                                                                                                  \
     const ulong t1 = cycle_counter();                                                                  \
     STORE(x, 0, out);                                                                                  \
@@ -270,10 +277,16 @@ int dp4a(int p, int q, int s) {
     cycles[0] = t1 - t0;                                                                               \
   }
 
+// Slow ops (division, square roots, transcendentals: a special-function
+// unit or a long sequence) are unrolled less: their loop overhead is already
+// negligible, and fully unrolled precise sin/exp bodies would take the driver
+// seconds to compile. The host's op table marks the same ops slow.
 #if VEC == 1
-#define KERNELS(OP) THROUGHPUT_KERNEL(OP) LATENCY_KERNEL(OP)
+#define KERNELS(OP) THROUGHPUT_KERNEL(OP, UNROLL) LATENCY_KERNEL(OP, LAT_UNROLL)
+#define SLOW_KERNELS(OP) THROUGHPUT_KERNEL(OP, UNROLL_SLOW) LATENCY_KERNEL(OP, LAT_UNROLL_SLOW)
 #else
-#define KERNELS(OP) THROUGHPUT_KERNEL(OP)
+#define KERNELS(OP) THROUGHPUT_KERNEL(OP, UNROLL)
+#define SLOW_KERNELS(OP) THROUGHPUT_KERNEL(OP, UNROLL_SLOW)
 #endif
 
 // The op set of each kind. Which of them a run times is the host's choice.
@@ -282,19 +295,19 @@ KERNELS(ADD)
 KERNELS(MUL)
 KERNELS(FMA)
 KERNELS(MAD)
-KERNELS(DIV)
-KERNELS(SQRT)
-KERNELS(RSQRT)
-KERNELS(EXP)
-KERNELS(LOG)
-KERNELS(SIN)
+SLOW_KERNELS(DIV)
+SLOW_KERNELS(SQRT)
+SLOW_KERNELS(RSQRT)
+SLOW_KERNELS(EXP)
+SLOW_KERNELS(LOG)
+SLOW_KERNELS(SIN)
 #ifndef NEED_FP64
-KERNELS(NATIVE_DIVIDE)
-KERNELS(NATIVE_SQRT)
-KERNELS(NATIVE_RSQRT)
-KERNELS(NATIVE_EXP)
-KERNELS(NATIVE_LOG)
-KERNELS(NATIVE_SIN)
+SLOW_KERNELS(NATIVE_DIVIDE)
+SLOW_KERNELS(NATIVE_SQRT)
+SLOW_KERNELS(NATIVE_RSQRT)
+SLOW_KERNELS(NATIVE_EXP)
+SLOW_KERNELS(NATIVE_LOG)
+SLOW_KERNELS(NATIVE_SIN)
 #endif
 #endif
 
@@ -308,7 +321,7 @@ KERNELS(FMA)
 KERNELS(ADD)
 KERNELS(MUL)
 KERNELS(MAD)
-KERNELS(DIV)
+SLOW_KERNELS(DIV)
 #ifdef STEP_CVT
 KERNELS(CVT)
 #endif

@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -58,6 +59,13 @@ struct OpDef {
   double flop_per_op;  // 2 for fused multiply-adds; 1 otherwise
   const char* counted;
 };
+
+// Ops compute.cl unrolls less (its SLOW_KERNELS): the same list.
+bool is_slow(const std::string& op) {
+  for (const char* s : {"div", "sqrt", "rsqrt", "exp", "log", "sin"})
+    if (op == s || op == std::string("native_") + s) return true;
+  return op == "native_divide";
+}
 
 const OpDef kOps[] = {
     {"add", 1, "one add (floats: x+y then y-x, a rotation; integers: Fibonacci pairs)"},
@@ -332,10 +340,43 @@ double tolerance(const Form& form) {
 struct Plan {
   int chains = 8;
   int unroll = 32;
+  int unroll_slow = 4;
   int lat_unroll = 64;
+  int lat_unroll_slow = 16;
   size_t global = 0;
   size_t local = 0;
+  size_t pattern_items = 512;  // seeds repeat every this many work-items
+  int steps(const std::string& op) const { return is_slow(op) ? unroll_slow : unroll; }
+  int lat_steps(const std::string& op) const { return is_slow(op) ? lat_unroll_slow : lat_unroll; }
 };
+
+// Diagnostics: GPUSCOPE_COMPUTE_PLAN="chains=4,unroll=16,items_per_cu=1024,local=128"
+// overrides the plan, to find out why a rate falls short (ILP, occupancy,
+// loop overhead) without rebuilding. Unknown keys are ignored.
+void apply_plan_override(Plan& plan, size_t cus) {
+  const char* env = std::getenv("GPUSCOPE_COMPUTE_PLAN");
+  if (!env) return;
+  std::string s(env);
+  for (size_t pos = 0; pos < s.size();) {
+    size_t end = s.find(',', pos);
+    if (end == std::string::npos) end = s.size();
+    const std::string kv = s.substr(pos, end - pos);
+    const size_t eq = kv.find('=');
+    if (eq != std::string::npos) {
+      const std::string k = kv.substr(0, eq);
+      const long v = std::strtol(kv.c_str() + eq + 1, nullptr, 10);
+      if (v > 0) {
+        if (k == "chains") plan.chains = static_cast<int>(v);
+        if (k == "unroll") plan.unroll = static_cast<int>(v);
+        if (k == "unroll_slow") plan.unroll_slow = static_cast<int>(v);
+        if (k == "items_per_cu") plan.global = cus * static_cast<size_t>(v);
+        if (k == "local") plan.local = static_cast<size_t>(v);
+      }
+    }
+    pos = end + 1;
+  }
+  plan.global = std::max(plan.local, plan.global / plan.local * plan.local);
+}
 
 class ComputeRunner {
  public:
@@ -349,8 +390,12 @@ class ComputeRunner {
     plan_.unroll = cpu ? (quick ? 4 : 8) : 32;
     plan_.lat_unroll = cpu ? 16 : 64;
     const size_t cus = std::max<uint32_t>(info_.compute_units, 1);
+    plan_.unroll_slow = cpu ? 2 : 4;
+    plan_.lat_unroll_slow = cpu ? 4 : 16;
     plan_.local = cpu ? 16 : 256;
     plan_.global = cpu ? cus * 64 : cus * 2048;
+    apply_plan_override(plan_, cus);
+    plan_.pattern_items = std::min<size_t>(plan_.global, 512);
     harness_ = ctx.options.harness;
     // Launches of 5 ms swamp launch overhead (~10 us) as well as 10 ms do,
     // and halve the probe's time.
@@ -399,7 +444,9 @@ class ComputeRunner {
   KernelSpec spec(const Form& f, const std::string& kernel) const {
     std::vector<std::string> o = {"-DELEM=" + f.elem(), "-DSCALAR=" + f.scalar, fmt::format("-DVEC={}", f.vec),
                                   fmt::format("-DCHAINS={}", plan_.chains), fmt::format("-DUNROLL={}", plan_.unroll),
-                                  fmt::format("-DLAT_UNROLL={}", plan_.lat_unroll)};
+                                  fmt::format("-DLAT_UNROLL={}", plan_.lat_unroll),
+                                  fmt::format("-DUNROLL_SLOW={}", plan_.unroll_slow),
+                                  fmt::format("-DLAT_UNROLL_SLOW={}", plan_.lat_unroll_slow)};
     o.push_back(f.kind == Kind::Float ? "-DKIND_FLOAT" : f.kind == Kind::Int ? "-DKIND_INT" : "-DKIND_PTX_F16X2");
     o.insert(o.end(), f.defines.begin(), f.defines.end());
     if (nvidia_) o.push_back("-DHAS_PTX");
@@ -428,13 +475,20 @@ class ComputeRunner {
 
   Buffers buffers(const Form& f, const std::string& op, size_t items) {
     Buffers b;
-    const size_t values = items * 2 * plan_.chains * f.lanes();
+    // Seeds for pattern_items work-items, repeated over the rest: the
+    // compiler cannot see any of them either way, and the host's set-up
+    // stays small next to a 5 ms launch.
+    const size_t pattern = std::min(items, plan_.pattern_items);
+    const size_t values = pattern * 2 * plan_.chains * f.lanes();
     b.seeds = make_seeds(f, op, values, 0x5eed ^ std::hash<std::string>{}(f.key() + op));
     b.params = params_for(f, op);
-    const auto seed_bytes = encode(f, b.seeds);
+    const auto pattern_bytes = encode(f, b.seeds);
+    std::vector<std::byte> seed_bytes(pattern_bytes.size() / pattern * items);
+    for (size_t off = 0; off < seed_bytes.size(); off += pattern_bytes.size())
+      std::memcpy(seed_bytes.data() + off, pattern_bytes.data(), std::min(pattern_bytes.size(), seed_bytes.size() - off));
     b.seed = dev_.create_buffer(seed_bytes.size());
     b.out = dev_.create_buffer(seed_bytes.size());
-    dev_.write(*b.seed, 0, seed_bytes);
+    dev_.write(*b.seed, 0, std::span<const std::byte>(seed_bytes));
     Lanes p;
     p.f = {device_round(f, b.params.fa), device_round(f, b.params.fb)};
     p.i = {b.params.ia, b.params.ib};
@@ -468,6 +522,7 @@ class ComputeRunner {
   // Host evaluation of work-item `item`'s lanes after `steps` steps of every chain.
   Lanes reference(const Form& f, const std::string& op, const Buffers& b, size_t item, size_t steps) const {
     const size_t per_item = 2 * plan_.chains * f.lanes();
+    item %= plan_.pattern_items;
     Lanes r;
     const double a = device_round(f, b.params.fa), bb = device_round(f, b.params.fb);
     const size_t lanes = static_cast<size_t>(f.lanes());
@@ -539,7 +594,7 @@ class ComputeRunner {
     std::vector<std::byte> got(item_bytes);
     for (size_t item : {size_t{0}, plan_.global - 1}) {
       dev_.read(*b.out, item * item_bytes, got);
-      check(f, op, decode(f, got), reference(f, op, b, item, plan_.unroll), fmt::format("work-item {}", item));
+      check(f, op, decode(f, got), reference(f, op, b, item, plan_.steps(op)), fmt::format("work-item {}", item));
     }
   }
 
@@ -549,7 +604,7 @@ class ComputeRunner {
     std::vector<std::byte> got(lanes2 / f.packed * f.scalar_bytes);
     dev_.read(*b.out, 0, got);
     // The latency kernel runs chain 0 of work-item 0 only.
-    Lanes want = reference(f, op, b, 0, plan_.lat_unroll);
+    Lanes want = reference(f, op, b, 0, plan_.lat_steps(op));
     if (f.kind == Kind::Int) want.i.resize(lanes2);
     else want.f.resize(lanes2);
     check(f, op, decode(f, got), want, "the latency chain");
@@ -586,7 +641,8 @@ class ComputeRunner {
       }
       Buffers b = buffers(f, op, plan_.global);
       validate_tp(f, op, *k, b);
-      const double ops_per_iter = static_cast<double>(plan_.global) * plan_.unroll * plan_.chains * 2 * f.lanes();
+      const double ops_per_iter =
+          static_cast<double>(plan_.global) * plan_.steps(op) * plan_.chains * 2 * f.lanes();
       const Measurement m = measure([&](uint64_t iters) { return launch_tp(*k, b, static_cast<uint32_t>(iters)); }, 1,
                                     UINT32_MAX, harness_);
       Point p;
@@ -605,7 +661,7 @@ class ComputeRunner {
                                  {"elem", f.elem()},
                                  {"path", f.path},
                                  {"chains_per_work_item", plan_.chains},
-                                 {"steps_per_trip", plan_.unroll},
+                                 {"steps_per_trip", plan_.steps(op)},
                                  {"global", plan_.global},
                                  {"local", std::min(plan_.local, k->max_work_group_size())},
                                  {"trips_per_launch", m.work_per_launch},
@@ -638,7 +694,7 @@ class ComputeRunner {
     }
     Buffers b = buffers(f, op, 1);
     validate_lat(f, op, *k, b);
-    const double ops_per_iter = plan_.lat_unroll * 2.0;
+    const double ops_per_iter = plan_.lat_steps(op) * 2.0;
     std::vector<std::pair<uint64_t, uint64_t>> cycles;  // (trips, cycles) of every launch
     const Measurement m = measure(
         [&](uint64_t iters) {
@@ -683,8 +739,13 @@ class ComputeRunner {
               {"wall_s", budget_.elapsed_s()},
               {"budget_s", budget_.total_s()},
               {"plan",
-               {{"chains", plan_.chains}, {"unroll", plan_.unroll}, {"lat_unroll", plan_.lat_unroll},
-                {"global", plan_.global}, {"local", plan_.local}}}};
+               {{"chains", plan_.chains},
+                {"unroll", plan_.unroll},
+                {"unroll_slow", plan_.unroll_slow},
+                {"lat_unroll", plan_.lat_unroll},
+                {"lat_unroll_slow", plan_.lat_unroll_slow},
+                {"global", plan_.global},
+                {"local", plan_.local}}}};
     return s;
   }
 
@@ -775,13 +836,23 @@ std::vector<std::pair<const char*, const char*>> latency_matrix(bool quick) {
           {"int16", "mul"},         {"int8", "add"},         {"int8", "mul"}};
 }
 
+// Diagnostics: GPUSCOPE_COMPUTE_ONLY="fp32.fma,int32.mad" restricts the
+// matrix to those (type.op) entries.
+bool selected(const std::string& type, const std::string& op) {
+  const char* env = std::getenv("GPUSCOPE_COMPUTE_ONLY");
+  if (!env || !*env) return true;
+  const std::string list = std::string(",") + env + ",";
+  return list.find("," + type + "." + op + ",") != std::string::npos;
+}
+
 }  // namespace
 
 std::vector<Series> run_compute_probe(ProbeContext& ctx) {
   ComputeRunner r(ctx, "compute");
   if (ctx.device.info().type == "gpu") r.warm_clock(ctx.options.quick ? 0.1 : 0.4);
   std::vector<Series> out;
-  for (const auto& e : throughput_matrix(ctx.options.quick)) r.throughput(e.type, e.op, e.lanes, out);
+  for (const auto& e : throughput_matrix(ctx.options.quick))
+    if (selected(e.type, e.op)) r.throughput(e.type, e.op, e.lanes, out);
   out.push_back(r.summary_series("compute.summary", "compute"));
   return out;
 }
@@ -790,7 +861,8 @@ std::vector<Series> run_oplatency_probe(ProbeContext& ctx) {
   ComputeRunner r(ctx, "oplatency");
   if (ctx.device.info().type == "gpu") r.warm_clock(ctx.options.quick ? 0.05 : 0.1);
   std::vector<Series> out;
-  for (const auto& [type, op] : latency_matrix(ctx.options.quick)) r.latency(type, op, out);
+  for (const auto& [type, op] : latency_matrix(ctx.options.quick))
+    if (selected(type, op)) r.latency(type, op, out);
   out.push_back(r.summary_series("oplatency.summary", "oplatency"));
   return out;
 }
