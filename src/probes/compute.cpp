@@ -449,15 +449,38 @@ class ComputeRunner {
                                   fmt::format("-DLAT_UNROLL_SLOW={}", plan_.lat_unroll_slow)};
     o.push_back(f.kind == Kind::Float ? "-DKIND_FLOAT" : f.kind == Kind::Int ? "-DKIND_INT" : "-DKIND_PTX_F16X2");
     o.insert(o.end(), f.defines.begin(), f.defines.end());
-    if (nvidia_) o.push_back("-DHAS_PTX");
+    if (nvidia_ && ptx_ok_) o.push_back("-DHAS_PTX");
     return {"compute.cl", kernel, o};
+  }
+
+  // Builds a kernel of `f`. Where the driver rejects inline PTX in a float or
+  // integer program, builds again without it (no cycle counter, no dp4a) and
+  // says so; any failure to build or to find the kernel is returned as text.
+  std::variant<Kernel*, std::string> build(const Form& f, const std::string& kernel) {
+    try {
+      try {
+        return &dev_.kernel(spec(f, kernel));
+      } catch (const BuildError& e) {
+        if (!nvidia_ || !ptx_ok_ || f.kind == Kind::PtxF16x2) throw;
+        ptx_ok_ = false;
+        ptx_note_ = "inline PTX rejected by the driver (" + first_line(e.log) + "): no cycle counter, no dp4a";
+        ctx_.progress(probe_ + ": " + ptx_note_);
+        return &dev_.kernel(spec(f, kernel));
+      }
+    } catch (const BuildError& e) {
+      return fmt::format("{} ({} path) did not build: {}", f.key(), f.path, first_line(e.log));
+    } catch (const DeviceError& e) {
+      return fmt::format("{} ({} path): {}", f.key(), f.path, e.what());
+    }
   }
 
   // Runs the clock up before timing: GPUs start a burst at a low clock and
   // raise it over tens to hundreds of ms.
   void warm_clock(double seconds) {
     auto f = std::get<Form>(form("fp32", 1));
-    Kernel& k = dev_.kernel(spec(f, "tp_FMA"));
+    auto built = build(f, "tp_FMA");
+    if (!std::holds_alternative<Kernel*>(built)) return;  // the matrix will say why
+    Kernel& k = *std::get<Kernel*>(built);
     auto bufs = buffers(f, "fma", plan_.global);
     const TimeBudget t(seconds);
     uint32_t iters = 1;
@@ -632,13 +655,12 @@ class ComputeRunner {
       }
       const Form& f = std::get<Form>(fv);
       const std::string kname = "tp_" + upper(op);
-      Kernel* k = nullptr;
-      try {
-        k = &dev_.kernel(spec(f, kname));
-      } catch (const BuildError& e) {
-        unsupported(id, lanes, fmt::format("{} ({} path) did not build: {}", f.key(), f.path, first_line(e.log)));
+      auto built = build(f, kname);
+      if (auto* reason = std::get_if<std::string>(&built)) {
+        unsupported(id, lanes, *reason);
         continue;
       }
+      Kernel* k = std::get<Kernel*>(built);
       Buffers b = buffers(f, op, plan_.global);
       validate_tp(f, op, *k, b);
       const double ops_per_iter =
@@ -685,13 +707,12 @@ class ComputeRunner {
       return;
     }
     const Form& f = std::get<Form>(fv);
-    Kernel* k = nullptr;
-    try {
-      k = &dev_.kernel(spec(f, "lat_" + upper(op)));
-    } catch (const BuildError& e) {
-      unsupported(id, 1, fmt::format("{} ({} path) did not build: {}", f.key(), f.path, first_line(e.log)));
+    auto built = build(f, "lat_" + upper(op));
+    if (auto* reason = std::get_if<std::string>(&built)) {
+      unsupported(id, 1, *reason);
       return;
     }
+    Kernel* k = std::get<Kernel*>(built);
     Buffers b = buffers(f, op, 1);
     validate_lat(f, op, *k, b);
     const double ops_per_iter = plan_.lat_steps(op) * 2.0;
@@ -699,7 +720,7 @@ class ComputeRunner {
     const Measurement m = measure(
         [&](uint64_t iters) {
           const double ns = launch_lat(*k, b, static_cast<uint32_t>(iters));
-          if (nvidia_) cycles.emplace_back(iters, dev_.read_values<uint64_t>(*b.cycles, 1)[0]);
+          if (nvidia_ && ptx_ok_) cycles.emplace_back(iters, dev_.read_values<uint64_t>(*b.cycles, 1)[0]);
           return ns;
         },
         1, UINT32_MAX, harness_);
@@ -719,7 +740,7 @@ class ComputeRunner {
               {"trips_per_launch", m.work_per_launch},
               {"launch_ms", m.launch_ms},
               {"clock_mhz_reported", info_.clock_mhz}};
-    if (nvidia_ && !cycles.empty()) {
+    if (nvidia_ && ptx_ok_ && !cycles.empty()) {
       // The timed launches are the last ones; their counters give cycles per
       // op on the SM's own clock (no assumption about the clock).
       std::vector<double> cyc;
@@ -735,6 +756,7 @@ class ComputeRunner {
   Series summary_series(const std::string& id, const std::string& probe) {
     Series s = new_series(id, probe, {"none", ""}, {"none", ""});
     s.meta = {{"unsupported", unsupported_},
+              {"inline_ptx", nvidia_ ? (ptx_ok_ ? "accepted" : ptx_note_) : "not an NVIDIA device"},
               {"not_measured_time_budget", not_measured_},
               {"wall_s", budget_.elapsed_s()},
               {"budget_s", budget_.total_s()},
@@ -790,6 +812,8 @@ class ComputeRunner {
   HarnessConfig harness_;
   bool nvidia_ = false;
   double cc_ = 0;
+  bool ptx_ok_ = true;
+  std::string ptx_note_;
   nlohmann::json unsupported_ = nlohmann::json::array();
   nlohmann::json not_measured_ = nlohmann::json::array();
 };
