@@ -18,6 +18,7 @@
 //   -DUNROLL=32        steps per chain per loop trip in tp_ kernels
 //   -DLAT_UNROLL=64    steps per loop trip in lat_ kernels
 //   -DUNROLL_SLOW=4 -DLAT_UNROLL_SLOW=16   the same for slow ops (see SLOW_KERNELS)
+//   -DONLY_<OP> | -DALL_OPS   which op's kernels the program holds
 //
 // Shape of every kernel, and why:
 // - Each chain is a pair (x, y) updated as x = g(y); y = g(x): two ops per
@@ -291,44 +292,96 @@ int dp4a(int p, int q, int s) {
 #define SLOW_KERNELS(OP)
 #endif
 
-// The op set of each kind. Which of them a run times is the host's choice.
+// The op set of each kind. The host builds one program per op (-DONLY_FMA):
+// a driver then compiles only what a run times, and a run cut short by its
+// time budget has not paid for the ops it skips. -DALL_OPS builds them all.
 #if defined(KIND_FLOAT)
+#if defined(ONLY_ADD) || defined(ALL_OPS)
 KERNELS(ADD)
+#endif
+#if defined(ONLY_MUL) || defined(ALL_OPS)
 KERNELS(MUL)
+#endif
+#if defined(ONLY_FMA) || defined(ALL_OPS)
 KERNELS(FMA)
+#endif
+#if defined(ONLY_MAD) || defined(ALL_OPS)
 KERNELS(MAD)
+#endif
+#if defined(ONLY_DIV) || defined(ALL_OPS)
 SLOW_KERNELS(DIV)
+#endif
+#if defined(ONLY_SQRT) || defined(ALL_OPS)
 SLOW_KERNELS(SQRT)
+#endif
+#if defined(ONLY_RSQRT) || defined(ALL_OPS)
 SLOW_KERNELS(RSQRT)
+#endif
+#if defined(ONLY_EXP) || defined(ALL_OPS)
 SLOW_KERNELS(EXP)
+#endif
+#if defined(ONLY_LOG) || defined(ALL_OPS)
 SLOW_KERNELS(LOG)
+#endif
+#if defined(ONLY_SIN) || defined(ALL_OPS)
 SLOW_KERNELS(SIN)
+#endif
 #ifndef NEED_FP64
+#if defined(ONLY_NATIVE_DIVIDE) || defined(ALL_OPS)
 SLOW_KERNELS(NATIVE_DIVIDE)
+#endif
+#if defined(ONLY_NATIVE_SQRT) || defined(ALL_OPS)
 SLOW_KERNELS(NATIVE_SQRT)
+#endif
+#if defined(ONLY_NATIVE_RSQRT) || defined(ALL_OPS)
 SLOW_KERNELS(NATIVE_RSQRT)
+#endif
+#if defined(ONLY_NATIVE_EXP) || defined(ALL_OPS)
 SLOW_KERNELS(NATIVE_EXP)
+#endif
+#if defined(ONLY_NATIVE_LOG) || defined(ALL_OPS)
 SLOW_KERNELS(NATIVE_LOG)
+#endif
+#if defined(ONLY_NATIVE_SIN) || defined(ALL_OPS)
 SLOW_KERNELS(NATIVE_SIN)
+#endif
 #endif
 #endif
 
 #if defined(KIND_PTX_F16X2)
+#if defined(ONLY_ADD) || defined(ALL_OPS)
 KERNELS(ADD)
+#endif
+#if defined(ONLY_MUL) || defined(ALL_OPS)
 KERNELS(MUL)
+#endif
+#if defined(ONLY_FMA) || defined(ALL_OPS)
 KERNELS(FMA)
+#endif
 #endif
 
 #if defined(KIND_INT)
+#if defined(ONLY_ADD) || defined(ALL_OPS)
 KERNELS(ADD)
+#endif
+#if defined(ONLY_MUL) || defined(ALL_OPS)
 KERNELS(MUL)
+#endif
+#if defined(ONLY_MAD) || defined(ALL_OPS)
 KERNELS(MAD)
+#endif
+#if defined(ONLY_DIV) || defined(ALL_OPS)
 SLOW_KERNELS(DIV)
+#endif
 #ifdef STEP_CVT
+#if defined(ONLY_CVT) || defined(ALL_OPS)
 KERNELS(CVT)
 #endif
+#endif
 #ifdef STEP_DP4A
+#if defined(ONLY_DP4A) || defined(ALL_OPS)
 KERNELS(DP4A)
+#endif
 #endif
 #endif
 
@@ -336,7 +389,7 @@ KERNELS(DP4A)
 // even chains run fma, odd chains add, in the same instruction stream. If
 // the mix retires more ops per second than either op alone, two pipes issue
 // together. Built with the fp32 scalar program only.
-#if defined(KIND_FLOAT) && VEC == 1 && defined(IS_FP32)
+#if defined(KIND_FLOAT) && VEC == 1 && defined(IS_FP32) && (defined(ONLY_MIX_FMA_ADD) || defined(ALL_OPS))
 __kernel void tp_MIX_FMA_ADD(__global const SCALAR* seed, __global const SCALAR* param, __global SCALAR* out,
                              uint iters) {
   const size_t base = get_global_id(0) * 2 * CHAINS;
@@ -360,6 +413,9 @@ __kernel void tp_MIX_FMA_ADD(__global const SCALAR* seed, __global const SCALAR*
   }
 }
 
+#endif
+
+#if defined(KIND_FLOAT) && VEC == 1 && defined(IS_FP32) && (defined(ONLY_MIX_FMA_IADD) || defined(ALL_OPS))
 // fp32 fma beside int32 adds (separate pipes on many GPUs). The int chains
 // live in the same float buffers as bit patterns.
 __kernel void tp_MIX_FMA_IADD(__global const SCALAR* seed, __global const SCALAR* param, __global SCALAR* out,

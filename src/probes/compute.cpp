@@ -441,8 +441,9 @@ class ComputeRunner {
     return f;
   }
 
+  // `kernel` is "tp_<OP>" or "lat_<OP>"; the program holds that op only.
   KernelSpec spec(const Form& f, const std::string& kernel) const {
-    std::vector<std::string> o = {"-DELEM=" + f.elem(), "-DSCALAR=" + f.scalar, fmt::format("-DVEC={}", f.vec),
+    std::vector<std::string> o = {"-DONLY_" + kernel.substr(kernel.find('_') + 1),"-DELEM=" + f.elem(), "-DSCALAR=" + f.scalar, fmt::format("-DVEC={}", f.vec),
                                   fmt::format("-DCHAINS={}", plan_.chains), fmt::format("-DUNROLL={}", plan_.unroll),
                                   fmt::format("-DLAT_UNROLL={}", plan_.lat_unroll),
                                   fmt::format("-DUNROLL_SLOW={}", plan_.unroll_slow),
