@@ -573,8 +573,8 @@ class ComputeRunner {
       for (int c = 0; c < plan_.chains / 2; ++c) {
         double& x = r.f[4 * c];
         double& y = r.f[4 * c + 1];
-        auto p = static_cast<int64_t>(std::bit_cast<int32_t>(static_cast<float>(b.seeds.f[4 * c + 2])));
-        auto q = static_cast<int64_t>(std::bit_cast<int32_t>(static_cast<float>(b.seeds.f[4 * c + 3])));
+        auto p = static_cast<int64_t>(std::bit_cast<int32_t>(static_cast<float>(r.f[4 * c + 2])));
+        auto q = static_cast<int64_t>(std::bit_cast<int32_t>(static_cast<float>(r.f[4 * c + 3])));
         for (size_t s = 0; s < steps; ++s) {
           float_step("fma", x, y, a, bb);
           int_step("add", p, q, 0, 0, 4);
