@@ -226,6 +226,9 @@ void float_step(const std::string& op, double& x, double& y, double a, double b)
   } else if (op == "fma" || op == "mad") {
     x = y * a + b;
     y = x * a + b;
+  } else if (op == "independent_fma") {
+    x = x * a + b;
+    y = y * a + b;
   } else if (op == "div" || op == "native_divide") {
     x = a / y;
     y = b / x;
@@ -544,7 +547,10 @@ class ComputeRunner {
   }
 
   // Host evaluation of work-item `item`'s lanes after `steps` steps of every chain.
-  Lanes reference(const Form& f, const std::string& op, const Buffers& b, size_t item, size_t steps) const {
+  // `throughput`: the tp_ kernels' maps (float fma and mad run x and y as
+  // independent chains there; compute.cl's TP_STEP_FMA says why).
+  Lanes reference(const Form& f, const std::string& op, const Buffers& b, size_t item, size_t steps,
+                  bool throughput) const {
     const size_t per_item = 2 * plan_.chains * f.lanes();
     item %= plan_.pattern_items;
     Lanes r;
@@ -561,6 +567,7 @@ class ComputeRunner {
         }
         std::string o = op;
         if (op == "mix_fma_add") o = c % 2 == 0 ? "fma" : "add";
+        if (throughput && f.kind == Kind::Float && (op == "fma" || op == "mad")) o = "independent_fma";
         for (size_t s = 0; s < steps; ++s) {
           if (f.kind == Kind::Int)
             int_step(o, r.i[xi], r.i[yi], b.params.ia, b.params.ib, f.scalar_bytes);
@@ -618,7 +625,7 @@ class ComputeRunner {
     std::vector<std::byte> got(item_bytes);
     for (size_t item : {size_t{0}, plan_.global - 1}) {
       dev_.read(*b.out, item * item_bytes, got);
-      check(f, op, decode(f, got), reference(f, op, b, item, plan_.steps(op)), fmt::format("work-item {}", item));
+      check(f, op, decode(f, got), reference(f, op, b, item, plan_.steps(op), true), fmt::format("work-item {}", item));
     }
   }
 
@@ -628,7 +635,7 @@ class ComputeRunner {
     std::vector<std::byte> got(lanes2 / f.packed * f.scalar_bytes);
     dev_.read(*b.out, 0, got);
     // The latency kernel runs chain 0 of work-item 0 only.
-    Lanes want = reference(f, op, b, 0, plan_.lat_steps(op));
+    Lanes want = reference(f, op, b, 0, plan_.lat_steps(op), false);
     if (f.kind == Kind::Int) want.i.resize(lanes2);
     else want.f.resize(lanes2);
     check(f, op, decode(f, got), want, "the latency chain");
