@@ -457,6 +457,16 @@ class ComputeRunner {
     return {"compute.cl", kernel, o};
   }
 
+  // Why `op` cannot run on this device, or "" when it can.
+  std::string op_unsupported(const std::string& op) const {
+    if (op != "dp4a") return "";
+    if (nvidia_ && ptx_ok_ && cc_ >= 6.1) return "";
+    return has_ext("cl_khr_integer_dot_product")
+               ? "the device offers cl_khr_integer_dot_product, for which gpuscope has no kernel yet"
+               : "no int8 dot-product instruction reachable: needs NVIDIA inline PTX (dp4a, sm_61+) or "
+                 "cl_khr_integer_dot_product";
+  }
+
   // Builds a kernel of `f`. Where the driver rejects inline PTX in a float or
   // integer program, builds again without it (no cycle counter, no dp4a) and
   // says so; any failure to build or to find the kernel is returned as text.
@@ -650,7 +660,8 @@ class ComputeRunner {
   // compute: one point per form of (type, op).
   void throughput(const std::string& type, const std::string& op, const std::vector<int>& lane_counts,
                   std::vector<Series>& out) {
-    const std::string id = fmt::format("compute.{}.{}", type, op);
+    // dp4a runs in the int32 program but its operands are int8: its findings are int8's.
+    const std::string id = fmt::format("compute.{}.{}", op == "dp4a" ? "int8" : type, op);
     for (int lanes : lane_counts) {
       if (budget_.exhausted()) {
         not_measured_.push_back(fmt::format("{} x{}", id, lanes));
@@ -662,6 +673,10 @@ class ComputeRunner {
         continue;
       }
       const Form& f = std::get<Form>(fv);
+      if (const std::string why = op_unsupported(op); !why.empty()) {
+        unsupported(id, lanes, why);
+        continue;
+      }
       const std::string kname = "tp_" + upper(op);
       auto built = build(f, kname);
       if (auto* reason = std::get_if<std::string>(&built)) {
@@ -682,7 +697,7 @@ class ComputeRunner {
       Series& s = series_for(out, id, "compute", {"values_per_op", ""}, {"throughput", "Gop/s"});
       insert_point(s, p);
       const OpDef& d = op_def(op);
-      s.meta["type"] = type;
+      s.meta["type"] = op == "dp4a" ? "int8" : type;
       s.meta["op"] = op;
       s.meta["flop_per_op"] = d.flop_per_op;
       s.meta["counted"] = d.counted;
@@ -704,7 +719,7 @@ class ComputeRunner {
 
   // oplatency: one work-item, one chain.
   void latency(const std::string& type, const std::string& op, std::vector<Series>& out) {
-    const std::string id = fmt::format("oplatency.{}.{}", type, op);
+    const std::string id = fmt::format("oplatency.{}.{}", op == "dp4a" ? "int8" : type, op);
     if (budget_.exhausted()) {
       not_measured_.push_back(id);
       return;
@@ -715,6 +730,10 @@ class ComputeRunner {
       return;
     }
     const Form& f = std::get<Form>(fv);
+    if (const std::string why = op_unsupported(op); !why.empty()) {
+      unsupported(id, 1, why);
+      return;
+    }
     auto built = build(f, "lat_" + upper(op));
     if (auto* reason = std::get_if<std::string>(&built)) {
       unsupported(id, 1, *reason);
@@ -739,7 +758,7 @@ class ComputeRunner {
     p.y = median(p.samples);
     s.points.push_back(p);
     const OpDef& d = op_def(op);
-    s.meta = {{"type", type},
+    s.meta = {{"type", op == "dp4a" ? "int8" : type},
               {"op", op},
               {"counted", d.counted},
               {"path", f.path},
