@@ -27,7 +27,8 @@ TEST(ComputeProbesOnPocl, QuickRunValidatesAndFindsRates) {
   const auto dir = std::filesystem::temp_directory_path() / "gpuscope_pocl_compute";
   std::filesystem::remove_all(dir);
   const auto r = test::run_gpuscope(
-      "run --quiet --quick --probes compute,oplatency --device " + id + " --out " + dir.string(), "POCL_DEVICES=basic");
+      "run --quiet --quick --probes compute,oplatency --device " + id + " --out " + dir.string(),
+      "POCL_DEVICES=basic");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const Results res = read_results_file((dir / "results.json").string());
   EXPECT_TRUE(res.skipped.empty()) << res.skipped.front().reason;

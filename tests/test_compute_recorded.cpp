@@ -50,11 +50,22 @@ TEST(ComputeRecordedH200, RatesAgainstThePublishedPeaks) {
 
 TEST(ComputeRecordedH200, RatiosRoundToTheHardwareFractions) {
   const Results r = load("h200_compute_full_run.json");
-  const std::pair<const char*, double> want[] = {
-      {"fp32.add", 1},          {"fp32.mul", 1},         {"fp32.mad", 1},        {"fp64.fma", 0.5},
-      {"fp64.add", 0.5},        {"fp16.fma", 2},         {"int32.add", 1},       {"int32.mad", 0.5},
-      {"int32.mul", 0.5},       {"fp32.native_sin", 0.125}, {"fp32.native_exp", 0.125}, {"fp32.sqrt", 0.125},
-      {"int32.cvt", 0.125},     {"int64.mul", 0.125},    {"fp32.sin", 1.0 / 32}, {"int32.div", 1.0 / 32}};
+  const std::pair<const char*, double> want[] = {{"fp32.add", 1},
+                                                 {"fp32.mul", 1},
+                                                 {"fp32.mad", 1},
+                                                 {"fp64.fma", 0.5},
+                                                 {"fp64.add", 0.5},
+                                                 {"fp16.fma", 2},
+                                                 {"int32.add", 1},
+                                                 {"int32.mad", 0.5},
+                                                 {"int32.mul", 0.5},
+                                                 {"fp32.native_sin", 0.125},
+                                                 {"fp32.native_exp", 0.125},
+                                                 {"fp32.sqrt", 0.125},
+                                                 {"int32.cvt", 0.125},
+                                                 {"int64.mul", 0.125},
+                                                 {"fp32.sin", 1.0 / 32},
+                                                 {"int32.div", 1.0 / 32}};
   for (const auto& [id, ratio] : want) {
     const Finding& f = get(r, std::string("compute.") + id + ".rate_vs_fp32_fma");
     EXPECT_DOUBLE_EQ(number(f), ratio) << id << ": " << f.note;

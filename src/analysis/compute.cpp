@@ -107,13 +107,14 @@ void throughput_findings(const Results& r, std::vector<Finding>& out) {
     const double flop = s.meta.value("flop_per_op", 1.0);
     const double per_clk = ops_per_clock_per_cu(best->y, cus, clock);
 
-    std::string note = fmt::format("{:.1f} ops per clock per compute unit at the reported {} MHz and {} units",
-                                   per_clk, clock, cus);
+    std::string note = fmt::format(
+        "{:.1f} ops per clock per compute unit at the reported {} MHz and {} units", per_clk, clock, cus);
     if (flop != 1) note += fmt::format("; {:.2f} T(FL)OP/s counting {} per op", best->y * flop / 1000, flop);
     note += fmt::format("; best form: {}", form_label(s, best->x));
     for (const auto& p : s.points)
       if (&p != best) note += fmt::format("; {}: {:.1f} Gop/s", form_label(s, p.x), p.y);
-    if (const std::string counted = meta_string(s, "counted"); !counted.empty()) note += "; an op is " + counted;
+    if (const std::string counted = meta_string(s, "counted"); !counted.empty())
+      note += "; an op is " + counted;
 
     Finding tp = make(base + ".throughput_gops", best->y, "Gop/s", spread_confidence(*best), s.id,
                       "median rate of the fastest vector form, many independent chains per work-item, every "
@@ -123,17 +124,18 @@ void throughput_findings(const Results& r, std::vector<Finding>& out) {
     tp.high = *std::max_element(best->samples.begin(), best->samples.end());
     out.push_back(tp);
     if (per_clk > 0)
-      out.push_back(make(base + ".ops_per_clock_per_cu", per_clk, "op/clk/CU", spread_confidence(*best) * 0.8, s.id,
-                         "throughput / (compute units x reported clock)",
-                         "the reported clock is the driver's (usually the maximum boost) clock; the clock under "
-                         "load may differ"));
+      out.push_back(
+          make(base + ".ops_per_clock_per_cu", per_clk, "op/clk/CU", spread_confidence(*best) * 0.8, s.id,
+               "throughput / (compute units x reported clock)",
+               "the reported clock is the driver's (usually the maximum boost) clock; the clock under "
+               "load may differ"));
     if (fma32_best && fma32_best->y > 0) {
       const RateRatio rr = round_rate_ratio(best->y / fma32_best->y);
-      Finding f = make(base + ".rate_vs_fp32_fma", rr.rounded, "",
-                       std::clamp(0.95 - 1.5 * rr.log2_error, 0.2, 0.95), s.id,
-                       "throughput over fp32 fma throughput (best forms), rounded in log2 to the nearest of 1/64 "
-                       "... 1/2, 1, 2, 4",
-                       fmt::format("raw ratio {:.4f}", rr.raw));
+      Finding f = make(
+          base + ".rate_vs_fp32_fma", rr.rounded, "", std::clamp(0.95 - 1.5 * rr.log2_error, 0.2, 0.95), s.id,
+          "throughput over fp32 fma throughput (best forms), rounded in log2 to the nearest of 1/64 "
+          "... 1/2, 1, 2, 4",
+          fmt::format("raw ratio {:.4f}", rr.raw));
       f.evidence.push_back(fma32->id);
       f.low = rr.raw;
       f.high = rr.raw;
@@ -149,9 +151,10 @@ void dual_issue_findings(const Results& r, std::vector<Finding>& out) {
     const char* b;
     const char* id;
   };
-  const Mix mixes[] = {{"compute.fp32.mix_fma_add", "compute.fp32.fma", "compute.fp32.add", "compute.dual_issue.fp32_fma_add"},
-                       {"compute.fp32.mix_fma_iadd", "compute.fp32.fma", "compute.int32.add",
-                        "compute.dual_issue.fp32_fma_int32_add"}};
+  const Mix mixes[] = {
+      {"compute.fp32.mix_fma_add", "compute.fp32.fma", "compute.fp32.add", "compute.dual_issue.fp32_fma_add"},
+      {"compute.fp32.mix_fma_iadd", "compute.fp32.fma", "compute.int32.add",
+       "compute.dual_issue.fp32_fma_int32_add"}};
   for (const auto& m : mixes) {
     const Series* mix = r.find_series(m.series);
     const Series* a = r.find_series(m.a);
@@ -171,11 +174,13 @@ void dual_issue_findings(const Results& r, std::vector<Finding>& out) {
     f.value = d.detected;
     f.confidence = std::clamp(0.5 + 2 * std::abs(d.gain - 1.15), 0.5, 0.9);
     f.evidence = {mix->id, a->id, b->id};
-    f.method = "half the chains of one kind, half of the other, interleaved in one instruction stream (scalar "
-               "forms); dual issue when the mix retires > 1.15x the faster op alone";
-    f.note = fmt::format("mix {:.1f} Gop/s vs {:.1f} and {:.1f} alone (gain {:.2f}x over the faster; "
-                         "{:.1f} if the two were issued one after the other)",
-                         pm->y, pa->y, pb->y, d.gain, serial);
+    f.method =
+        "half the chains of one kind, half of the other, interleaved in one instruction stream (scalar "
+        "forms); dual issue when the mix retires > 1.15x the faster op alone";
+    f.note = fmt::format(
+        "mix {:.1f} Gop/s vs {:.1f} and {:.1f} alone (gain {:.2f}x over the faster; "
+        "{:.1f} if the two were issued one after the other)",
+        pm->y, pa->y, pb->y, d.gain, serial);
     out.push_back(f);
   }
 }
@@ -197,22 +202,25 @@ void latency_findings(const Results& r, std::vector<Finding>& out) {
     ns.high = *std::max_element(p.samples.begin(), p.samples.end());
     out.push_back(ns);
 
-    if (s.meta.contains("cycles_per_op") && s.meta["cycles_per_op"].is_array() && !s.meta["cycles_per_op"].empty()) {
+    if (s.meta.contains("cycles_per_op") && s.meta["cycles_per_op"].is_array() &&
+        !s.meta["cycles_per_op"].empty()) {
       const auto cyc = s.meta["cycles_per_op"].get<std::vector<double>>();
       const double c = median(cyc);
-      Finding f = make(base + ".latency_cycles", c, "cycles", conf, s.id,
-                       "the device's own cycle counter read before and after the chain",
-                       fmt::format("the clock these imply is {:.0f} MHz (ns per op vs cycles per op; reported {} MHz)",
-                                   c / p.y * 1000, clock));
+      Finding f = make(
+          base + ".latency_cycles", c, "cycles", conf, s.id,
+          "the device's own cycle counter read before and after the chain",
+          fmt::format("the clock these imply is {:.0f} MHz (ns per op vs cycles per op; reported {} MHz)",
+                      c / p.y * 1000, clock));
       f.low = *std::min_element(cyc.begin(), cyc.end());
       f.high = *std::max_element(cyc.begin(), cyc.end());
       out.push_back(f);
     } else if (clock > 0) {
-      Finding f = make(base + ".latency_cycles", cycles_from_ns(p.y, clock), "cycles", conf * 0.6, s.id,
-                       "latency in ns times the reported clock",
-                       fmt::format("at the reported {} MHz; the clock during the run was not measured, so the "
-                                   "cycle count is uncertain (too high if the device ran slower)",
-                                   clock));
+      Finding f =
+          make(base + ".latency_cycles", cycles_from_ns(p.y, clock), "cycles", conf * 0.6, s.id,
+               "latency in ns times the reported clock",
+               fmt::format("at the reported {} MHz; the clock during the run was not measured, so the "
+                           "cycle count is uncertain (too high if the device ran slower)",
+                           clock));
       f.low = cycles_from_ns(*ns.low, clock);
       f.high = cycles_from_ns(*ns.high, clock);
       out.push_back(f);

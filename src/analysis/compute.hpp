@@ -27,7 +27,8 @@ struct DualIssue {
   bool detected = false;
   double gain = 0;  // mixed / max(alone_a, alone_b)
 };
-DualIssue detect_dual_issue(double mixed_gops, double alone_a_gops, double alone_b_gops, double threshold = 1.15);
+DualIssue detect_dual_issue(double mixed_gops, double alone_a_gops, double alone_b_gops,
+                            double threshold = 1.15);
 
 // ns at a clock in MHz -> cycles.
 double cycles_from_ns(double ns, double clock_mhz);

@@ -24,11 +24,11 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstdlib>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
-#include <map>
 #include <functional>
+#include <map>
 #include <optional>
 #include <variant>
 
@@ -84,8 +84,9 @@ const OpDef kOps[] = {
     {"native_exp", 1, "one native_exp(-v)"},
     {"native_log", 1, "one native_log(v*a): a multiply beside each log"},
     {"native_sin", 1, "one native_sin"},
-    {"cvt", 1, "one conversion: int32->fp32 and fp32->int32 alternate, with a multiply by 1.0f (unknown to the "
-               "compiler) beside each pair"},
+    {"cvt", 1,
+     "one conversion: int32->fp32 and fp32->int32 alternate, with a multiply by 1.0f (unknown to the "
+     "compiler) beside each pair"},
     {"dp4a", 8, "one dp4a (PTX dp4a.s32.s32: 4 int8 products summed into an int32 = 8 int8 ops)"},
     {"mix_fma_add", 1, "fp32 fma and fp32 add chains interleaved half and half; ops of both kinds counted"},
     {"mix_fma_iadd", 1, "fp32 fma and int32 add chains interleaved half and half; ops of both kinds counted"},
@@ -318,7 +319,7 @@ Lanes make_seeds(const Form& form, const std::string& op, size_t values, uint64_
     const uint64_t r = rng.next();
     if (form.kind == Kind::Int) {
       int64_t v = wrap(r, form.scalar_bytes);
-      if (op == "mul") v |= 1;                             // odd: products never reach 0
+      if (op == "mul") v |= 1;                            // odd: products never reach 0
       if (op == "cvt") v = static_cast<int32_t>(r) >> 2;  // |v| < 2^29: a float converts back in range
       if (op == "mix_fma_iadd") v = static_cast<int32_t>(r);
       l.i.push_back(v);
@@ -446,12 +447,18 @@ class ComputeRunner {
 
   // `kernel` is "tp_<OP>" or "lat_<OP>"; the program holds that op only.
   KernelSpec spec(const Form& f, const std::string& kernel) const {
-    std::vector<std::string> o = {"-DONLY_" + kernel.substr(kernel.find('_') + 1),"-DELEM=" + f.elem(), "-DSCALAR=" + f.scalar, fmt::format("-DVEC={}", f.vec),
-                                  fmt::format("-DCHAINS={}", plan_.chains), fmt::format("-DUNROLL={}", plan_.unroll),
+    std::vector<std::string> o = {"-DONLY_" + kernel.substr(kernel.find('_') + 1),
+                                  "-DELEM=" + f.elem(),
+                                  "-DSCALAR=" + f.scalar,
+                                  fmt::format("-DVEC={}", f.vec),
+                                  fmt::format("-DCHAINS={}", plan_.chains),
+                                  fmt::format("-DUNROLL={}", plan_.unroll),
                                   fmt::format("-DLAT_UNROLL={}", plan_.lat_unroll),
                                   fmt::format("-DUNROLL_SLOW={}", plan_.unroll_slow),
                                   fmt::format("-DLAT_UNROLL_SLOW={}", plan_.lat_unroll_slow)};
-    o.push_back(f.kind == Kind::Float ? "-DKIND_FLOAT" : f.kind == Kind::Int ? "-DKIND_INT" : "-DKIND_PTX_F16X2");
+    o.push_back(f.kind == Kind::Float ? "-DKIND_FLOAT"
+                : f.kind == Kind::Int ? "-DKIND_INT"
+                                      : "-DKIND_PTX_F16X2");
     o.insert(o.end(), f.defines.begin(), f.defines.end());
     if (nvidia_ && ptx_ok_) o.push_back("-DHAS_PTX");
     return {"compute.cl", kernel, o};
@@ -477,7 +484,8 @@ class ComputeRunner {
       } catch (const BuildError& e) {
         if (!nvidia_ || !ptx_ok_ || f.kind == Kind::PtxF16x2) throw;
         ptx_ok_ = false;
-        ptx_note_ = "inline PTX rejected by the driver (" + first_line(e.log) + "): no cycle counter, no dp4a";
+        ptx_note_ =
+            "inline PTX rejected by the driver (" + first_line(e.log) + "): no cycle counter, no dp4a";
         ctx_.progress(probe_ + ": " + ptx_note_);
         return &dev_.kernel(spec(f, kernel));
       }
@@ -522,7 +530,8 @@ class ComputeRunner {
     const auto pattern_bytes = encode(f, b.seeds);
     std::vector<std::byte> seed_bytes(pattern_bytes.size() / pattern * items);
     for (size_t off = 0; off < seed_bytes.size(); off += pattern_bytes.size())
-      std::memcpy(seed_bytes.data() + off, pattern_bytes.data(), std::min(pattern_bytes.size(), seed_bytes.size() - off));
+      std::memcpy(seed_bytes.data() + off, pattern_bytes.data(),
+                  std::min(pattern_bytes.size(), seed_bytes.size() - off));
     b.seed = dev_.create_buffer(seed_bytes.size());
     b.out = dev_.create_buffer(seed_bytes.size());
     dev_.write(*b.seed, 0, std::span<const std::byte>(seed_bytes));
@@ -566,8 +575,10 @@ class ComputeRunner {
     Lanes r;
     const double a = device_round(f, b.params.fa), bb = device_round(f, b.params.fb);
     const size_t lanes = static_cast<size_t>(f.lanes());
-    if (f.kind == Kind::Int) r.i.assign(b.seeds.i.begin() + item * per_item, b.seeds.i.begin() + (item + 1) * per_item);
-    else r.f.assign(b.seeds.f.begin() + item * per_item, b.seeds.f.begin() + (item + 1) * per_item);
+    if (f.kind == Kind::Int)
+      r.i.assign(b.seeds.i.begin() + item * per_item, b.seeds.i.begin() + (item + 1) * per_item);
+    else
+      r.f.assign(b.seeds.f.begin() + item * per_item, b.seeds.f.begin() + (item + 1) * per_item);
     for (int c = 0; c < plan_.chains; ++c) {
       for (size_t l = 0; l < lanes; ++l) {
         const size_t xi = (2 * c) * lanes + l, yi = (2 * c + 1) * lanes + l;
@@ -603,7 +614,8 @@ class ComputeRunner {
     return r;
   }
 
-  void check(const Form& f, const std::string& op, const Lanes& got, const Lanes& want, const std::string& what) const {
+  void check(const Form& f, const std::string& op, const Lanes& got, const Lanes& want,
+             const std::string& what) const {
     const size_t n = f.kind == Kind::Int ? want.i.size() : want.f.size();
     for (size_t k = 0; k < n; ++k) {
       bool ok = true;
@@ -622,8 +634,8 @@ class ComputeRunner {
         detail = fmt::format("{} vs {}", g, w);
       }
       if (!ok)
-        throw ValidationError(fmt::format("{}: {} {} lane {} of {}: device {} (host reference)", probe_, f.key(), op,
-                                          k, what, detail));
+        throw ValidationError(fmt::format("{}: {} {} lane {} of {}: device {} (host reference)", probe_,
+                                          f.key(), op, k, what, detail));
     }
   }
 
@@ -635,7 +647,8 @@ class ComputeRunner {
     std::vector<std::byte> got(item_bytes);
     for (size_t item : {size_t{0}, plan_.global - 1}) {
       dev_.read(*b.out, item * item_bytes, got);
-      check(f, op, decode(f, got), reference(f, op, b, item, plan_.steps(op), true), fmt::format("work-item {}", item));
+      check(f, op, decode(f, got), reference(f, op, b, item, plan_.steps(op), true),
+            fmt::format("work-item {}", item));
     }
   }
 
@@ -646,8 +659,10 @@ class ComputeRunner {
     dev_.read(*b.out, 0, got);
     // The latency kernel runs chain 0 of work-item 0 only.
     Lanes want = reference(f, op, b, 0, plan_.lat_steps(op), false);
-    if (f.kind == Kind::Int) want.i.resize(lanes2);
-    else want.f.resize(lanes2);
+    if (f.kind == Kind::Int)
+      want.i.resize(lanes2);
+    else
+      want.f.resize(lanes2);
     check(f, op, decode(f, got), want, "the latency chain");
   }
 
@@ -688,8 +703,9 @@ class ComputeRunner {
       validate_tp(f, op, *k, b);
       const double ops_per_iter =
           static_cast<double>(plan_.global) * plan_.steps(op) * plan_.chains * 2 * f.lanes();
-      const Measurement m = measure([&](uint64_t iters) { return launch_tp(*k, b, static_cast<uint32_t>(iters)); }, 1,
-                                    UINT32_MAX, harness_);
+      const Measurement m =
+          measure([&](uint64_t iters) { return launch_tp(*k, b, static_cast<uint32_t>(iters)); }, 1,
+                  UINT32_MAX, harness_);
       Point p;
       p.x = f.lanes();
       for (double ns_per_iter : m.ns_per_unit) p.samples.push_back(ops_per_iter / ns_per_iter);  // Gop/s
@@ -712,8 +728,8 @@ class ComputeRunner {
                                  {"trips_per_launch", m.work_per_launch},
                                  {"launch_ms", m.launch_ms},
                                  {"outliers", m.summary.outliers}});
-      ctx_.progress(fmt::format("compute {:<6} {:<14} x{:<2} {:10.1f} Gop/s  (spread {:.1f}%)", type, op, f.lanes(),
-                                p.y, 100 * m.summary.rel_spread));
+      ctx_.progress(fmt::format("compute {:<6} {:<14} x{:<2} {:10.1f} Gop/s  (spread {:.1f}%)", type, op,
+                                f.lanes(), p.y, 100 * m.summary.rel_spread));
     }
   }
 
@@ -772,7 +788,8 @@ class ComputeRunner {
       // op on the SM's own clock (no assumption about the clock).
       std::vector<double> cyc;
       for (size_t i = cycles.size() - m.ns_per_unit.size(); i < cycles.size(); ++i)
-        cyc.push_back(static_cast<double>(cycles[i].second) / (static_cast<double>(cycles[i].first) * ops_per_iter));
+        cyc.push_back(static_cast<double>(cycles[i].second) /
+                      (static_cast<double>(cycles[i].first) * ops_per_iter));
       s.meta["cycles_per_op"] = cyc;
       s.meta["cycle_counter"] = "PTX %clock64 read before and after the chain";
     }
@@ -822,7 +839,8 @@ class ComputeRunner {
     ctx_.progress(fmt::format("{}: {} x{} unsupported: {}", probe_, id, lanes, reason));
   }
 
-  static Series& series_for(std::vector<Series>& out, const std::string& id, const std::string& probe, Axis x, Axis y) {
+  static Series& series_for(std::vector<Series>& out, const std::string& id, const std::string& probe, Axis x,
+                            Axis y) {
     for (auto& s : out)
       if (s.id == id) return s;
     out.push_back(new_series(id, probe, std::move(x), std::move(y)));
@@ -854,26 +872,26 @@ struct Entry {
 
 std::vector<Entry> throughput_matrix(bool quick) {
   if (quick)
-    return {{"fp32", "fma", {1, 4}}, {"fp32", "add", {1}},        {"fp32", "native_exp", {1}},
-            {"fp32", "sqrt", {1}},   {"fp64", "fma", {1}},        {"fp16", "fma", {2}},
-            {"int32", "add", {1}},   {"int32", "mul", {1}},       {"fp32", "mix_fma_add", {1}}};
+    return {{"fp32", "fma", {1, 4}}, {"fp32", "add", {1}},  {"fp32", "native_exp", {1}},
+            {"fp32", "sqrt", {1}},   {"fp64", "fma", {1}},  {"fp16", "fma", {2}},
+            {"int32", "add", {1}},   {"int32", "mul", {1}}, {"fp32", "mix_fma_add", {1}}};
   // Most telling first: a first run on a fresh driver pays its compile times
   // (about 0.2 s per program on the H200) and its budget may end the list;
   // the driver caches the builds, so later runs time all of it.
   return {
-      {"fp32", "fma", {1, 4}},       {"fp32", "mad", {1}},           {"fp32", "add", {1, 4}},
-      {"fp32", "mul", {1}},          {"fp64", "fma", {1}},           {"fp64", "add", {1}},
-      {"fp64", "mul", {1}},          {"fp16", "fma", {2}},           {"fp16", "add", {2}},
-      {"fp16", "mul", {2}},          {"int32", "mad", {1}},          {"int32", "add", {1, 4}},
-      {"int32", "mul", {1}},         {"int32", "dp4a", {1}},         {"fp32", "mix_fma_add", {1}},
-      {"fp32", "mix_fma_iadd", {1}}, {"fp32", "native_sin", {1}},    {"fp32", "native_exp", {1}},
-      {"fp32", "native_sqrt", {1}},  {"fp32", "rsqrt", {1}},         {"int64", "add", {1}},
-      {"int64", "mul", {1}},         {"int16", "add", {1}},          {"int8", "add", {1, 4}},
-      {"fp32", "div", {1}},          {"fp32", "sqrt", {1}},          {"fp32", "exp", {1}},
-      {"fp32", "log", {1}},          {"fp32", "sin", {1}},           {"fp32", "native_divide", {1}},
-      {"fp32", "native_rsqrt", {1}}, {"fp32", "native_log", {1}},    {"int32", "cvt", {1}},
-      {"int32", "div", {1}},         {"int64", "mad", {1}},          {"int16", "mul", {1}},
-      {"int8", "mul", {1}},          {"fp64", "div", {1}},           {"fp64", "sqrt", {1}},
+      {"fp32", "fma", {1, 4}},       {"fp32", "mad", {1}},        {"fp32", "add", {1, 4}},
+      {"fp32", "mul", {1}},          {"fp64", "fma", {1}},        {"fp64", "add", {1}},
+      {"fp64", "mul", {1}},          {"fp16", "fma", {2}},        {"fp16", "add", {2}},
+      {"fp16", "mul", {2}},          {"int32", "mad", {1}},       {"int32", "add", {1, 4}},
+      {"int32", "mul", {1}},         {"int32", "dp4a", {1}},      {"fp32", "mix_fma_add", {1}},
+      {"fp32", "mix_fma_iadd", {1}}, {"fp32", "native_sin", {1}}, {"fp32", "native_exp", {1}},
+      {"fp32", "native_sqrt", {1}},  {"fp32", "rsqrt", {1}},      {"int64", "add", {1}},
+      {"int64", "mul", {1}},         {"int16", "add", {1}},       {"int8", "add", {1, 4}},
+      {"fp32", "div", {1}},          {"fp32", "sqrt", {1}},       {"fp32", "exp", {1}},
+      {"fp32", "log", {1}},          {"fp32", "sin", {1}},        {"fp32", "native_divide", {1}},
+      {"fp32", "native_rsqrt", {1}}, {"fp32", "native_log", {1}}, {"int32", "cvt", {1}},
+      {"int32", "div", {1}},         {"int64", "mad", {1}},       {"int16", "mul", {1}},
+      {"int8", "mul", {1}},          {"fp64", "div", {1}},        {"fp64", "sqrt", {1}},
   };
 }
 
@@ -881,15 +899,16 @@ std::vector<std::pair<const char*, const char*>> latency_matrix(bool quick) {
   if (quick) return {{"fp32", "fma"}, {"fp32", "add"}, {"fp32", "div"}, {"int32", "add"}, {"int32", "mul"}};
   // Basic ops of every type first, then the long sequences: a budget cut
   // (a first run pays the driver's compile times) loses the least.
-  return {{"fp32", "fma"},         {"fp32", "add"},        {"fp32", "mul"},          {"fp32", "mad"},
-          {"fp64", "fma"},         {"fp64", "add"},        {"fp16", "fma"},          {"fp16", "add"},
-          {"int32", "add"},        {"int32", "mul"},       {"int32", "mad"},         {"int64", "add"},
-          {"int64", "mul"},        {"int16", "add"},       {"int16", "mul"},         {"int8", "add"},
-          {"int8", "mul"},         {"int32", "dp4a"},      {"int32", "cvt"},         {"fp32", "div"},
-          {"fp32", "sqrt"},        {"fp32", "rsqrt"},      {"fp32", "exp"},          {"fp32", "log"},
-          {"fp32", "sin"},         {"fp32", "native_divide"}, {"fp32", "native_sqrt"}, {"fp32", "native_rsqrt"},
-          {"fp32", "native_exp"},  {"fp32", "native_log"}, {"fp32", "native_sin"},   {"int32", "div"},
-          {"fp64", "mul"},         {"fp64", "div"},        {"fp64", "sqrt"}};
+  return {
+      {"fp32", "fma"},        {"fp32", "add"},           {"fp32", "mul"},         {"fp32", "mad"},
+      {"fp64", "fma"},        {"fp64", "add"},           {"fp16", "fma"},         {"fp16", "add"},
+      {"int32", "add"},       {"int32", "mul"},          {"int32", "mad"},        {"int64", "add"},
+      {"int64", "mul"},       {"int16", "add"},          {"int16", "mul"},        {"int8", "add"},
+      {"int8", "mul"},        {"int32", "dp4a"},         {"int32", "cvt"},        {"fp32", "div"},
+      {"fp32", "sqrt"},       {"fp32", "rsqrt"},         {"fp32", "exp"},         {"fp32", "log"},
+      {"fp32", "sin"},        {"fp32", "native_divide"}, {"fp32", "native_sqrt"}, {"fp32", "native_rsqrt"},
+      {"fp32", "native_exp"}, {"fp32", "native_log"},    {"fp32", "native_sin"},  {"int32", "div"},
+      {"fp64", "mul"},        {"fp64", "div"},           {"fp64", "sqrt"}};
 }
 
 // Diagnostics: GPUSCOPE_COMPUTE_ONLY="fp32.fma,int32.mad" restricts the
