@@ -18,7 +18,7 @@
 //   -DUNROLL=32        steps per chain per loop trip in tp_ kernels
 //   -DLAT_UNROLL=64    steps per loop trip in lat_ kernels
 //   -DUNROLL_SLOW=4 -DLAT_UNROLL_SLOW=16   the same for slow ops (see SLOW_KERNELS)
-//   -DONLY_<OP> | -DALL_OPS   which op's kernels the program holds
+//   -DONLY_<OP> | -DGROUP_FAST | -DALL_OPS   which ops' kernels the program holds
 //
 // Shape of every kernel, and why:
 // - Each chain is a pair (x, y) updated as x = g(y); y = g(x): two ops per
@@ -304,20 +304,22 @@ int dp4a(int p, int q, int s) {
 #define SLOW_KERNELS(OP)
 #endif
 
-// The op set of each kind. The host builds one program per op (-DONLY_FMA):
-// a driver then compiles only what a run times, and a run cut short by its
-// time budget has not paid for the ops it skips. -DALL_OPS builds them all.
+// The op set of each kind. The host builds one program per slow op
+// (-DONLY_SIN) and one for the fast ones (add, mul, fma, mad and the mixes:
+// -DGROUP_FAST): a driver then compiles only what a run times (a build costs
+// ~0.3 s on the H200 however small), and a run cut short by its time budget
+// has not paid for the ops it skips. -DALL_OPS builds them all.
 #if defined(KIND_FLOAT)
-#if defined(ONLY_ADD) || defined(ALL_OPS)
+#if defined(ONLY_ADD) || defined(ALL_OPS) || defined(GROUP_FAST)
 KERNELS(ADD)
 #endif
-#if defined(ONLY_MUL) || defined(ALL_OPS)
+#if defined(ONLY_MUL) || defined(ALL_OPS) || defined(GROUP_FAST)
 KERNELS(MUL)
 #endif
-#if defined(ONLY_FMA) || defined(ALL_OPS)
+#if defined(ONLY_FMA) || defined(ALL_OPS) || defined(GROUP_FAST)
 INDEP_KERNELS(FMA)
 #endif
-#if defined(ONLY_MAD) || defined(ALL_OPS)
+#if defined(ONLY_MAD) || defined(ALL_OPS) || defined(GROUP_FAST)
 INDEP_KERNELS(MAD)
 #endif
 #if defined(ONLY_DIV) || defined(ALL_OPS)
@@ -361,25 +363,25 @@ SLOW_KERNELS(NATIVE_SIN)
 #endif
 
 #if defined(KIND_PTX_F16X2)
-#if defined(ONLY_ADD) || defined(ALL_OPS)
+#if defined(ONLY_ADD) || defined(ALL_OPS) || defined(GROUP_FAST)
 KERNELS(ADD)
 #endif
-#if defined(ONLY_MUL) || defined(ALL_OPS)
+#if defined(ONLY_MUL) || defined(ALL_OPS) || defined(GROUP_FAST)
 KERNELS(MUL)
 #endif
-#if defined(ONLY_FMA) || defined(ALL_OPS)
+#if defined(ONLY_FMA) || defined(ALL_OPS) || defined(GROUP_FAST)
 KERNELS(FMA)
 #endif
 #endif
 
 #if defined(KIND_INT)
-#if defined(ONLY_ADD) || defined(ALL_OPS)
+#if defined(ONLY_ADD) || defined(ALL_OPS) || defined(GROUP_FAST)
 KERNELS(ADD)
 #endif
-#if defined(ONLY_MUL) || defined(ALL_OPS)
+#if defined(ONLY_MUL) || defined(ALL_OPS) || defined(GROUP_FAST)
 KERNELS(MUL)
 #endif
-#if defined(ONLY_MAD) || defined(ALL_OPS)
+#if defined(ONLY_MAD) || defined(ALL_OPS) || defined(GROUP_FAST)
 KERNELS(MAD)
 #endif
 #if defined(ONLY_DIV) || defined(ALL_OPS)
@@ -401,7 +403,7 @@ KERNELS(DP4A)
 // even chains run fma, odd chains add, in the same instruction stream. If
 // the mix retires more ops per second than either op alone, two pipes issue
 // together. Built with the fp32 scalar program only.
-#if defined(KIND_FLOAT) && VEC == 1 && defined(IS_FP32) && (defined(ONLY_MIX_FMA_ADD) || defined(ALL_OPS))
+#if defined(KIND_FLOAT) && VEC == 1 && defined(IS_FP32) && (defined(ONLY_MIX_FMA_ADD) || defined(ALL_OPS) || defined(GROUP_FAST))
 __kernel void tp_MIX_FMA_ADD(__global const SCALAR* seed, __global const SCALAR* param, __global SCALAR* out,
                              uint iters) {
   const size_t base = get_global_id(0) * 2 * CHAINS;
@@ -427,7 +429,7 @@ __kernel void tp_MIX_FMA_ADD(__global const SCALAR* seed, __global const SCALAR*
 
 #endif
 
-#if defined(KIND_FLOAT) && VEC == 1 && defined(IS_FP32) && (defined(ONLY_MIX_FMA_IADD) || defined(ALL_OPS))
+#if defined(KIND_FLOAT) && VEC == 1 && defined(IS_FP32) && (defined(ONLY_MIX_FMA_IADD) || defined(ALL_OPS) || defined(GROUP_FAST))
 // fp32 fma beside int32 adds (separate pipes on many GPUs). The int chains
 // live in the same float buffers as bit patterns.
 __kernel void tp_MIX_FMA_IADD(__global const SCALAR* seed, __global const SCALAR* param, __global SCALAR* out,

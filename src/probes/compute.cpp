@@ -445,9 +445,12 @@ class ComputeRunner {
     return f;
   }
 
-  // `kernel` is "tp_<OP>" or "lat_<OP>"; the program holds that op only.
+  // `kernel` is "tp_<OP>" or "lat_<OP>"; the program holds that op only, or
+  // all the fast ops of the form (compute.cl says why).
   KernelSpec spec(const Form& f, const std::string& kernel) const {
-    std::vector<std::string> o = {"-DONLY_" + kernel.substr(kernel.find('_') + 1),
+    const std::string op = kernel.substr(kernel.find('_') + 1);
+    const bool fast = op == "ADD" || op == "MUL" || op == "FMA" || op == "MAD" || op.rfind("MIX_", 0) == 0;
+    std::vector<std::string> o = {fast ? std::string("-DGROUP_FAST") : "-DONLY_" + op,
                                   "-DELEM=" + f.elem(),
                                   "-DSCALAR=" + f.scalar,
                                   fmt::format("-DVEC={}", f.vec),
