@@ -9,6 +9,7 @@
 #include "analysis/tlb.hpp"
 
 #include <fmt/format.h>
+#include "analysis/compute.hpp"
 
 namespace gpuscope::analysis {
 
@@ -133,6 +134,10 @@ std::vector<Finding> analyze_all(const Results& r) {
   for (auto* family :
        {transfer_findings, launch_findings, atomics_findings, scheduling_findings, clock_findings}) {
     auto found = family(r);
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  {
+    auto found = compute_findings(r);
     out.insert(out.end(), found.begin(), found.end());
   }
   return out;

@@ -62,5 +62,7 @@ std::vector<Series> run_launch_probe(ProbeContext& ctx);
 std::vector<Series> run_atomics_probe(ProbeContext& ctx);
 std::vector<Series> run_scheduling_probe(ProbeContext& ctx);
 std::vector<Series> run_clock_probe(ProbeContext& ctx);
+std::vector<Series> run_compute_probe(ProbeContext& ctx);
+std::vector<Series> run_oplatency_probe(ProbeContext& ctx);
 
 }  // namespace gpuscope

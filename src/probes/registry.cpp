@@ -27,6 +27,9 @@ const std::vector<ProbeDef>& probe_registry() {
        run_scheduling_probe},
       {"clock", "the running clock: SM counters on NVIDIA, a dependent chain elsewhere", 0.5,
        run_clock_probe},
+      {"compute", "arithmetic throughput per type and op, independent chains: rates, ratios to fp32 FMA, dual issue",
+       9.0, run_compute_probe},
+      {"oplatency", "dependent chains per type and op: latency in ns and cycles", 5.0, run_oplatency_probe},
   };
   return probes;
 }

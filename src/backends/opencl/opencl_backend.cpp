@@ -380,20 +380,28 @@ class ClDevice final : public Device {
     const std::string key = spec.file + "|" + spec.kernel + "|" + options;
     if (auto it = cache_.find(key); it != cache_.end()) return *it->second;
 
-    const auto& src = kernel_source(spec.file);
-    cl::Program program(context_, std::string(src.text));
-    try {
-      program.build(device_, options.c_str());
-    } catch (const cl::Error& e) {
-      std::string log;
+    // One build per (file, options): a file that holds many kernels (one per
+    // op, say) is compiled once, not once per kernel.
+    const std::string program_key = spec.file + "|" + options;
+    auto pit = programs_.find(program_key);
+    if (pit == programs_.end()) {
+      const auto& src = kernel_source(spec.file);
+      cl::Program built(context_, std::string(src.text));
       try {
-        log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_);
-      } catch (const cl::Error&) {
-        log = "(the driver gave no build log)";
+        built.build(device_, options.c_str());
+      } catch (const cl::Error& e) {
+        std::string log;
+        try {
+          log = built.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_);
+        } catch (const cl::Error&) {
+          log = "(the driver gave no build log)";
+        }
+        throw BuildError(
+            fmt::format("building {} with '{}' failed (OpenCL error {})", spec.file, options, e.err()), log);
       }
-      throw BuildError(
-          fmt::format("building {} with '{}' failed (OpenCL error {})", spec.file, options, e.err()), log);
+      pit = programs_.emplace(program_key, built).first;
     }
+    cl::Program program = pit->second;
     try {
       cl::Kernel k(program, spec.kernel.c_str());
       const size_t max_wg = k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_);
@@ -654,6 +662,7 @@ class ClDevice final : public Device {
   cl::Context context_;
   cl::CommandQueue queue_;
   std::map<std::string, std::unique_ptr<ClKernel>> cache_;
+  std::map<std::string, cl::Program> programs_;  // built programs by "file|options"
 };
 
 class ClBackend final : public Backend {

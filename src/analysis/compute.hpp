@@ -1,0 +1,42 @@
+// Arithmetic throughput and latency findings from the `compute` and
+// `oplatency` series (probes/compute.cpp): rates per type and op, their
+// ratio to fp32 FMA rounded to a simple fraction, dual issue, latency in ns
+// and in cycles.
+#pragma once
+
+#include "core/finding.hpp"
+#include "core/results.hpp"
+
+#include <vector>
+
+namespace gpuscope::analysis {
+
+// A measured rate ratio and the simple ratio it is read as: the nearest, in
+// log2, of 1/64, 1/32, ..., 1/2, 1, 2, 4. log2_error is |log2(raw/rounded)|
+// (0.5 would be exactly half-way between two candidates).
+struct RateRatio {
+  double raw = 0;
+  double rounded = 0;
+  double log2_error = 0;
+};
+RateRatio round_rate_ratio(double raw);
+
+// Dual issue: mixing two ops in one instruction stream retires more ops per
+// second than the faster op alone does (gain > threshold). All rates in Gop/s.
+struct DualIssue {
+  bool detected = false;
+  double gain = 0;  // mixed / max(alone_a, alone_b)
+};
+DualIssue detect_dual_issue(double mixed_gops, double alone_a_gops, double alone_b_gops,
+                            double threshold = 1.15);
+
+// ns at a clock in MHz -> cycles.
+double cycles_from_ns(double ns, double clock_mhz);
+
+// Gop/s -> ops per clock per compute unit.
+double ops_per_clock_per_cu(double gops, double compute_units, double clock_mhz);
+
+// Every compute.* finding the series of `r` support.
+std::vector<Finding> compute_findings(const Results& r);
+
+}  // namespace gpuscope::analysis
