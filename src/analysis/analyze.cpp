@@ -1,6 +1,7 @@
 #include "analysis/analyze.hpp"
 
 #include "analysis/cache_hierarchy.hpp"
+#include "analysis/execution.hpp"
 
 namespace gpuscope::analysis {
 
@@ -35,6 +36,27 @@ std::vector<Finding> analyze_all(const Results& r) {
     }
     out.insert(out.end(), found.begin(), found.end());
   }
+  // Execution: wave width first, since waves per compute unit and the
+  // register file are counted in waves.
+  std::optional<double> wave_width, max_waves;
+  auto add = [&out](const std::vector<Finding>& fs) { out.insert(out.end(), fs.begin(), fs.end()); };
+  if (const Series* s = r.find_series("divergence.blocks")) {
+    const auto fs = wave_width_findings(*s);
+    if (!fs.empty() && fs.front().confidence >= 0.5) wave_width = number(fs.front());
+    add(fs);
+  }
+  if (const Series* s = r.find_series("divergence.partition")) add(partition_findings(*s));
+  if (const Series* s = r.find_series("occupancy.waves")) {
+    const double w = wave_width.value_or(s->meta.value("wave_width_assumed", 0.0));
+    const auto fs = max_waves_findings(*s, w);
+    if (!fs.empty() && fs.front().confidence >= 0.5) max_waves = number(fs.front());
+    add(fs);
+  }
+  if (const Series* s = r.find_series("occupancy.registers")) add(occupancy_findings(*s, max_waves, wave_width));
+  if (const Series* s = r.find_series("occupancy.local")) add(local_occupancy_findings(*s));
+  const Series* binary = r.find_series("icache.binary");
+  if (binary) add(code_bytes_findings(*binary));
+  if (const Series* s = r.find_series("icache.body")) add(icache_findings(*s, binary));
   return out;
 }
 

@@ -51,5 +51,8 @@ const ProbeDef& find_probe(const std::string& name);
 
 // Probe entry points (one file each).
 std::vector<Series> run_latency_probe(ProbeContext& ctx);
+std::vector<Series> run_divergence_probe(ProbeContext& ctx);
+std::vector<Series> run_occupancy_probe(ProbeContext& ctx);
+std::vector<Series> run_icache_probe(ProbeContext& ctx);
 
 }  // namespace gpuscope
