@@ -18,12 +18,6 @@ double rel_noise(const Point& p) {
   return std::max(0.01, summarize(p.samples).rel_spread);
 }
 
-double max_y(const Series& s) {
-  double m = 0;
-  for (const auto& p : s.points) m = std::max(m, p.y);
-  return m;
-}
-
 std::string fmt_x(double x) { return fmt::format("{:g}", x); }
 
 // The kernel facts the occupancy probe stored per REGS value, if any.
@@ -68,13 +62,17 @@ Slope theil_sen(const Series& s) {
 }
 
 // Indices where throughput falls from one point to the next by more than the
-// two points' noise can explain (and by at least `min_drop`).
+// two points' noise can explain (and by at least `min_drop`), and stays
+// down: occupancy only ever falls as resources grow, so a later point that
+// climbs back above the level before the drop shows the drop was noise.
 std::vector<size_t> drops(const std::vector<const Point*>& pts, double min_drop) {
   std::vector<size_t> out;
   for (size_t i = 1; i < pts.size(); ++i) {
     const double noise = std::hypot(rel_noise(*pts[i]), rel_noise(*pts[i - 1]));
     const double threshold = std::max(min_drop, 3 * noise);
-    if (pts[i]->y < pts[i - 1]->y * (1 - threshold)) out.push_back(i);
+    double later = 0;
+    for (size_t j = i; j < pts.size(); ++j) later = std::max(later, pts[j]->y);
+    if (later < pts[i - 1]->y * (1 - threshold)) out.push_back(i);
   }
   return out;
 }
@@ -246,8 +244,31 @@ std::vector<Finding> occupancy_findings(const Series& s, std::optional<double> m
     pts.push_back(&p);
   }
   if (pts.size() < 3) return {};
-  auto regs = [&](const Point* p) { return build_facts(s, p->x).registers_used.value_or(p->x); };
-  const double ref = std::max(pts[0]->y, pts[1]->y);
+  // Occupancy depends on the registers a build uses, which the compiler
+  // does not make monotone in the live values asked for (NVIDIA unrolls
+  // small bodies further and uses more): points are ordered by registers
+  // used, and builds using the same count pooled into one point.
+  auto used = [&](const Point* p) { return build_facts(s, p->x).registers_used.value_or(p->x); };
+  std::vector<Point> pooled;
+  {
+    std::vector<const Point*> by_regs = pts;
+    std::stable_sort(by_regs.begin(), by_regs.end(),
+                     [&](const Point* a, const Point* b) { return used(a) < used(b); });
+    for (const Point* p : by_regs) {
+      if (!pooled.empty() && pooled.back().x == used(p)) {
+        auto& q = pooled.back();
+        q.samples.insert(q.samples.end(), p->samples.begin(), p->samples.end());
+        q.y = median(q.samples);
+      } else {
+        pooled.push_back(Point{used(p), p->y, p->samples});
+      }
+    }
+  }
+  pts.clear();
+  for (const auto& p : pooled) pts.push_back(&p);
+  if (pts.size() < 3) return {};
+  auto regs = [](const Point* p) { return p->x; };
+  const double ref = pts[0]->y;
   const auto cliffs = drops(pts, 0.05);
 
   Finding f;
@@ -278,29 +299,27 @@ std::vector<Finding> occupancy_findings(const Series& s, std::optional<double> m
   std::vector<Finding> out = {f};
 
   // The register file those plateaus imply: waves resident = max waves x
-  // throughput / the first plateau's; registers = waves x wave width x
-  // registers per work-item. Allocation granularity only rounds waves down,
-  // so each point is a lower bound; the largest is the estimate.
+  // throughput / the first plateau's (which must be at full occupancy);
+  // registers = waves x wave width x registers per work-item. Allocation
+  // granularity (whole waves per scheduler partition) makes each product
+  // somewhat below the file; the median is the estimate, min..max its range.
   if (all_known && max_waves && wave_width && !values.empty()) {
     std::vector<double> per_cu;
     for (const Point* p : pts) {
       if (p->y > 0.9 * ref) continue;
-      const double waves = std::round(*max_waves * p->y / ref);
-      if (waves >= 1) per_cu.push_back(waves * *wave_width * regs(p));
+      per_cu.push_back(*max_waves * p->y / ref * *wave_width * regs(p));
     }
     if (per_cu.size() >= 2) {
       Finding rf;
       rf.id = "exec.registers.per_cu";
-      const double largest = *std::max_element(per_cu.begin(), per_cu.end());
-      rf.value = largest;
-      rf.low = median(per_cu);
-      rf.high = largest;
+      rf.value = median(per_cu);
+      rf.low = *std::min_element(per_cu.begin(), per_cu.end());
+      rf.high = *std::max_element(per_cu.begin(), per_cu.end());
       rf.unit = "registers";
       rf.evidence = {s.id};
       rf.method = fmt::format(
-          "Waves resident at each reduced plateau (max waves per compute unit {} x relative throughput, "
-          "rounded) x wave width {} x registers used; allocation granularity rounds waves down, so the "
-          "largest product is the estimate and the median a lower bound.",
+          "Waves resident at each reduced plateau (max waves per compute unit {} x throughput relative to "
+          "the first plateau) x wave width {} x registers used, median over the plateaus.",
           fmt_x(*max_waves), fmt_x(*wave_width));
       rf.confidence = per_cu.size() >= 4 ? 0.6 : 0.4;
       out.push_back(rf);
@@ -372,14 +391,22 @@ std::vector<Finding> code_bytes_findings(const Series& s) {
 std::vector<Finding> icache_findings(const Series& s, const Series* binary) {
   const auto& pts = s.points;
   if (pts.size() < 3) return {};
-  const double ref = max_y(s);
+  // The plateau: the median of the three smallest bodies (a stray fast or
+  // slow point must not set it).
+  const double ref = median(std::vector<double>{pts[0].y, pts[1].y, pts[2].y});
   if (ref <= 0) return {};
-  // The first body from which throughput stays below 85% of the best.
+  // The first body from which throughput stays below 95% of the plateau,
+  // provided it ends below 85%: a lasting drop, read where it begins.
   size_t first_slow = pts.size();
   for (size_t i = pts.size(); i-- > 0;) {
-    if (pts[i].y >= 0.85 * ref) break;
+    if (pts[i].y >= 0.95 * ref) break;
     first_slow = i;
   }
+  if (first_slow < pts.size() && pts.back().y >= 0.85 * ref) first_slow = pts.size();
+  // Rough curves (a CPU shared with other work) make any reading a guess.
+  std::vector<double> steps;
+  for (size_t i = 1; i < pts.size(); ++i) steps.push_back(std::abs(std::log(pts[i].y / pts[i - 1].y)));
+  const bool rough = median(steps) > 0.04;
   Finding ops;
   ops.id = "exec.icache_ops";
   ops.unit = "ops";
@@ -390,7 +417,7 @@ std::vector<Finding> icache_findings(const Series& s, const Series* binary) {
   if (first_slow == pts.size()) {
     ops.value = pts.back().x;
     ops.low = pts.back().x;
-    ops.confidence = 0.3;
+    ops.confidence = rough ? 0.2 : 0.3;
     ops.note = fmt::format("No lasting drop up to {} adds per loop: the instruction cache (or its backing level) "
                            "holds at least that much, or misses cost nothing here.",
                            fmt_x(pts.back().x));
@@ -402,7 +429,7 @@ std::vector<Finding> icache_findings(const Series& s, const Series* binary) {
   ops.value = fit;
   ops.low = fit;
   ops.high = over;
-  ops.confidence = over <= 2 * fit ? 0.75 : 0.5;
+  ops.confidence = (over <= 2 * fit ? 0.75 : 0.5) * (rough ? 0.5 : 1.0);
   ops.note = fmt::format("Throughput {:.2f}x of peak at {} adds (fits up to {}).", pts[first_slow].y / ref,
                          fmt_x(over), fmt_x(fit));
   // A further drop past the first: a second level of instruction caching.

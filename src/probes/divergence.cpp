@@ -104,8 +104,12 @@ class DivergenceProbe {
     // work), spaced up to waves_per_group / 4 apart.
     const size_t max_stride = std::max<size_t>(2, waves_per_group / 4);
     const size_t active = waves_per_group / max_stride;
-    part.meta = {{"kernel", "divergence.cl:partition"}, {"wave_width", wave},         {"work_group_size", wg_},
-                 {"active_waves_per_group", active},    {"global_size", global_},     {"chains", kChains}};
+    part.meta = {{"kernel", "divergence.cl:partition"},
+                 {"wave_width", wave},
+                 {"work_group_size", wg_},
+                 {"active_waves_per_group", active},
+                 {"work_groups_per_compute_unit", 1},
+                 {"chains", kChains}};
     for (size_t stride = 1; stride <= max_stride; stride *= 2) measure_partition(part, wave, stride, active);
     out.push_back(part);
     return out;
@@ -128,11 +132,18 @@ class DivergenceProbe {
       }
       return ns;
     };
-    const Measurement m = measure(launch, 16, 1u << 24, ctx_.options.harness);
+    // Each block size starts from the previous one's work: rates differ by
+    // at most 2x, so one calibration launch usually lands.
+    const Measurement m = measure(launch, last_iters_, 1u << 24, ctx_.options.harness);
+    last_iters_ = m.work_per_launch;
     add_point(s, static_cast<double>(block), m, static_cast<double>(global_ * kChains));
   }
 
   void measure_partition(Series& s, size_t wave, size_t stride, size_t active) {
+    // One work-group per compute unit (the block scheduler spreads them
+    // before doubling up), as in seed 002 where a unit holds one: the waves
+    // of other work-groups would fill the partitions this one leaves idle.
+    const size_t global = wg_ * std::max<uint32_t>(1, info_.compute_units);
     auto launch = [&](uint64_t work) {
       const auto iters = static_cast<uint32_t>(work);
       const KernelArg args[] = {seed_.get(),
@@ -143,10 +154,10 @@ class DivergenceProbe {
                                 iters,
                                 kA,
                                 kB};
-      const double ns = dev_.launch(*partition_, Range::d1(global_), Range::d1(wg_), args);
-      const auto got = dev_.read_values<float>(*out_, global_);
+      const double ns = dev_.launch(*partition_, Range::d1(global), Range::d1(wg_), args);
+      const auto got = dev_.read_values<float>(*out_, global);
       const float want = expected_side(iters, kA, kB);
-      for (size_t i = 0; i < global_; ++i) {
+      for (size_t i = 0; i < global; ++i) {
         const size_t w = (i % wg_) / wave;
         if (w % stride == 0 && w / stride < active && !close(got[i], want))
           throw ValidationError(
@@ -154,8 +165,8 @@ class DivergenceProbe {
       }
       return ns;
     };
-    const Measurement m = measure(launch, 16, 1u << 24, ctx_.options.harness);
-    const double lanes = static_cast<double>(global_ / wg_ * active * wave);
+    const Measurement m = measure(launch, 256, 1u << 24, ctx_.options.harness);
+    const double lanes = static_cast<double>(global / wg_ * active * wave);
     add_point(s, static_cast<double>(stride), m, lanes * kChains);
   }
 
@@ -176,6 +187,7 @@ class DivergenceProbe {
   Kernel* diverge_ = nullptr;
   Kernel* partition_ = nullptr;
   size_t wg_ = 1, global_ = 1;
+  uint64_t last_iters_ = 16;
   std::unique_ptr<Buffer> seed_, out_;
 };
 

@@ -56,7 +56,7 @@ class IcacheProbe {
     TimeBudget budget(ctx_.budget_s);
     const std::vector<int> bodies =
         quick ? std::vector<int>{64, 256, 1024, 4096}
-              : std::vector<int>{64, 128, 256, 512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576};
+              : std::vector<int>{64, 256, 512, 1024, 1536, 2048, 2560, 3072, 4096, 6144, 8192, 12288, 16384, 24576};
     Series body;
     body.id = "icache.body";
     body.probe = "icache";
@@ -122,7 +122,12 @@ class IcacheProbe {
       }
       return ns;
     };
-    const Measurement m = measure(launch, 4, kMaxAddsPerAccumulator / adds_per_iter, ctx_.options.harness);
+    // Start from the previous body's adds per launch: one calibration
+    // launch usually lands.
+    const uint64_t max_iters = kMaxAddsPerAccumulator / adds_per_iter;
+    const uint64_t initial = std::clamp<uint64_t>(last_adds_ / static_cast<uint64_t>(n), 1, max_iters);
+    const Measurement m = measure(launch, initial, max_iters, ctx_.options.harness);
+    last_adds_ = m.work_per_launch * static_cast<uint64_t>(n);
     const double ops_per_iter = static_cast<double>(global_) * n;
     Point p;
     p.x = n;
@@ -137,6 +142,7 @@ class IcacheProbe {
   Device& dev_;
   const DeviceInfo& info_;
   size_t wg_ = 256, global_ = 0;
+  uint64_t last_adds_ = 256;  // the previous body's adds per work-item per launch
   std::unique_ptr<Buffer> start_, out_;
 };
 

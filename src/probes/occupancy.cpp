@@ -92,7 +92,7 @@ class OccupancyProbe {
         // past 16 values), and a CPU has no occupancy to lose: a few points.
         !gpu_ ? std::vector<int>{4, 8, 16}
         : quick ? std::vector<int>{8, 32, 64, 128}
-                : std::vector<int>{8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 96, 112, 128, 160, 192, 224};
+                : std::vector<int>{8, 16, 32, 40, 48, 56, 64, 72, 80, 96, 112, 128, 152, 184, 216};
     Series regs = series("occupancy.registers", {"live values", "per work-item"}, {"throughput", "Gstep/s"});
     regs.meta["kernels"] = nlohmann::json::array();
     for (int r : regs_list) {
@@ -109,8 +109,7 @@ class OccupancyProbe {
 
     // Local memory per work-group.
     std::vector<size_t> local_list = quick ? std::vector<size_t>{256, 4096, 16384}
-                                           : std::vector<size_t>{256,   2048,  4096,  6144,  8192,  12288,
-                                                                 16384, 20480, 24576, 32768, 40960, 49152};
+                                           : std::vector<size_t>{256, 4096, 8192, 12288, 16384, 24576, 32768, 49152};
     const size_t local_cap = std::min<size_t>(info_.local_mem_bytes, 64 * 1024);
     Series local = series("occupancy.local", {"local memory", "B"}, {"throughput", "Gstep/s"});
     local.meta["regs"] = 8;
@@ -240,9 +239,13 @@ class OccupancyProbe {
 
   void measure_rate(Series& s, Kernel& k, int regs, size_t local_bytes, double x) {
     const size_t groups = rate_groups();
+    // Start from the previous point's work per launch, scaled to this
+    // unrolling: one calibration launch usually lands.
+    const uint64_t initial = std::max<uint64_t>(1, last_lane_steps_ / static_cast<uint64_t>(regs));
     const Measurement m =
         measure([&](uint64_t steps) { return launch(k, regs, groups, static_cast<uint32_t>(steps), local_bytes); },
-                1, 1u << 20, ctx_.options.harness);
+                initial, 1u << 20, ctx_.options.harness);
+    last_lane_steps_ = m.work_per_launch * static_cast<uint64_t>(regs);
     const double lane_steps = static_cast<double>(groups * wg_) * regs;
     Point p;
     p.x = x;
@@ -257,7 +260,8 @@ class OccupancyProbe {
     const size_t groups = groups_per_cu * std::max<uint32_t>(1, info_.compute_units);
     const Measurement m = measure(
         [&](uint64_t steps) { return launch(k, 8, groups, static_cast<uint32_t>(steps), wg_ * sizeof(uint32_t)); },
-        4, 1u << 20, ctx_.options.harness);
+        last_wave_steps_, 1u << 20, ctx_.options.harness);
+    last_wave_steps_ = m.work_per_launch;
     Point p;
     p.x = static_cast<double>(groups_per_cu * wg_);
     p.samples = m.ns_per_unit;
@@ -297,6 +301,7 @@ class OccupancyProbe {
   bool gpu_ = true;
   bool nv_verbose_ = false;
   size_t wg_ = 64;
+  uint64_t last_lane_steps_ = 8, last_wave_steps_ = 4;  // previous points' work per launch
   std::vector<uint32_t> next_host_;
   std::unique_ptr<Buffer> next_, out_;
 };

@@ -8,11 +8,11 @@ const std::vector<ProbeDef>& probe_registry() {
       {"latency", "dependent pointer chase over growing footprints: cache levels, sizes, latencies", 20.0,
        run_latency_probe},
       {"divergence", "branch sides against agreeing block size, waves switched on by stride: wave width, scheduler partitions",
-       3.0, run_divergence_probe},
+       2.0, run_divergence_probe},
       {"occupancy", "latency-bound chase against work-groups, live registers and local memory: waves per unit, cliffs",
        5.0, run_occupancy_probe},
       {"icache", "issue-bound adds against loop-body size, binary size against adds: instruction cache, code bytes",
-       3.0, run_icache_probe},
+       4.0, run_icache_probe},
   };
   return probes;
 }
