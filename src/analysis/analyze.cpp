@@ -45,7 +45,8 @@ std::vector<Finding> analyze_all(const Results& r) {
     if (!fs.empty() && fs.front().confidence >= 0.5) wave_width = number(fs.front());
     add(fs);
   }
-  if (const Series* s = r.find_series("divergence.partition")) add(partition_findings(*s));
+  if (const Series* s = r.find_series("divergence.partition"))
+    add(partition_findings({s, r.find_series("divergence.partition_pairs")}));
   if (const Series* s = r.find_series("occupancy.waves")) {
     const double w = wave_width.value_or(s->meta.value("wave_width_assumed", 0.0));
     const auto fs = max_waves_findings(*s, w);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace gpuscope::analysis {
 
@@ -143,43 +144,80 @@ std::vector<Finding> wave_width_findings(const Series& s) {
   return {f};
 }
 
-std::vector<Finding> partition_findings(const Series& s) {
-  const auto& pts = s.points;
-  if (pts.size() < 2 || pts.front().x != 1 || pts.front().y <= 0) return {};
-  const double base = pts.front().y;
-  const double last_ratio = pts.back().y / base;
-  const double partitions =
-      std::clamp(std::exp2(std::round(std::log2(1 / std::max(last_ratio, 1e-3)))), 1.0, pts.back().x);
-  double err = 0;
-  for (const auto& p : pts) err += std::abs(std::log(p.y / base * std::min(p.x, partitions)));
-  err /= static_cast<double>(pts.size());
+std::vector<Finding> partition_findings(const std::vector<const Series*>& series) {
+  // Observations: throughput at each stride relative to stride 1, with the
+  // number of working waves of that series.
+  struct Obs {
+    double stride, active, ratio;
+  };
+  std::vector<Obs> obs;
+  std::vector<std::string> ids;
+  double max_stride = 1;
+  for (const Series* s : series) {
+    if (s == nullptr || s->points.size() < 2 || s->points.front().x != 1 || s->points.front().y <= 0) continue;
+    const double active = s->meta.value("active_waves_per_group", 0.0);
+    if (active < 1) continue;
+    ids.push_back(s->id);
+    for (const auto& p : s->points) {
+      obs.push_back({p.x, active, p.y / s->points.front().y});
+      max_stride = std::max(max_stride, p.x);
+    }
+  }
+  if (obs.size() < 3) return {};
+  // P round-robin partitions: waves 0, s, 2s, ... (a of them) land on
+  // min(a, P / gcd(s, P)) partitions, against min(a, P) at stride 1.
+  auto predicted = [](const Obs& o, double partitions) {
+    const double g = std::gcd(static_cast<long>(o.stride), static_cast<long>(partitions));
+    return std::min(o.active, partitions / g) / std::min(o.active, partitions);
+  };
+  struct Fit {
+    double partitions, error;
+  };
+  std::vector<Fit> fits;
+  for (double p = 1; p <= 16; p *= 2) {
+    double err = 0;
+    for (const Obs& o : obs) err += std::abs(std::log(o.ratio / predicted(o, p)));
+    fits.push_back({p, err / static_cast<double>(obs.size())});
+  }
+  std::stable_sort(fits.begin(), fits.end(), [](const Fit& a, const Fit& b) { return a.error < b.error; });
+  const Fit& best = fits[0];
+  // Candidates the data cannot tell apart (all predictions equal on these
+  // strides): the smallest is the one reported, the others named.
+  std::vector<double> tied;
+  for (const Fit& f : fits)
+    if (f.error <= best.error + 0.02) tied.push_back(f.partitions);
+  std::sort(tied.begin(), tied.end());
 
   Finding f;
   f.id = "exec.scheduler_partitions";
-  f.value = partitions;
+  f.value = tied.front();
   f.unit = "";
-  f.evidence = {s.id};
+  f.evidence = ids;
   f.method =
-      "Throughput of a fixed number of working waves spaced `stride` apart in a work-group: round-robin "
-      "partitions of P schedulers give 1/min(stride, P) of the rate at stride 1.";
-  f.confidence = err < 0.15 ? 0.8 : err < 0.3 ? 0.5 : 0.3;
-  const bool still_falling = pts.size() >= 2 && pts.back().y < 0.8 * pts[pts.size() - 2].y;
-  if (still_falling) {
-    f.low = partitions;
+      "Throughput of a few working waves spaced `stride` apart in one work-group per compute unit, against "
+      "the model of P partitions taking waves round-robin (a waves at stride s use min(a, P/gcd(s, P)) of "
+      "them); P = 1..16 fitted by mean log error.";
+  f.confidence = best.error < 0.1 ? 0.8 : best.error < 0.2 ? 0.5 : 0.3;
+  std::string detail;
+  for (const Obs& o : obs)
+    detail += fmt::format("{}{} waves at stride {}: {:.2f}x", detail.empty() ? "" : "; ", fmt_x(o.active),
+                          fmt_x(o.stride), o.ratio);
+  if (tied.size() > 1) {
+    std::string others;
+    for (size_t i = 1; i < tied.size(); ++i) others += (i > 1 ? ", " : "") + fmt_x(tied[i]);
     f.confidence = std::min(f.confidence, 0.4);
-    f.note = fmt::format("Still falling at the largest stride ({}): at least {} partitions.", fmt_x(pts.back().x),
-                         fmt_x(partitions));
-  } else if (partitions == 1) {
-    f.note =
-        "Working waves ran at the same rate at every stride: one scheduler per compute unit, or waves not "
-        "dealt to partitions by their index.";
+    f.note = fmt::format("Strides up to {} cannot tell {} partitions from {}. ", fmt_x(max_stride),
+                         fmt_x(tied.front()), others);
   } else {
-    f.low = f.high = partitions;
-    f.note = fmt::format(
-        "Waves of a work-group are dealt round-robin to {} scheduler partitions: waves {} apart share one "
-        "(rate at the largest stride {:.2f}x of stride 1; model error {:.2f}).",
-        fmt_x(partitions), fmt_x(partitions), last_ratio, err);
+    f.low = f.high = tied.front();
   }
+  f.note += tied.front() == 1 && tied.size() == 1
+                ? "Working waves ran at the same rate at every stride: one scheduler per compute unit, or waves "
+                  "not dealt to partitions by their index. "
+                : fmt::format("Waves of a work-group dealt round-robin to {} scheduler partitions fit best (model "
+                              "error {:.2f}). ",
+                              fmt_x(tied.front()), best.error);
+  f.note += "Measured: " + detail + ".";
   return {f};
 }
 

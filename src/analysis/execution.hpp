@@ -19,11 +19,12 @@ namespace gpuscope::analysis {
 // for both sides (twice the time below it) -> exec.wave_width.
 std::vector<Finding> wave_width_findings(const Series& blocks);
 
-// "divergence.partition": x = stride between working waves of a work-group,
-// y = throughput of the working lanes. Round-robin partitions of P
-// schedulers give throughput 1/min(stride, P) of stride 1's (strides are
-// powers of two) -> exec.scheduler_partitions.
-std::vector<Finding> partition_findings(const Series& partition);
+// "divergence.partition" series (meta "active_waves_per_group" = a): x =
+// stride between the a working waves of one work-group per compute unit,
+// y = throughput of the working lanes. P round-robin scheduler partitions
+// give min(a, P/gcd(stride, P)) / min(a, P) of stride 1's rate; the P that
+// fits all series best -> exec.scheduler_partitions.
+std::vector<Finding> partition_findings(const std::vector<const Series*>& partition);
 
 // "occupancy.waves": x = work-items launched per compute unit (all at once
 // when they fit), y = ns per chase step of the launch. Flat while every

@@ -34,7 +34,11 @@ float expected_side(uint32_t iters, float m, float k) {
   float sum = 0;
   for (int c = 0; c < kChains; ++c) {
     float x = static_cast<float>(c);
-    for (uint32_t i = 0; i < iters; ++i) x = std::fma(x, m, k);
+    for (uint32_t i = 0; i < iters; ++i) {
+      const float next = std::fma(x, m, k);
+      if (next == x) break;  // at the fixed point every further step is the same
+      x = next;
+    }
     sum += x;
   }
   return sum;
@@ -95,23 +99,27 @@ class DivergenceProbe {
       out.front().meta["partition_test"] = "not run: fewer than 4 waves per work-group";
       return out;
     }
-    Series part;
-    part.id = "divergence.partition";
-    part.probe = "divergence";
-    part.x = {"stride", "waves"};
-    part.y = {"throughput", "Gop/s"};
-    // At least 4 working waves at stride 1 (so up to 4 partitions all get
-    // work), spaced up to waves_per_group / 4 apart.
-    const size_t max_stride = std::max<size_t>(2, waves_per_group / 4);
-    const size_t active = waves_per_group / max_stride;
-    part.meta = {{"kernel", "divergence.cl:partition"},
-                 {"wave_width", wave},
-                 {"work_group_size", wg_},
-                 {"active_waves_per_group", active},
-                 {"work_groups_per_compute_unit", 1},
-                 {"chains", kChains}};
-    for (size_t stride = 1; stride <= max_stride; stride *= 2) measure_partition(part, wave, stride, active);
-    out.push_back(part);
+    // Two sets: 4 working waves (so up to 4 partitions all get work at
+    // stride 1) at strides up to waves/4, and 2 working waves at strides up
+    // to waves/2 (which tells 2 partitions from 4 where a work-group holds
+    // only 8 waves).
+    for (const size_t active : {size_t{4}, size_t{2}}) {
+      const size_t max_stride = waves_per_group / active;
+      if (max_stride < 2) continue;
+      Series part;
+      part.id = active == 4 ? "divergence.partition" : "divergence.partition_pairs";
+      part.probe = "divergence";
+      part.x = {"stride", "waves"};
+      part.y = {"throughput", "Gop/s"};
+      part.meta = {{"kernel", "divergence.cl:partition"},
+                   {"wave_width", wave},
+                   {"work_group_size", wg_},
+                   {"active_waves_per_group", active},
+                   {"work_groups_per_compute_unit", 1},
+                   {"chains", kChains}};
+      for (size_t stride = 1; stride <= max_stride; stride *= 2) measure_partition(part, wave, stride, active);
+      out.push_back(part);
+    }
     return out;
   }
 
