@@ -84,12 +84,14 @@ std::vector<Finding> wave_width_findings(const Series& s) {
   const auto& pts = s.points;
   if (pts.size() < 3) return {};
   // The step: the split of the block sizes into smaller and larger ones
-  // whose median throughputs differ the most (larger over smaller). A wave
+  // whose mean throughputs differ the most (larger over smaller). A wave
   // holding both sides pays for both, so the step should be about 2x.
+  // Geometric means: a split that puts fast points among the slow ones
+  // pays for it (medians would not notice two misplaced points of seven).
   auto median_y = [&](size_t from, size_t to) {
-    std::vector<double> ys;
-    for (size_t i = from; i < to; ++i) ys.push_back(pts[i].y);
-    return median(ys);
+    double sum = 0;
+    for (size_t i = from; i < to; ++i) sum += std::log(std::max(pts[i].y, 1e-300));
+    return std::exp(sum / static_cast<double>(to - from));
   };
   size_t w = 0;
   double step = 1;
@@ -107,7 +109,7 @@ std::vector<Finding> wave_width_findings(const Series& s) {
   f.evidence = {s.id};
   f.method =
       "Block size of consecutive work-items taking one branch side at which throughput steps up (the split of "
-      "block sizes whose median throughputs differ most): below it a wave holds both sides and pays for both.";
+      "block sizes whose geometric-mean throughputs differ most): below it a wave holds both sides and pays for both.";
   if (step < 1.35) {
     // Flat: even single work-items alternating sides cost nothing extra.
     f.value = 1.0;
@@ -286,7 +288,11 @@ std::vector<Finding> occupancy_findings(const Series& s, std::optional<double> m
   // does not make monotone in the live values asked for (NVIDIA unrolls
   // small bodies further and uses more): points are ordered by registers
   // used, and builds using the same count pooled into one point.
-  auto used = [&](const Point* p) { return build_facts(s, p->x).registers_used.value_or(p->x); };
+  // Counts from some builds and not others (a build served from a driver's
+  // cache logs none) cannot be mixed: then all points use live values.
+  auto used = [&](const Point* p) {
+    return all_known ? build_facts(s, p->x).registers_used.value_or(p->x) : p->x;
+  };
   std::vector<Point> pooled;
   {
     std::vector<const Point*> by_regs = pts;

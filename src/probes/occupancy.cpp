@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <numeric>
 #include <regex>
 
@@ -78,14 +79,6 @@ class OccupancyProbe {
     TimeBudget budget(ctx_.budget_s);
     std::vector<Series> out;
 
-    // Waves per unit, with few registers.
-    Kernel& small = build(8, nullptr);
-    Series waves = series("occupancy.waves", {"work-items per compute unit", ""}, {"step time", "ns"});
-    waves.meta["regs"] = 8;
-    waves.meta["wave_width_assumed"] = dev_.kernel_resources(small).preferred_work_group_multiple;
-    measure_waves(waves, small, quick);
-    out.push_back(waves);
-
     // Registers.
     const std::vector<int> regs_list =
         // PoCL compiles the fully unrolled chase slowly (seconds per build
@@ -106,6 +99,14 @@ class OccupancyProbe {
       measure_rate(regs, k, r, wg_ * sizeof(uint32_t), static_cast<double>(r));
     }
     out.push_back(regs);
+
+    // Waves per unit, with few registers.
+    Kernel& small = build(8, nullptr);
+    Series waves = series("occupancy.waves", {"work-items per compute unit", ""}, {"step time", "ns"});
+    waves.meta["regs"] = 8;
+    waves.meta["wave_width_assumed"] = dev_.kernel_resources(small).preferred_work_group_multiple;
+    measure_waves(waves, small, quick);
+    out.push_back(waves);
 
     // Local memory per work-group.
     std::vector<size_t> local_list = quick ? std::vector<size_t>{256, 4096, 16384}
@@ -152,7 +153,14 @@ class OccupancyProbe {
 
   Kernel& build(int regs, nlohmann::json* facts) {
     std::vector<std::string> opts = {fmt::format("-DREGS={}", regs)};
-    if (nv_verbose_) opts.push_back("-cl-nv-verbose");
+    if (nv_verbose_) {
+      opts.push_back("-cl-nv-verbose");
+      // NVIDIA's driver caches compiled programs across runs, keyed by
+      // source and options, and a build served from that cache runs no
+      // ptxas and logs no register count. A macro no kernel uses, unique to
+      // this run, makes every build a real one (tens of ms each).
+      opts.push_back(fmt::format("-DGPUSCOPE_RUN_NONCE={}", run_nonce_));
+    }
     Kernel& k = dev_.kernel({"occupancy.cl", "occupancy", opts});
     if (facts) {
       (*facts)["regs"] = regs;
@@ -274,16 +282,25 @@ class OccupancyProbe {
   // Doubling until the step time jumps, then bisection to adjacent counts.
   void measure_waves(Series& s, Kernel& k, bool quick) {
     const size_t limit = gpu_ ? 256 : 8;  // work-groups per unit; 256 x 64 = 16384 work-items
-    size_t lo = 1, hi = 0;
-    add_wave_point(s, k, 1);
+    // From 4 work-groups per unit on GPUs (256 work-items: no GPU keeps
+    // fewer resident), from 1 on CPUs.
+    const size_t first = gpu_ ? 4 : 1;
+    size_t lo = first, hi = 0;
+    add_wave_point(s, k, first);
     const double y0 = s.points.front().y;
-    for (size_t n = 2; n <= limit; n *= 2) {
+    for (size_t n = 2 * first; n <= limit; n *= 2) {
       add_wave_point(s, k, n);
       if (s.points.back().y > 1.5 * y0) {
         hi = n;
         break;
       }
       lo = n;
+    }
+    // Capacities are usually a power of two: one more work-group than the
+    // last count that fitted settles it at once; bisection otherwise.
+    if (!quick && hi > lo + 1) {
+      add_wave_point(s, k, lo + 1);
+      if (s.points.back().x == static_cast<double>((lo + 1) * wg_) && s.points.back().y > 1.5 * y0) hi = lo + 1;
     }
     while (!quick && hi > lo + 1) {
       const size_t mid = (lo + hi) / 2;
@@ -300,6 +317,7 @@ class OccupancyProbe {
   const DeviceInfo& info_;
   bool gpu_ = true;
   bool nv_verbose_ = false;
+  uint64_t run_nonce_ = static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
   size_t wg_ = 64;
   uint64_t last_lane_steps_ = 8, last_wave_steps_ = 4;  // previous points' work per launch
   std::vector<uint32_t> next_host_;

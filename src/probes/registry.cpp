@@ -10,9 +10,9 @@ const std::vector<ProbeDef>& probe_registry() {
       {"divergence", "branch sides against agreeing block size, waves switched on by stride: wave width, scheduler partitions",
        2.0, run_divergence_probe},
       {"occupancy", "latency-bound chase against work-groups, live registers and local memory: waves per unit, cliffs",
-       5.0, run_occupancy_probe},
+       5.5, run_occupancy_probe},
       {"icache", "issue-bound adds against loop-body size, binary size against adds: instruction cache, code bytes",
-       4.0, run_icache_probe},
+       3.5, run_icache_probe},
   };
   return probes;
 }
