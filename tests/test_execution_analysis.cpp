@@ -25,8 +25,8 @@ using analysis::wave_width_findings;
 
 // A series y = f(x) at xs, each point with five samples spread by `noise`
 // (relative, deterministic).
-Series make_series(const std::string& id, const std::vector<double>& xs, const std::function<double(double)>& f,
-                   double noise = 0.005) {
+Series make_series(const std::string& id, const std::vector<double>& xs,
+                   const std::function<double(double)>& f, double noise = 0.005) {
   Series s;
   s.id = id;
   for (size_t i = 0; i < xs.size(); ++i) {
@@ -81,7 +81,8 @@ TEST_P(WaveWidth, StepToFullSpeedAtTheWidth) {
 INSTANTIATE_TEST_SUITE_P(Seeds, WaveWidth, ::testing::Values(8.0, 32.0, 64.0));
 
 TEST(WaveWidth, FlatCurveIsOneWithLowConfidence) {
-  const auto s = make_series("divergence.blocks", powers_of_two(1, 256), [](double) { return 5.0; }, 0.03);
+  const auto s = make_series(
+      "divergence.blocks", powers_of_two(1, 256), [](double) { return 5.0; }, 0.03);
   const auto fs = wave_width_findings(s);
   ASSERT_EQ(fs.size(), 1u);
   EXPECT_EQ(number(fs[0]), 1);
@@ -166,7 +167,8 @@ Series register_series(const std::vector<double>& live, const std::function<doub
                        double overhead) {
   Series s = make_series("occupancy.registers", live, [&](double r) { return 10.0 * waves(r + overhead); });
   s.meta["kernels"] = nlohmann::json::array();
-  for (double r : live) s.meta["kernels"].push_back({{"regs", r}, {"registers_used", r + overhead}, {"private_mem_bytes", 0}});
+  for (double r : live)
+    s.meta["kernels"].push_back({{"regs", r}, {"registers_used", r + overhead}, {"private_mem_bytes", 0}});
   return s;
 }
 
@@ -190,8 +192,8 @@ TEST(Occupancy, NvidiaLikeCliffsAndRegisterFile) {
 }
 
 TEST(Occupancy, MaliLikeHalvingAbove32) {
-  const Series s =
-      register_series({8, 16, 24, 32, 40, 48, 56, 64}, [](double used) { return used <= 32 ? 16.0 : 8.0; }, 0);
+  const Series s = register_series(
+      {8, 16, 24, 32, 40, 48, 56, 64}, [](double used) { return used <= 32 ? 16.0 : 8.0; }, 0);
   const auto fs = occupancy_findings(s, std::nullopt, std::nullopt);
   const Finding* cliffs = find(fs, "exec.registers.occupancy_cliffs");
   ASSERT_NE(cliffs, nullptr);
@@ -200,10 +202,11 @@ TEST(Occupancy, MaliLikeHalvingAbove32) {
 }
 
 TEST(Occupancy, SpilledBuildsAndNoiseBumpsAreNotCliffs) {
-  Series s = register_series({8, 16, 24, 32, 40}, [](double) { return 10.0; }, 8);
+  Series s = register_series(
+      {8, 16, 24, 32, 40}, [](double) { return 10.0; }, 8);
   s.points[2].y *= 0.85;  // one slow point that the next ones climb back from
   s.meta["kernels"][4]["private_mem_bytes"] = 512;
-  s.points[4].y *= 0.3;   // spilling: slower, but not occupancy
+  s.points[4].y *= 0.3;  // spilling: slower, but not occupancy
   const auto fs = occupancy_findings(s, std::nullopt, std::nullopt);
   const Finding* cliffs = find(fs, "exec.registers.occupancy_cliffs");
   ASSERT_NE(cliffs, nullptr);
@@ -227,8 +230,11 @@ TEST(Icache, SeedZeroMaliShape) {
   // Peak up to 512 adds, down past 1280 (seed 000), ELF machine code of 6.5
   // bytes per add on top of a fixed header.
   const std::vector<double> bodies = {64, 128, 256, 512, 768, 1024, 1536, 2048, 4096};
-  const auto body = make_series("icache.body", bodies, [](double n) { return n <= 512 ? 100.0 : n < 1280 ? 90 : 60; });
-  Series binary = make_series("icache.binary", bodies, [](double n) { return 4000 + 6.5 * n; }, 0);
+  const auto body = make_series("icache.body", bodies, [](double n) {
+    return n <= 512 ? 100.0 : n < 1280 ? 90 : 60;
+  });
+  Series binary = make_series(
+      "icache.binary", bodies, [](double n) { return 4000 + 6.5 * n; }, 0);
   binary.meta["binary_format"] = "elf";
   const auto cb = code_bytes_findings(binary);
   ASSERT_EQ(cb.size(), 1u);
@@ -242,7 +248,8 @@ TEST(Icache, SeedZeroMaliShape) {
 TEST(Icache, TextBinaryGivesOpsOnly) {
   const std::vector<double> bodies = {64, 256, 1024, 4096, 16384};
   const auto body = make_series("icache.body", bodies, [](double n) { return n <= 1024 ? 100.0 : 70; });
-  Series binary = make_series("icache.binary", bodies, [](double n) { return 2000 + 34 * n; }, 0);
+  Series binary = make_series(
+      "icache.binary", bodies, [](double n) { return 2000 + 34 * n; }, 0);
   binary.meta["binary_format"] = "ptx";
   const auto fs = icache_findings(body, &binary);
   EXPECT_EQ(value(fs, "exec.icache_ops"), 1024);

@@ -108,8 +108,10 @@ std::vector<Finding> wave_width_findings(const Series& s) {
   f.unit = "";
   f.evidence = {s.id};
   f.method =
-      "Block size of consecutive work-items taking one branch side at which throughput steps up (the split of "
-      "block sizes whose geometric-mean throughputs differ most): below it a wave holds both sides and pays for both.";
+      "Block size of consecutive work-items taking one branch side at which throughput steps up (the split "
+      "of "
+      "block sizes whose geometric-mean throughputs differ most): below it a wave holds both sides and pays "
+      "for both.";
   if (step < 1.35) {
     // Flat: even single work-items alternating sides cost nothing extra.
     f.value = 1.0;
@@ -140,9 +142,11 @@ std::vector<Finding> wave_width_findings(const Series& s) {
   if (w + 1 == pts.size()) conf -= 0.2;  // only the largest block was fast
   f.confidence = std::clamp(conf, 0.2, 0.95);
   f.note = fmt::format(
-      "Blocks of {} or more agreeing work-items run {:.2f}x faster than smaller blocks (both sides issued: 2x "
+      "Blocks of {} or more agreeing work-items run {:.2f}x faster than smaller blocks (both sides issued: "
+      "2x "
       "expected){}.",
-      fmt_x(width), step, misplaced ? fmt::format("; {} point(s) on the wrong side of the step", misplaced) : "");
+      fmt_x(width), step,
+      misplaced ? fmt::format("; {} point(s) on the wrong side of the step", misplaced) : "");
   return {f};
 }
 
@@ -156,7 +160,8 @@ std::vector<Finding> partition_findings(const std::vector<const Series*>& series
   std::vector<std::string> ids;
   double max_stride = 1;
   for (const Series* s : series) {
-    if (s == nullptr || s->points.size() < 2 || s->points.front().x != 1 || s->points.front().y <= 0) continue;
+    if (s == nullptr || s->points.size() < 2 || s->points.front().x != 1 || s->points.front().y <= 0)
+      continue;
     const double active = s->meta.value("active_waves_per_group", 0.0);
     if (active < 1) continue;
     ids.push_back(s->id);
@@ -213,12 +218,14 @@ std::vector<Finding> partition_findings(const std::vector<const Series*>& series
   } else {
     f.low = f.high = tied.front();
   }
-  f.note += tied.front() == 1 && tied.size() == 1
-                ? "Working waves ran at the same rate at every stride: one scheduler per compute unit, or waves "
-                  "not dealt to partitions by their index. "
-                : fmt::format("Waves of a work-group dealt round-robin to {} scheduler partitions fit best (model "
-                              "error {:.2f}). ",
-                              fmt_x(tied.front()), best.error);
+  f.note +=
+      tied.front() == 1 && tied.size() == 1
+          ? "Working waves ran at the same rate at every stride: one scheduler per compute unit, or waves "
+            "not dealt to partitions by their index. "
+          : fmt::format(
+                "Waves of a work-group dealt round-robin to {} scheduler partitions fit best (model "
+                "error {:.2f}). ",
+                fmt_x(tied.front()), best.error);
   f.note += "Measured: " + detail + ".";
   return {f};
 }
@@ -259,8 +266,8 @@ std::vector<Finding> max_waves_findings(const Series& s, double wave_width) {
         "and waves are not resident in the GPU sense.",
         fmt_x(fit_items), fmt_x(fit_items / wave_width), fmt_x(wave_width));
   } else {
-    f.note = fmt::format("{} work-items fit at once per compute unit, {} do not (time x{:.2f}).", fmt_x(fit_items),
-                         fmt_x(over_items), pts[jump].y / y0);
+    f.note = fmt::format("{} work-items fit at once per compute unit, {} do not (time x{:.2f}).",
+                         fmt_x(fit_items), fmt_x(over_items), pts[jump].y / y0);
   }
   return {f};
 }
@@ -319,11 +326,12 @@ std::vector<Finding> occupancy_findings(const Series& s, std::optional<double> m
   f.id = "exec.registers.occupancy_cliffs";
   f.unit = all_known ? "registers" : "live values";
   f.evidence = {s.id};
-  f.method = all_known ? "Drops of a latency-bound kernel's throughput as the registers the driver reports it "
-                         "using grow; each cliff is the first register count measured at the lower occupancy."
-                       : "Drops of a latency-bound kernel's throughput as the values it keeps live grow (the "
-                         "driver does not say how many registers it used, so cliffs are in live values, below "
-                         "the registers by the kernel's own overhead).";
+  f.method = all_known
+                 ? "Drops of a latency-bound kernel's throughput as the registers the driver reports it "
+                   "using grow; each cliff is the first register count measured at the lower occupancy."
+                 : "Drops of a latency-bound kernel's throughput as the values it keeps live grow (the "
+                   "driver does not say how many registers it used, so cliffs are in live values, below "
+                   "the registers by the kernel's own overhead).";
   std::vector<double> values;
   std::string detail;
   for (size_t i : cliffs) {
@@ -333,8 +341,9 @@ std::vector<Finding> occupancy_findings(const Series& s, std::optional<double> m
   }
   f.value = values;
   f.confidence = (all_known ? 0.8 : 0.5) * (pts.size() >= 6 ? 1.0 : 0.7);
-  f.note = values.empty() ? "No occupancy drop over the register counts measured."
-                          : "Cliffs (range where each lies: throughput vs the first plateau): " + detail + ".";
+  f.note = values.empty()
+               ? "No occupancy drop over the register counts measured."
+               : "Cliffs (range where each lies: throughput vs the first plateau): " + detail + ".";
   if (!spilled.empty()) {
     std::string xs;
     for (double x : spilled) xs += (xs.empty() ? "" : ", ") + fmt_x(x);
@@ -411,8 +420,9 @@ std::vector<Finding> code_bytes_findings(const Series& s) {
   f.high = slope.q3;
   f.unit = "B";
   f.evidence = {s.id};
-  f.method = "Theil-Sen slope of the program binary's size (CL_PROGRAM_BINARIES) against the adds in the loop "
-             "body; interval: quartiles of the pairwise slopes.";
+  f.method =
+      "Theil-Sen slope of the program binary's size (CL_PROGRAM_BINARIES) against the adds in the loop "
+      "body; interval: quartiles of the pairwise slopes.";
   const double spread = (slope.q3 - slope.q1) / slope.value;
   f.confidence = spread < 0.1 ? 0.9 : spread < 0.3 ? 0.6 : 0.3;
   if (format == "ptx") {
@@ -462,9 +472,10 @@ std::vector<Finding> icache_findings(const Series& s, const Series* binary) {
     ops.value = pts.back().x;
     ops.low = pts.back().x;
     ops.confidence = rough ? 0.2 : 0.3;
-    ops.note = fmt::format("No lasting drop up to {} adds per loop: the instruction cache (or its backing level) "
-                           "holds at least that much, or misses cost nothing here.",
-                           fmt_x(pts.back().x));
+    ops.note = fmt::format(
+        "No lasting drop up to {} adds per loop: the instruction cache (or its backing level) "
+        "holds at least that much, or misses cost nothing here.",
+        fmt_x(pts.back().x));
     return {ops};
   }
   if (first_slow == 0) return {};

@@ -117,7 +117,8 @@ class DivergenceProbe {
                    {"active_waves_per_group", active},
                    {"work_groups_per_compute_unit", 1},
                    {"chains", kChains}};
-      for (size_t stride = 1; stride <= max_stride; stride *= 2) measure_partition(part, wave, stride, active);
+      for (size_t stride = 1; stride <= max_stride; stride *= 2)
+        measure_partition(part, wave, stride, active);
       out.push_back(part);
     }
     return out;

@@ -30,7 +30,11 @@ namespace {
 constexpr uint64_t kMaxAddsPerAccumulator = (1u << 21) - 64;
 
 std::string binary_format(const std::vector<std::byte>& bin) {
-  if (bin.size() >= 4 && std::memcmp(bin.data(), "\x7f" "ELF", 4) == 0) return "elf";
+  if (bin.size() >= 4 && std::memcmp(bin.data(),
+                                     "\x7f"
+                                     "ELF",
+                                     4) == 0)
+    return "elf";
   const std::string head(reinterpret_cast<const char*>(bin.data()), std::min<size_t>(bin.size(), 4096));
   if (head.find(".version") != std::string::npos && head.find(".target") != std::string::npos) return "ptx";
   if (head.rfind("POCL", 0) == 0 || head.find("pocl") != std::string::npos) return "pocl";
@@ -56,14 +60,18 @@ class IcacheProbe {
     TimeBudget budget(ctx_.budget_s);
     const std::vector<int> bodies =
         // PoCL compiles large bodies slowly: its quick form stops at 4096.
-        quick ? (info_.type == "gpu" ? std::vector<int>{64, 256, 1024, 4096, 16384} : std::vector<int>{64, 256, 1024, 4096})
+        quick ? (info_.type == "gpu" ? std::vector<int>{64, 256, 1024, 4096, 16384}
+                                     : std::vector<int>{64, 256, 1024, 4096})
               : std::vector<int>{64, 256, 512, 1024, 1536, 2048, 2560, 3072, 4096, 6144, 8192, 16384};
     Series body;
     body.id = "icache.body";
     body.probe = "icache";
     body.x = {"loop body", "adds"};
     body.y = {"throughput", "Gop/s"};
-    body.meta = {{"kernel", "icache.cl:body"}, {"accumulators", 8}, {"global_size", global_}, {"work_group_size", wg_}};
+    body.meta = {{"kernel", "icache.cl:body"},
+                 {"accumulators", 8},
+                 {"global_size", global_},
+                 {"work_group_size", wg_}};
     Series binary;
     binary.id = "icache.binary";
     binary.probe = "icache";
@@ -91,7 +99,8 @@ class IcacheProbe {
         try {
           const auto bin = dev_.program_binary(k);
           if (!binary.meta.contains("binary_format")) binary.meta["binary_format"] = binary_format(bin);
-          insert_point(binary, Point{static_cast<double>(n), static_cast<double>(bin.size()),
+          insert_point(binary, Point{static_cast<double>(n),
+                                     static_cast<double>(bin.size()),
                                      {static_cast<double>(bin.size())}});
         } catch (const Unsupported& e) {
           binaries = false;
@@ -118,8 +127,9 @@ class IcacheProbe {
       for (size_t i = 0; i < global_; ++i) {
         const double want = 8.0 * (static_cast<double>(i % 16) + static_cast<double>(adds)) + 28.0;
         if (static_cast<double>(got[i]) != want)
-          throw ValidationError(fmt::format("icache: work-item {} (BODY={}, {} iterations) computed {}, expected {}",
-                                            i, n, iters, got[i], want));
+          throw ValidationError(
+              fmt::format("icache: work-item {} (BODY={}, {} iterations) computed {}, expected {}", i, n,
+                          iters, got[i], want));
       }
       return ns;
     };
@@ -135,8 +145,8 @@ class IcacheProbe {
     for (double ns : m.ns_per_unit) p.samples.push_back(ops_per_iter / ns);
     p.y = median(p.samples);
     insert_point(s, p);
-    ctx_.progress(fmt::format("icache.body {:>6}  {:10.1f} Gop/s  (spread {:.1f}%, {:.1f} ms launches)", n, p.y,
-                              100 * m.summary.rel_spread, m.launch_ms));
+    ctx_.progress(fmt::format("icache.body {:>6}  {:10.1f} Gop/s  (spread {:.1f}%, {:.1f} ms launches)", n,
+                              p.y, 100 * m.summary.rel_spread, m.launch_ms));
   }
 
   ProbeContext& ctx_;

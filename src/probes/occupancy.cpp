@@ -83,7 +83,7 @@ class OccupancyProbe {
     const std::vector<int> regs_list =
         // PoCL compiles the fully unrolled chase slowly (seconds per build
         // past 16 values), and a CPU has no occupancy to lose: a few points.
-        !gpu_ ? std::vector<int>{4, 8, 16}
+        !gpu_   ? std::vector<int>{4, 8, 16}
         : quick ? std::vector<int>{8, 32, 64, 128}
                 : std::vector<int>{8, 16, 32, 40, 48, 56, 64, 72, 80, 96, 112, 128, 152, 184, 216};
     Series regs = series("occupancy.registers", {"live values", "per work-item"}, {"throughput", "Gstep/s"});
@@ -109,8 +109,9 @@ class OccupancyProbe {
     out.push_back(waves);
 
     // Local memory per work-group.
-    std::vector<size_t> local_list = quick ? std::vector<size_t>{256, 4096, 16384}
-                                           : std::vector<size_t>{256, 4096, 8192, 12288, 16384, 24576, 32768, 49152};
+    std::vector<size_t> local_list =
+        quick ? std::vector<size_t>{256, 4096, 16384}
+              : std::vector<size_t>{256, 4096, 8192, 12288, 16384, 24576, 32768, 49152};
     const size_t local_cap = std::min<size_t>(info_.local_mem_bytes, 64 * 1024);
     Series local = series("occupancy.local", {"local memory", "B"}, {"throughput", "Gstep/s"});
     local.meta["regs"] = 8;
@@ -224,9 +225,10 @@ class OccupancyProbe {
       const size_t g = c * groups / std::min(groups, kCheckedGroups);
       const auto got = dev_.read_values<uint32_t>(*out_, wg_, g * wg_);
       if (got != expected_group(g, regs, steps))
-        throw ValidationError(fmt::format("occupancy: work-group {} of {} (REGS={}, {} steps) computed other values "
-                                          "than the host's walk",
-                                          g, groups, regs, steps));
+        throw ValidationError(
+            fmt::format("occupancy: work-group {} of {} (REGS={}, {} steps) computed other values "
+                        "than the host's walk",
+                        g, groups, regs, steps));
     }
     return ns;
   }
@@ -250,9 +252,9 @@ class OccupancyProbe {
     // Start from the previous point's work per launch, scaled to this
     // unrolling: one calibration launch usually lands.
     const uint64_t initial = std::max<uint64_t>(1, last_lane_steps_ / static_cast<uint64_t>(regs));
-    const Measurement m =
-        measure([&](uint64_t steps) { return launch(k, regs, groups, static_cast<uint32_t>(steps), local_bytes); },
-                initial, 1u << 20, ctx_.options.harness);
+    const Measurement m = measure(
+        [&](uint64_t steps) { return launch(k, regs, groups, static_cast<uint32_t>(steps), local_bytes); },
+        initial, 1u << 20, ctx_.options.harness);
     last_lane_steps_ = m.work_per_launch * static_cast<uint64_t>(regs);
     const double lane_steps = static_cast<double>(groups * wg_) * regs;
     Point p;
@@ -260,14 +262,16 @@ class OccupancyProbe {
     for (double ns : m.ns_per_unit) p.samples.push_back(lane_steps / ns);
     p.y = median(p.samples);
     insert_point(s, p);
-    ctx_.progress(fmt::format("{} {:>6g}  {:8.2f} Gstep/s  (spread {:.1f}%, {:.1f} ms launches)", s.id, x, p.y,
-                              100 * m.summary.rel_spread, m.launch_ms));
+    ctx_.progress(fmt::format("{} {:>6g}  {:8.2f} Gstep/s  (spread {:.1f}%, {:.1f} ms launches)", s.id, x,
+                              p.y, 100 * m.summary.rel_spread, m.launch_ms));
   }
 
   void add_wave_point(Series& s, Kernel& k, size_t groups_per_cu) {
     const size_t groups = groups_per_cu * std::max<uint32_t>(1, info_.compute_units);
     const Measurement m = measure(
-        [&](uint64_t steps) { return launch(k, 8, groups, static_cast<uint32_t>(steps), wg_ * sizeof(uint32_t)); },
+        [&](uint64_t steps) {
+          return launch(k, 8, groups, static_cast<uint32_t>(steps), wg_ * sizeof(uint32_t));
+        },
         last_wave_steps_, 1u << 20, ctx_.options.harness);
     last_wave_steps_ = m.work_per_launch;
     Point p;
@@ -300,7 +304,8 @@ class OccupancyProbe {
     // last count that fitted settles it at once; bisection otherwise.
     if (!quick && hi > lo + 1) {
       add_wave_point(s, k, lo + 1);
-      if (s.points.back().x == static_cast<double>((lo + 1) * wg_) && s.points.back().y > 1.5 * y0) hi = lo + 1;
+      if (s.points.back().x == static_cast<double>((lo + 1) * wg_) && s.points.back().y > 1.5 * y0)
+        hi = lo + 1;
     }
     while (!quick && hi > lo + 1) {
       const size_t mid = (lo + hi) / 2;

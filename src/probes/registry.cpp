@@ -7,11 +7,15 @@ const std::vector<ProbeDef>& probe_registry() {
   static const std::vector<ProbeDef> probes = {
       {"latency", "dependent pointer chase over growing footprints: cache levels, sizes, latencies", 20.0,
        run_latency_probe},
-      {"divergence", "branch sides against agreeing block size, waves switched on by stride: wave width, scheduler partitions",
+      {"divergence",
+       "branch sides against agreeing block size, waves switched on by stride: wave width, scheduler "
+       "partitions",
        2.0, run_divergence_probe},
-      {"occupancy", "latency-bound chase against work-groups, live registers and local memory: waves per unit, cliffs",
+      {"occupancy",
+       "latency-bound chase against work-groups, live registers and local memory: waves per unit, cliffs",
        5.5, run_occupancy_probe},
-      {"icache", "issue-bound adds against loop-body size, binary size against adds: instruction cache, code bytes",
+      {"icache",
+       "issue-bound adds against loop-body size, binary size against adds: instruction cache, code bytes",
        3.5, run_icache_probe},
   };
   return probes;
