@@ -62,7 +62,9 @@ class IcacheProbe {
         // PoCL compiles large bodies slowly: its quick form stops at 4096.
         quick ? (info_.type == "gpu" ? std::vector<int>{64, 256, 1024, 4096, 16384}
                                      : std::vector<int>{64, 256, 1024, 4096})
-              : std::vector<int>{64, 256, 512, 1024, 1536, 2048, 2560, 3072, 4096, 6144, 8192, 16384};
+              // Coarse first, then the points between: a budget that runs
+              // out costs resolution, not range.
+              : std::vector<int>{64, 256, 1024, 2048, 4096, 8192, 16384, 512, 1536, 2560, 3072, 6144};
     Series body;
     body.id = "icache.body";
     body.probe = "icache";
