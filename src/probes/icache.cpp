@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 namespace gpuscope {
@@ -45,7 +46,7 @@ std::string binary_format(const std::vector<std::byte>& bin) {
 class IcacheProbe {
  public:
   explicit IcacheProbe(ProbeContext& ctx) : ctx_(ctx), dev_(ctx.device), info_(dev_.info()) {
-    wg_ = std::min<size_t>(256, info_.max_work_group_size);
+    wg_ = std::bit_floor(std::min<size_t>(256, info_.max_work_group_size));
     const size_t cus = std::max<uint32_t>(1, info_.compute_units);
     global_ = info_.type == "gpu" ? cus * 4 * 2048 : cus * wg_ * 2;
     std::vector<float> start(global_);
@@ -120,10 +121,13 @@ class IcacheProbe {
  private:
   void measure_body(Series& s, Kernel& k, int n) {
     const uint64_t adds_per_iter = static_cast<uint64_t>(n) / 8;
+    // Large bodies may cap the work-group lower; global_ is a multiple of
+    // every power of two up to wg_.
+    const size_t local = std::bit_floor(std::min(wg_, k.max_work_group_size()));
     auto launch = [&](uint64_t work) {
       const auto iters = static_cast<uint32_t>(work);
       const KernelArg args[] = {start_.get(), out_.get(), iters, 1.0f};
-      const double ns = dev_.launch(k, Range::d1(global_), Range::d1(wg_), args);
+      const double ns = dev_.launch(k, Range::d1(global_), Range::d1(local), args);
       const auto got = dev_.read_values<float>(*out_, global_);
       const uint64_t adds = iters * adds_per_iter;
       for (size_t i = 0; i < global_; ++i) {

@@ -84,9 +84,8 @@ class OccupancyProbe {
         // PoCL compiles the fully unrolled chase slowly (seconds per build
         // past 16 values), and a CPU has no occupancy to lose: a few points.
         !gpu_   ? std::vector<int>{4, 8, 16}
-        : quick ? std::vector<int>{8, 32, 64, 128}
-                // Coarse first, then the points between: a budget that runs
-                // out costs resolution, not range.
+        : quick ? std::vector<int>{8, 32, 64, 128}  // Coarse first, then the points between: a budget that
+                                                    // runs out costs resolution, not range.
                 : std::vector<int>{8, 32, 48, 64, 96, 128, 184, 16, 40, 56, 72, 80, 112, 152, 216};
     Series regs = series("occupancy.registers", {"live values", "per work-item"}, {"throughput", "Gstep/s"});
     regs.meta["kernels"] = nlohmann::json::array();
@@ -100,6 +99,14 @@ class OccupancyProbe {
       nlohmann::json facts;
       Kernel& k = build(r, &facts);
       regs.meta["kernels"].push_back(facts);
+      // A build too large for a work-group of wg_ (the driver caps the
+      // group by registers on some GPUs) ends the sweep: occupancy is
+      // already at its floor there.
+      if (k.max_work_group_size() < wg_) {
+        regs.meta["stopped"] = fmt::format("{} live values: the kernel's largest work-group ({}) is below {}",
+                                           r, k.max_work_group_size(), wg_);
+        break;
+      }
       measure_rate(regs, k, r, wg_ * sizeof(uint32_t), static_cast<double>(r));
     }
     out.push_back(regs);
@@ -108,7 +115,11 @@ class OccupancyProbe {
     Kernel& small = build(8, nullptr);
     Series waves = series("occupancy.waves", {"work-items per compute unit", ""}, {"step time", "ns"});
     waves.meta["regs"] = 8;
-    waves.meta["wave_width_assumed"] = dev_.kernel_resources(small).preferred_work_group_multiple;
+    try {
+      waves.meta["wave_width_assumed"] = dev_.kernel_resources(small).preferred_work_group_multiple;
+    } catch (const Unsupported&) {
+      // Without a confident wave width from divergence there is then no count of waves.
+    }
     measure_waves(waves, small, quick);
     out.push_back(waves);
 
