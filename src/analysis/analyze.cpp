@@ -3,6 +3,8 @@
 #include "analysis/cache_hierarchy.hpp"
 #include "analysis/execution.hpp"
 
+#include <fmt/format.h>
+
 namespace gpuscope::analysis {
 
 namespace {
@@ -53,7 +55,16 @@ std::vector<Finding> analyze_all(const Results& r) {
     if (!fs.empty() && fs.front().confidence >= 0.5) max_waves = number(fs.front());
     add(fs);
   }
-  if (const Series* s = r.find_series("occupancy.registers")) add(occupancy_findings(*s, max_waves, wave_width));
+  if (const Series* s = r.find_series("occupancy.registers")) {
+    auto fs = occupancy_findings(*s, max_waves, wave_width);
+    // NVIDIA's driver states its register file (per block, which on every
+    // NVIDIA GPU so far equals the SM's): set beside the measured one.
+    for (auto& f : fs)
+      if (f.id == "exec.registers.per_cu" && r.device.vendor_info.contains("nv_registers_per_block"))
+        f.note = fmt::format("The driver reports {} registers per block (CL_DEVICE_REGISTERS_PER_BLOCK_NV).",
+                             r.device.vendor_info["nv_registers_per_block"].get<double>());
+    add(fs);
+  }
   if (const Series* s = r.find_series("occupancy.local")) add(local_occupancy_findings(*s));
   const Series* binary = r.find_series("icache.binary");
   if (binary) add(code_bytes_findings(*binary));
