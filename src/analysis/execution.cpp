@@ -78,6 +78,18 @@ std::vector<size_t> drops(const std::vector<const Point*>& pts, double min_drop)
   return out;
 }
 
+// Throughput against a growing resource only ever falls; a curve where a
+// later point stands more than 8% above an earlier one (a CPU shared with
+// other work) supports only guesses.
+bool rough_curve(const std::vector<const Point*>& pts) {
+  double lowest = 0;
+  for (size_t i = 0; i < pts.size(); ++i) {
+    if (i > 0 && pts[i]->y > 1.08 * lowest) return true;
+    lowest = i == 0 ? pts[i]->y : std::min(lowest, pts[i]->y);
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<Finding> wave_width_findings(const Series& s) {
@@ -340,7 +352,7 @@ std::vector<Finding> occupancy_findings(const Series& s, std::optional<double> m
                           fmt_x(regs(pts[i])), pts[i]->y / ref);
   }
   f.value = values;
-  f.confidence = (all_known ? 0.8 : 0.5) * (pts.size() >= 6 ? 1.0 : 0.7);
+  f.confidence = (all_known ? 0.8 : 0.5) * (pts.size() >= 6 ? 1.0 : 0.7) * (rough_curve(pts) ? 0.5 : 1.0);
   f.note = values.empty()
                ? "No occupancy drop over the register counts measured."
                : "Cliffs (range where each lies: throughput vs the first plateau): " + detail + ".";
@@ -402,7 +414,10 @@ std::vector<Finding> local_occupancy_findings(const Series& s) {
                           fmt_x(pts[i]->x), pts[i]->y / ref);
   }
   f.value = values;
-  f.confidence = pts.size() >= 6 ? 0.7 : 0.5;
+  // A cliff at the last point has no later point to confirm it.
+  const bool last_unconfirmed = !cliffs.empty() && cliffs.back() + 1 == pts.size();
+  f.confidence =
+      (pts.size() >= 6 ? 0.7 : 0.5) * (rough_curve(pts) ? 0.5 : 1.0) * (last_unconfirmed ? 0.7 : 1.0);
   f.note = values.empty() ? "No occupancy drop over the local memory sizes measured."
                           : "Cliffs (range, throughput vs the first plateau): " + detail + ".";
   return {f};
@@ -458,9 +473,9 @@ std::vector<Finding> icache_findings(const Series& s, const Series* binary) {
   }
   if (first_slow < pts.size() && pts.back().y >= 0.85 * ref) first_slow = pts.size();
   // Rough curves (a CPU shared with other work) make any reading a guess.
-  std::vector<double> steps;
-  for (size_t i = 1; i < pts.size(); ++i) steps.push_back(std::abs(std::log(pts[i].y / pts[i - 1].y)));
-  const bool rough = median(steps) > 0.04;
+  std::vector<const Point*> all;
+  for (const auto& p : pts) all.push_back(&p);
+  const bool rough = rough_curve(all);
   Finding ops;
   ops.id = "exec.icache_ops";
   ops.unit = "ops";
