@@ -1,15 +1,18 @@
 #include "analysis/analyze.hpp"
 
 #include "analysis/bandwidth.hpp"
-#include "analysis/cache_hierarchy.hpp"
-#include "analysis/texture.hpp"
 #include "analysis/cache_geometry.hpp"
+#include "analysis/cache_hierarchy.hpp"
 #include "analysis/coalescing.hpp"
+#include "analysis/compute.hpp"
+#include "analysis/execution.hpp"
 #include "analysis/system.hpp"
+#include "analysis/texture.hpp"
 #include "analysis/tlb.hpp"
 
 #include <fmt/format.h>
-#include "analysis/compute.hpp"
+
+#include <optional>
 
 namespace gpuscope::analysis {
 
@@ -140,6 +143,37 @@ std::vector<Finding> analyze_all(const Results& r) {
     auto found = compute_findings(r);
     out.insert(out.end(), found.begin(), found.end());
   }
+  // Execution: wave width first, since waves per compute unit and the
+  // register file are counted in waves.
+  std::optional<double> wave_width, max_waves;
+  auto add = [&out](const std::vector<Finding>& fs) { out.insert(out.end(), fs.begin(), fs.end()); };
+  if (const Series* s = r.find_series("divergence.blocks")) {
+    const auto fs = wave_width_findings(*s);
+    if (!fs.empty() && fs.front().confidence >= 0.5) wave_width = number(fs.front());
+    add(fs);
+  }
+  if (const Series* s = r.find_series("divergence.partition"))
+    add(partition_findings({s, r.find_series("divergence.partition_pairs")}));
+  if (const Series* s = r.find_series("occupancy.waves")) {
+    const double w = wave_width.value_or(s->meta.value("wave_width_assumed", 0.0));
+    const auto fs = max_waves_findings(*s, w);
+    if (!fs.empty() && fs.front().confidence >= 0.5) max_waves = number(fs.front());
+    add(fs);
+  }
+  if (const Series* s = r.find_series("occupancy.registers")) {
+    auto fs = occupancy_findings(*s, max_waves, wave_width);
+    // NVIDIA's driver states its register file (per block, which on every
+    // NVIDIA GPU so far equals the SM's): set beside the measured one.
+    for (auto& f : fs)
+      if (f.id == "exec.registers.per_cu" && r.device.vendor_info.contains("nv_registers_per_block"))
+        f.note = fmt::format("The driver reports {} registers per block (CL_DEVICE_REGISTERS_PER_BLOCK_NV).",
+                             r.device.vendor_info["nv_registers_per_block"].get<double>());
+    add(fs);
+  }
+  if (const Series* s = r.find_series("occupancy.local")) add(local_occupancy_findings(*s));
+  const Series* binary = r.find_series("icache.binary");
+  if (binary) add(code_bytes_findings(*binary));
+  if (const Series* s = r.find_series("icache.body")) add(icache_findings(*s, binary));
   return out;
 }
 

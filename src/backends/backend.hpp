@@ -83,6 +83,14 @@ class Kernel {
   virtual size_t max_work_group_size() const = 0;
 };
 
+// What the driver says a built kernel uses (clGetKernelWorkGroupInfo).
+struct KernelResources {
+  size_t max_work_group_size = 0;
+  size_t preferred_work_group_multiple = 0;  // often the wave width on GPUs; a vector width on CPUs
+  uint64_t private_mem_bytes = 0;            // per work-item; on NVIDIA, spilled registers and stack
+  uint64_t local_mem_bytes = 0;              // per work-group, static __local plus arguments set so far
+};
+
 struct KernelSpec {
   std::string file;                  // embedded source file, e.g. "latency.cl"
   std::string kernel;                // entry point, e.g. "chase"
@@ -157,6 +165,24 @@ class Device {
 
   // Builds (and caches) a kernel; throws BuildError carrying the build log.
   virtual Kernel& kernel(const KernelSpec& spec) = 0;
+
+  // Resource use the driver reports for a built kernel.
+  virtual KernelResources kernel_resources(Kernel& /*k*/) {
+    throw Unsupported("kernel resource queries are not supported by this backend");
+  }
+
+  // The program binary the driver holds for the program `k` was built from
+  // (CL_PROGRAM_BINARIES). Its format is the driver's: PTX text on NVIDIA,
+  // PoCL's own container on PoCL, machine code on some mobile drivers.
+  virtual std::vector<std::byte> program_binary(Kernel& /*k*/) {
+    throw Unsupported("program binaries are not supported by this backend");
+  }
+
+  // The compiler's log for the program `k` was built from, also after a
+  // successful build (NVIDIA's -cl-nv-verbose puts ptxas' register counts here).
+  virtual std::string build_log(Kernel& /*k*/) {
+    throw Unsupported("build logs are not supported by this backend");
+  }
 
   // Runs one launch to completion and returns its device time in ns, taken
   // from the API's own profiling events (queued work excluded). `local` of

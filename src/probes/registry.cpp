@@ -30,6 +30,16 @@ const std::vector<ProbeDef>& probe_registry() {
       {"compute", "arithmetic throughput per type and op, independent chains: rates, ratios to fp32 FMA, dual issue",
        9.0, run_compute_probe},
       {"oplatency", "dependent chains per type and op: latency in ns and cycles", 5.0, run_oplatency_probe},
+      {"divergence",
+       "branch sides against agreeing block size, waves switched on by stride: wave width, scheduler "
+       "partitions",
+       2.0, run_divergence_probe},
+      {"occupancy",
+       "latency-bound chase against work-groups, live registers and local memory: waves per unit, cliffs",
+       5.5, run_occupancy_probe},
+      {"icache",
+       "issue-bound adds against loop-body size, binary size against adds: instruction cache, code bytes",
+       3.5, run_icache_probe},
   };
   return probes;
 }

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cstdlib>
 #include <map>
 #include <sstream>
@@ -411,6 +412,48 @@ class ClDevice final : public Device {
       return ref;
     } catch (const cl::Error& e) {
       rethrow(e, fmt::format("creating kernel {} from {}", spec.kernel, spec.file));
+    }
+  }
+
+  KernelResources kernel_resources(Kernel& k) override {
+    auto& ck = static_cast<ClKernel&>(k);
+    try {
+      KernelResources r;
+      r.max_work_group_size = ck.kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_);
+      r.preferred_work_group_multiple =
+          ck.kernel.getWorkGroupInfo<CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE>(device_);
+      r.private_mem_bytes = ck.kernel.getWorkGroupInfo<CL_KERNEL_PRIVATE_MEM_SIZE>(device_);
+      r.local_mem_bytes = ck.kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device_);
+      return r;
+    } catch (const cl::Error& e) {
+      rethrow(e, "querying the resources of " + k.name());
+    }
+  }
+
+  std::vector<std::byte> program_binary(Kernel& k) override {
+    auto& ck = static_cast<ClKernel&>(k);
+    try {
+      // One device per program here, so one binary.
+      const auto sizes = ck.program.getInfo<CL_PROGRAM_BINARY_SIZES>();
+      if (sizes.empty() || sizes[0] == 0) throw Unsupported("the driver returned no program binary");
+      std::vector<unsigned char> bytes(sizes[0]);
+      unsigned char* ptr = bytes.data();
+      if (clGetProgramInfo(ck.program(), CL_PROGRAM_BINARIES, sizeof(ptr), &ptr, nullptr) != CL_SUCCESS)
+        throw Unsupported("the driver refused CL_PROGRAM_BINARIES");
+      std::vector<std::byte> out(bytes.size());
+      std::memcpy(out.data(), bytes.data(), bytes.size());
+      return out;
+    } catch (const cl::Error& e) {
+      rethrow(e, "reading the program binary of " + k.name());
+    }
+  }
+
+  std::string build_log(Kernel& k) override {
+    auto& ck = static_cast<ClKernel&>(k);
+    try {
+      return ck.program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_);
+    } catch (const cl::Error& e) {
+      rethrow(e, "reading the build log of " + k.name());
     }
   }
 

@@ -1,0 +1,207 @@
+// Probe `divergence`: throughput of a two-sided branch against the size of
+// the blocks of consecutive work-items that agree on a side (the wave width:
+// seed 002's method, and seed 000's "no penalty when 8 threads agree"), then
+// seed 002's partition test: which waves of a work-group share a scheduler.
+//
+// Shape of the experiment, and why (the kernel file says why the kernels
+// look as they do):
+// - Block sizes are powers of two from 1 to the work-group size: a wave
+//   width is a power of two on every GPU we know, and a block as large as a
+//   work-group cannot split a wave.
+// - Launches fill every compute unit several times over, so the rate is the
+//   device's, not one unit's.
+// - The partition test runs only when the block test found a wave width
+//   with confidence: its kernel switches whole waves on and off.
+#include "analysis/execution.hpp"
+#include "core/error.hpp"
+#include "probes/probe.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace gpuscope {
+namespace {
+
+constexpr int kChains = 8;  // the kernels' -DCHAINS
+constexpr float kA = 0.999f, kB = 0.001f;
+
+// What every work-item on one side computes: CHAINS chains from c, `iters`
+// times fma(x, m, k), summed in order (the kernel's own order).
+float expected_side(uint32_t iters, float m, float k) {
+  float sum = 0;
+  for (int c = 0; c < kChains; ++c) {
+    float x = static_cast<float>(c);
+    for (uint32_t i = 0; i < iters; ++i) {
+      const float next = std::fma(x, m, k);
+      if (next == x) break;  // at the fixed point every further step is the same
+      x = next;
+    }
+    sum += x;
+  }
+  return sum;
+}
+
+bool close(float got, float want) { return std::abs(got - want) <= 1e-5f * std::max(1.0f, std::abs(want)); }
+
+class DivergenceProbe {
+ public:
+  explicit DivergenceProbe(ProbeContext& ctx) : ctx_(ctx), dev_(ctx.device), info_(dev_.info()) {
+    const std::string chains = fmt::format("-DCHAINS={}", kChains);
+    diverge_ = &dev_.kernel({"divergence.cl", "diverge", {chains}});
+    partition_ = &dev_.kernel({"divergence.cl", "partition", {chains}});
+    const size_t cap = ctx.options.quick ? 256 : 1024;
+    wg_ = std::bit_floor(std::min({cap, diverge_->max_work_group_size(), partition_->max_work_group_size(),
+                                   static_cast<size_t>(info_.max_work_group_size)}));
+    // GPUs: enough work-groups for every unit to hold several at once
+    // (2048 work-items per unit is the most any GPU we know keeps resident)
+    // and then some; CPUs: two work-groups per hardware thread.
+    const size_t per_cu = info_.type == "gpu" ? std::max<size_t>(2, 4 * 2048 / wg_) : 2;
+    global_ = wg_ * per_cu * std::max<uint32_t>(1, info_.compute_units);
+    seed_ = dev_.create_buffer(global_ * sizeof(float));
+    out_ = dev_.create_buffer(global_ * sizeof(float));
+    dev_.write_values<float>(*seed_, std::vector<float>(global_, 0.0f));
+  }
+
+  std::vector<Series> run() {
+    TimeBudget budget(ctx_.budget_s);
+    std::vector<Series> out;
+    Series blocks;
+    blocks.id = "divergence.blocks";
+    blocks.probe = "divergence";
+    blocks.x = {"block", "work-items"};
+    blocks.y = {"throughput", "Gop/s"};
+    blocks.meta = {{"kernel", "divergence.cl:diverge"},
+                   {"chains", kChains},
+                   {"work_group_size", wg_},
+                   {"global_size", global_},
+                   {"op", "fp32 fma, both sides equally long"}};
+    for (size_t b = 1; b <= wg_; b *= 2) {
+      if (budget.exhausted() && blocks.points.size() >= 3) {
+        blocks.meta["budget_note"] = "the budget ran out before the largest blocks";
+        break;
+      }
+      measure_blocks(blocks, b);
+    }
+    out.push_back(blocks);
+
+    const auto width = analysis::wave_width_findings(blocks);
+    if (width.empty() || width.front().confidence < 0.5 || number(width.front()) < 2) {
+      blocks.meta["partition_test"] = "not run: no confident wave width";
+      out.front().meta = blocks.meta;
+      return out;
+    }
+    const auto wave = static_cast<size_t>(number(width.front()));
+    const size_t waves_per_group = wg_ / wave;
+    if (waves_per_group < 4) {
+      out.front().meta["partition_test"] = "not run: fewer than 4 waves per work-group";
+      return out;
+    }
+    // Two sets: 4 working waves (so up to 4 partitions all get work at
+    // stride 1) at strides up to waves/4, and 2 working waves at strides up
+    // to waves/2 (which tells 2 partitions from 4 where a work-group holds
+    // only 8 waves).
+    for (const size_t active : {size_t{4}, size_t{2}}) {
+      const size_t max_stride = waves_per_group / active;
+      if (max_stride < 2) continue;
+      Series part;
+      part.id = active == 4 ? "divergence.partition" : "divergence.partition_pairs";
+      part.probe = "divergence";
+      part.x = {"stride", "waves"};
+      part.y = {"throughput", "Gop/s"};
+      part.meta = {{"kernel", "divergence.cl:partition"},
+                   {"wave_width", wave},
+                   {"work_group_size", wg_},
+                   {"active_waves_per_group", active},
+                   {"work_groups_per_compute_unit", 1},
+                   {"chains", kChains}};
+      for (size_t stride = 1; stride <= max_stride; stride *= 2)
+        measure_partition(part, wave, stride, active);
+      out.push_back(part);
+    }
+    return out;
+  }
+
+ private:
+  void measure_blocks(Series& s, size_t block) {
+    const auto shift = static_cast<uint32_t>(std::countr_zero(block));
+    auto launch = [&](uint64_t work) {
+      const auto iters = static_cast<uint32_t>(work);
+      const KernelArg args[] = {seed_.get(), out_.get(), shift, iters, iters, kA, kB};
+      const double ns = dev_.launch(*diverge_, Range::d1(global_), Range::d1(wg_), args);
+      const auto got = dev_.read_values<float>(*out_, global_);
+      const float want_a = expected_side(iters, kA, kB), want_b = expected_side(iters, kB, kA);
+      for (size_t i = 0; i < global_; ++i) {
+        const bool side_a = (((i % wg_) >> shift) & 1u) == 0;
+        if (!close(got[i], side_a ? want_a : want_b))
+          throw ValidationError(fmt::format("divergence: work-item {} computed {} but the host expects {}", i,
+                                            got[i], side_a ? want_a : want_b));
+      }
+      return ns;
+    };
+    // Each block size starts from the previous one's work: rates differ by
+    // at most 2x, so one calibration launch usually lands.
+    const Measurement m = measure(launch, last_iters_, 1u << 24, ctx_.options.harness);
+    last_iters_ = m.work_per_launch;
+    add_point(s, static_cast<double>(block), m, static_cast<double>(global_ * kChains));
+  }
+
+  void measure_partition(Series& s, size_t wave, size_t stride, size_t active) {
+    // One work-group per compute unit (the block scheduler spreads them
+    // before doubling up), as in seed 002 where a unit holds one: the waves
+    // of other work-groups would fill the partitions this one leaves idle.
+    const size_t global = wg_ * std::max<uint32_t>(1, info_.compute_units);
+    auto launch = [&](uint64_t work) {
+      const auto iters = static_cast<uint32_t>(work);
+      const KernelArg args[] = {seed_.get(),
+                                out_.get(),
+                                static_cast<uint32_t>(wave),
+                                static_cast<uint32_t>(stride),
+                                static_cast<uint32_t>(active),
+                                iters,
+                                kA,
+                                kB};
+      const double ns = dev_.launch(*partition_, Range::d1(global), Range::d1(wg_), args);
+      const auto got = dev_.read_values<float>(*out_, global);
+      const float want = expected_side(iters, kA, kB);
+      for (size_t i = 0; i < global; ++i) {
+        const size_t w = (i % wg_) / wave;
+        if (w % stride == 0 && w / stride < active && !close(got[i], want))
+          throw ValidationError(
+              fmt::format("divergence: partition work-item {} computed {}, expected {}", i, got[i], want));
+      }
+      return ns;
+    };
+    const Measurement m = measure(launch, 256, 1u << 24, ctx_.options.harness);
+    const double lanes = static_cast<double>(global / wg_ * active * wave);
+    add_point(s, static_cast<double>(stride), m, lanes * kChains);
+  }
+
+  // Throughput samples in Gop/s from ns per loop iteration.
+  void add_point(Series& s, double x, const Measurement& m, double ops_per_iter) {
+    Point p;
+    p.x = x;
+    for (double ns : m.ns_per_unit) p.samples.push_back(ops_per_iter / ns);
+    p.y = median(p.samples);
+    insert_point(s, p);
+    ctx_.progress(fmt::format("{} {:>5g}  {:10.1f} Gop/s  (spread {:.1f}%, {:.1f} ms launches)", s.id, x, p.y,
+                              100 * m.summary.rel_spread, m.launch_ms));
+  }
+
+  ProbeContext& ctx_;
+  Device& dev_;
+  const DeviceInfo& info_;
+  Kernel* diverge_ = nullptr;
+  Kernel* partition_ = nullptr;
+  size_t wg_ = 1, global_ = 1;
+  uint64_t last_iters_ = 16;
+  std::unique_ptr<Buffer> seed_, out_;
+};
+
+}  // namespace
+
+std::vector<Series> run_divergence_probe(ProbeContext& ctx) { return DivergenceProbe(ctx).run(); }
+
+}  // namespace gpuscope

@@ -1,0 +1,170 @@
+// Probe `icache`: throughput of a loop of BODY independent float adds as
+// BODY grows past the instruction cache (seed 000: peak up to 512 adds, a
+// second drop past 1280, ~8 KB), and the program binary's size against BODY
+// (seed 000: 6-7 bytes per add).
+//
+// Shape of the experiment, and why (icache.cl says why the kernel looks as
+// it does):
+// - Bodies from 64 adds (about a kilobyte of machine code on any GPU) to
+//   24576 (hundreds of KiB), two or three per octave, one build each.
+// - Launches fill every compute unit several times over with work-items
+//   that all run the same body, so the rate is issue-bound while the body
+//   is cached.
+// - The binary is whatever CL_PROGRAM_BINARIES gives; its format is
+//   recorded (PTX text on NVIDIA, PoCL's container on PoCL) because only a
+//   machine-code binary's bytes are the bytes an instruction cache holds.
+#include "analysis/execution.hpp"
+#include "core/error.hpp"
+#include "probes/probe.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+namespace gpuscope {
+namespace {
+
+// Accumulators stay below 2^21 so that 8 x each (the kernel's sum) is below
+// 2^24, where floats hold every integer exactly.
+constexpr uint64_t kMaxAddsPerAccumulator = (1u << 21) - 64;
+
+std::string binary_format(const std::vector<std::byte>& bin) {
+  if (bin.size() >= 4 && std::memcmp(bin.data(),
+                                     "\x7f"
+                                     "ELF",
+                                     4) == 0)
+    return "elf";
+  const std::string head(reinterpret_cast<const char*>(bin.data()), std::min<size_t>(bin.size(), 4096));
+  if (head.find(".version") != std::string::npos && head.find(".target") != std::string::npos) return "ptx";
+  if (head.rfind("POCL", 0) == 0 || head.find("pocl") != std::string::npos) return "pocl";
+  if (bin.size() >= 4 && std::memcmp(bin.data(), "BC\xc0\xde", 4) == 0) return "llvm-bitcode";
+  return "unknown";
+}
+
+class IcacheProbe {
+ public:
+  explicit IcacheProbe(ProbeContext& ctx) : ctx_(ctx), dev_(ctx.device), info_(dev_.info()) {
+    wg_ = std::bit_floor(std::min<size_t>(256, info_.max_work_group_size));
+    const size_t cus = std::max<uint32_t>(1, info_.compute_units);
+    global_ = info_.type == "gpu" ? cus * 4 * 2048 : cus * wg_ * 2;
+    std::vector<float> start(global_);
+    for (size_t i = 0; i < global_; ++i) start[i] = static_cast<float>(i % 16);
+    start_ = dev_.create_buffer(global_ * sizeof(float));
+    out_ = dev_.create_buffer(global_ * sizeof(float));
+    dev_.write_values<float>(*start_, start);
+  }
+
+  std::vector<Series> run() {
+    const bool quick = ctx_.options.quick;
+    TimeBudget budget(ctx_.budget_s);
+    const std::vector<int> bodies =
+        // PoCL compiles large bodies slowly: its quick form stops at 4096.
+        quick ? (info_.type == "gpu" ? std::vector<int>{64, 256, 1024, 4096, 16384}
+                                     : std::vector<int>{64, 256, 1024, 4096})
+              // Coarse first, then the points between: a budget that runs
+              // out costs resolution, not range.
+              : std::vector<int>{64, 256, 1024, 2048, 4096, 8192, 16384, 512, 1536, 2560, 3072, 6144};
+    Series body;
+    body.id = "icache.body";
+    body.probe = "icache";
+    body.x = {"loop body", "adds"};
+    body.y = {"throughput", "Gop/s"};
+    body.meta = {{"kernel", "icache.cl:body"},
+                 {"accumulators", 8},
+                 {"global_size", global_},
+                 {"work_group_size", wg_}};
+    Series binary;
+    binary.id = "icache.binary";
+    binary.probe = "icache";
+    binary.x = {"loop body", "adds"};
+    binary.y = {"program binary", "B"};
+    binary.meta = {{"source", "CL_PROGRAM_BINARIES of each build"}};
+    // NVIDIA's binary is PTX, but the machine code it becomes has a fixed
+    // encoding: 16 bytes per instruction since Volta (compute capability 7),
+    // one FADD per add. Stated as known, not measured.
+    const std::string cc = info_.vendor_info.value("nv_compute_capability", std::string());
+    if (!cc.empty() && std::stoi(cc) >= 7) {
+      body.meta["machine_bytes_per_op"] = 16;
+      body.meta["machine_bytes_source"] =
+          "NVIDIA's fixed 16-byte instruction encoding (compute capability 7.0 and later), one FADD per add";
+    }
+
+    bool binaries = true;
+    for (int n : bodies) {
+      if (budget.exhausted() && body.points.size() >= 3) {
+        body.meta["budget_note"] = fmt::format("the budget ran out before {} adds", n);
+        break;
+      }
+      Kernel& k = dev_.kernel({"icache.cl", "body", {fmt::format("-DBODY={}", n)}});
+      if (binaries) {
+        try {
+          const auto bin = dev_.program_binary(k);
+          if (!binary.meta.contains("binary_format")) binary.meta["binary_format"] = binary_format(bin);
+          insert_point(binary, Point{static_cast<double>(n),
+                                     static_cast<double>(bin.size()),
+                                     {static_cast<double>(bin.size())}});
+        } catch (const Unsupported& e) {
+          binaries = false;
+          binary.meta["unsupported"] = e.what();
+        }
+      }
+      measure_body(body, k, n);
+    }
+    body.meta["wall_s"] = budget.elapsed_s();
+    std::vector<Series> out = {body};
+    if (!binary.points.empty()) out.push_back(binary);
+    return out;
+  }
+
+ private:
+  void measure_body(Series& s, Kernel& k, int n) {
+    const uint64_t adds_per_iter = static_cast<uint64_t>(n) / 8;
+    // Large bodies may cap the work-group lower; global_ is a multiple of
+    // every power of two up to wg_.
+    const size_t local = std::bit_floor(std::min(wg_, k.max_work_group_size()));
+    auto launch = [&](uint64_t work) {
+      const auto iters = static_cast<uint32_t>(work);
+      const KernelArg args[] = {start_.get(), out_.get(), iters, 1.0f};
+      const double ns = dev_.launch(k, Range::d1(global_), Range::d1(local), args);
+      const auto got = dev_.read_values<float>(*out_, global_);
+      const uint64_t adds = iters * adds_per_iter;
+      for (size_t i = 0; i < global_; ++i) {
+        const double want = 8.0 * (static_cast<double>(i % 16) + static_cast<double>(adds)) + 28.0;
+        if (static_cast<double>(got[i]) != want)
+          throw ValidationError(
+              fmt::format("icache: work-item {} (BODY={}, {} iterations) computed {}, expected {}", i, n,
+                          iters, got[i], want));
+      }
+      return ns;
+    };
+    // Start from the previous body's adds per launch: one calibration
+    // launch usually lands.
+    const uint64_t max_iters = kMaxAddsPerAccumulator / adds_per_iter;
+    const uint64_t initial = std::clamp<uint64_t>(last_adds_ / static_cast<uint64_t>(n), 1, max_iters);
+    const Measurement m = measure(launch, initial, max_iters, ctx_.options.harness);
+    last_adds_ = m.work_per_launch * static_cast<uint64_t>(n);
+    const double ops_per_iter = static_cast<double>(global_) * n;
+    Point p;
+    p.x = n;
+    for (double ns : m.ns_per_unit) p.samples.push_back(ops_per_iter / ns);
+    p.y = median(p.samples);
+    insert_point(s, p);
+    ctx_.progress(fmt::format("icache.body {:>6}  {:10.1f} Gop/s  (spread {:.1f}%, {:.1f} ms launches)", n,
+                              p.y, 100 * m.summary.rel_spread, m.launch_ms));
+  }
+
+  ProbeContext& ctx_;
+  Device& dev_;
+  const DeviceInfo& info_;
+  size_t wg_ = 256, global_ = 0;
+  uint64_t last_adds_ = 256;  // the previous body's adds per work-item per launch
+  std::unique_ptr<Buffer> start_, out_;
+};
+
+}  // namespace
+
+std::vector<Series> run_icache_probe(ProbeContext& ctx) { return IcacheProbe(ctx).run(); }
+
+}  // namespace gpuscope
