@@ -5,12 +5,14 @@
 // into the first word of each slot; chase reads the words it lands on and
 // writes the slot it ended on.
 //
-// Speed: a launch may ask for billions of hops. The walk is memoised: the
-// first chase over a freshly linked buffer follows the pointers once around
-// the cycle it starts on (O(slots), as the probe's own set-up is), after
-// which any launch's end is an index computation. When the pointers do not
-// form a cycle through the start (a rho, or a pointer leaving the buffer) the
-// chase walks every hop for real.
+// Speed: a launch may ask for millions of hops over a buffer of hundreds of
+// MiB. link keeps, beside the addresses it writes, the slot-to-slot map it
+// was given (a shadow of the buffer, valid while nothing else writes the
+// buffer: checked by the buffer's write stamp), so the chase walks a dense
+// 4-byte array instead of decoding addresses. Very long launches (more than
+// 2^24 hops) index the cycle instead of walking it. When the shadow is stale
+// (the host or another kernel wrote the buffer) the chase decodes every
+// pointer from the buffer like the GPU would.
 //
 // Time: the model is fed a window of the actual chase (the addresses the
 // launch visits, from its start, continuing the caches' state from earlier
@@ -44,6 +46,15 @@ uint64_t load_word(const SimBuffer& b, uint64_t offset, uint32_t bytes) {
   return bytes == 8 ? b.load<uint64_t>(offset) : b.load<uint32_t>(offset);
 }
 
+// What link last wrote into a buffer, as slot indices.
+struct LinkShadow {
+  uint64_t buffer_id = 0, written = 0, stride_bytes = 0;
+  uint32_t word = 0;
+  std::vector<uint32_t> next;      // next[slot] = the slot its pointer names
+  std::vector<uint32_t> order;     // lazily: the cycle through order[0], for long launches
+  std::vector<uint32_t> position;  // slot -> index in order, kOffCycle when not on it
+};
+
 double link(SimLaunch& l) {
   SimBuffer& slots = l.buffer(0);
   const SimBuffer& next = l.buffer(1);
@@ -53,6 +64,11 @@ double link(SimLaunch& l) {
   const uint64_t stride_bytes = uint64_t{stride_words} * wb;
   const size_t items = std::min<size_t>(count, l.global().total());  // if (i < count)
   const auto nexts = next.load_all<uint32_t>(items);
+  auto& shadow = l.state<LinkShadow>("latency.link");
+  shadow.next.assign(slots.size_bytes() / stride_bytes, kOffCycle);
+  std::copy(nexts.begin(), nexts.end(), shadow.next.begin());
+  shadow.order.clear();
+  shadow.position.clear();
   for (size_t i = 0; i < items; ++i) {
     const uint64_t addr = slots.base_address() + uint64_t{nexts[i]} * stride_bytes;
     if (wb == 8)
@@ -60,6 +76,10 @@ double link(SimLaunch& l) {
     else
       slots.store<uint32_t>(i * stride_bytes, static_cast<uint32_t>(addr));
   }
+  shadow.buffer_id = slots.id();
+  shadow.written = slots.last_write();
+  shadow.stride_bytes = stride_bytes;
+  shadow.word = wb;
   // A streaming pass: one line written and 4 B read per item, at DRAM
   // bandwidth (bytes / (GB/s) = ns).
   const double line = l.config().path_levels(CachePath::load_store).front()->line_bytes;
@@ -67,31 +87,18 @@ double link(SimLaunch& l) {
          l.config().dram_bandwidth_gbps;
 }
 
-// The cycle through one start slot of one buffer, as last linked.
-struct ChaseMemo {
-  uint64_t buffer_id = 0, written = 0, stride_bytes = 0;
-  uint32_t word = 0;
-  std::vector<uint32_t> order;     // slots in visiting order, from the slot the memo was built at
-  std::vector<uint32_t> position;  // slot -> index in order, kOffCycle when not on the cycle
-};
-
-// Follows the pointers from `start` until they return to it. False when they
-// do not (leave the buffer, land between slots, or loop without returning).
-bool build_memo(ChaseMemo& m, const SimBuffer& b, uint32_t start, uint64_t stride_bytes, uint32_t wb) {
-  const uint64_t slots = b.size_bytes() / stride_bytes;
+// Indexes the cycle through `start`; false when the pointers do not return to it.
+bool index_cycle(LinkShadow& m, uint32_t start) {
   m.order.clear();
-  m.position.assign(slots, kOffCycle);
+  m.position.assign(m.next.size(), kOffCycle);
   uint64_t s = start;
-  while (true) {
-    if (m.position[s] != kOffCycle) return s == start;
+  while (m.position[s] == kOffCycle) {
     m.position[s] = static_cast<uint32_t>(m.order.size());
     m.order.push_back(static_cast<uint32_t>(s));
-    const uint64_t addr = load_word(b, s * stride_bytes, wb);
-    if (addr < b.base_address()) return false;
-    const uint64_t off = addr - b.base_address();
-    if (off % stride_bytes != 0 || off / stride_bytes >= slots) return false;
-    s = off / stride_bytes;
+    s = m.next[s];
+    if (s >= m.next.size()) return false;
   }
+  return s == start;
 }
 
 double chase(SimLaunch& l) {
@@ -107,18 +114,9 @@ double chase(SimLaunch& l) {
   if (l.global().total() != 1) throw Unsupported("sim: latency.cl chase is modelled for one work-item only");
   const uint64_t hops = uint64_t{rounds} * kHopsPerRound;
 
-  auto& m = l.state<ChaseMemo>("latency.chase");
-  const bool valid = m.buffer_id == slots.id() && m.written == slots.last_write() &&
-                     m.stride_bytes == stride_bytes && m.word == wb && start < m.position.size() &&
-                     m.position[start] != kOffCycle;
-  bool cyclic = valid;
-  if (!valid) {
-    cyclic = build_memo(m, slots, start, stride_bytes, wb);
-    m.buffer_id = cyclic ? slots.id() : 0;
-    m.written = slots.last_write();
-    m.stride_bytes = stride_bytes;
-    m.word = wb;
-  }
+  auto& m = l.state<LinkShadow>("latency.link");
+  const bool shadowed = m.buffer_id == slots.id() && m.written == slots.last_write() &&
+                        m.stride_bytes == stride_bytes && m.word == wb && start < m.next.size();
 
   // The window the model sees, at least 4096 hops and 3x the largest level.
   uint64_t max_lines = 0;
@@ -129,25 +127,34 @@ double chase(SimLaunch& l) {
   double window_ns = 0;
   uint64_t end = start;
   MemoryModel& mem = l.memory();
-  if (cyclic) {
-    const uint64_t len = m.order.size();
-    const uint64_t pos = m.position[start];
-    for (uint64_t k = 1; k <= window; ++k) {
-      const uint64_t slot = m.order[(pos + k - 1) % len];  // the hop loads from the slot it stands on
-      window_ns += mem.access(slots.base_address() + slot * stride_bytes, CachePath::load_store);
-    }
+  const uint64_t base = slots.base_address();
+  constexpr uint64_t kWalkLimit = uint64_t{1} << 24;
+  if (shadowed && hops > kWalkLimit &&
+      (m.position.size() == m.next.size() && m.position[start] != kOffCycle ? true : index_cycle(m, start))) {
+    const uint64_t len = m.order.size(), pos = m.position[start];
+    for (uint64_t k = 0; k < window; ++k)  // each hop loads from the slot it stands on
+      window_ns +=
+          mem.access(base + uint64_t{m.order[(pos + k) % len]} * stride_bytes, CachePath::load_store);
     end = m.order[(pos + hops) % len];
+  } else if (shadowed) {
+    uint64_t s = start;
+    for (uint64_t k = 0; k < hops; ++k) {
+      if (k < window) window_ns += mem.access(base + s * stride_bytes, CachePath::load_store);
+      s = m.next[s];
+      if (s >= m.next.size()) throw DeviceError("sim: chase followed a pointer outside its buffer");
+    }
+    end = s;
   } else {
-    // Every hop for real, resolving each pointer like the GPU would.
-    uint64_t addr = slots.base_address() + uint64_t{start} * stride_bytes;
+    // Every hop decoded from the buffer, resolving each pointer like the GPU would.
+    uint64_t addr = base + uint64_t{start} * stride_bytes;
     for (uint64_t k = 0; k < hops; ++k) {
       const auto [buf, off] = l.resolve(addr);
       if (k < window) window_ns += mem.access(addr, CachePath::load_store);
       addr = load_word(*buf, off, wb);
     }
-    if (addr < slots.base_address() || (addr - slots.base_address()) / stride_bytes > UINT32_MAX)
-      throw DeviceError("sim: chase ended outside its buffer");
-    end = (addr - slots.base_address()) / stride_bytes;
+    if (addr < base || (addr - base) % stride_bytes != 0 || (addr - base) / stride_bytes > UINT32_MAX)
+      throw DeviceError("sim: chase ended outside its buffer's slots");
+    end = (addr - base) / stride_bytes;
   }
   end_slot.store<uint32_t>(0, static_cast<uint32_t>(end));
   return window == 0 ? 0 : window_ns / static_cast<double>(window) * static_cast<double>(hops);

@@ -283,7 +283,9 @@ SimConfig parse_sim_config(const nlohmann::json& j, const std::string& id_name) 
     c.rates.fp16 = r.boolean("fp16", true);
     r.finish();
   }
-  c.divergence_granularity = static_cast<uint32_t>(top.integer("divergence_granularity", 1, 1024, 32));
+  // Absent: lanes diverge at the wave, the common case.
+  c.divergence_granularity =
+      static_cast<uint32_t>(top.integer("divergence_granularity", 1, 1024, c.core.wave_width));
   if (const auto* h = top.raw("host", true)) {
     ObjectReader r(*h, "host");
     c.host.link_bandwidth_gbps = r.number("link_bandwidth_gbps", 1e-3, 1e6);
@@ -361,6 +363,12 @@ ExpectedChase expected_chase(const SimConfig& c, double max_footprint_bytes) {
     e.beyond_latency_ns = c.dram_latency_ns;
   }
   return e;
+}
+
+double chase_latency_beyond_caches(const SimConfig& c, double footprint_bytes) {
+  if (c.tlb.entries == 0) return c.dram_latency_ns;
+  const double held = std::min(1.0, static_cast<double>(c.tlb.reach_bytes()) / footprint_bytes);
+  return c.dram_latency_ns + (1 - held) * c.tlb.miss_penalty_ns;
 }
 
 }  // namespace gpuscope::sim

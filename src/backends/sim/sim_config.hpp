@@ -157,4 +157,11 @@ struct ExpectedChase {
 };
 ExpectedChase expected_chase(const SimConfig& c, double max_footprint_bytes);
 
+// Latency of a chase past every cache at `footprint_bytes`: DRAM plus the
+// TLB penalty on the fraction of hops whose page is not held. Pages visited
+// in random order under LRU are held with probability reach / footprint, so
+// past the reach the curve approaches DRAM + penalty only slowly (the seeds'
+// Adreno 530: 266 ns within 16 MB, > 500 ns at 256 MB).
+double chase_latency_beyond_caches(const SimConfig& c, double footprint_bytes);
+
 }  // namespace gpuscope::sim
