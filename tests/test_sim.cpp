@@ -275,27 +275,14 @@ TEST_P(SimRandomRecovery, LatencyProbeRecoversTheHierarchy) {
   expect_recovered(run_latency_on(random_config(GetParam())));
 }
 
-INSTANTIATE_TEST_SUITE_P(Drawn, SimRandomRecovery, testing::Values(11, 13, 14, 16, 17, 18));
+INSTANTIATE_TEST_SUITE_P(Drawn, SimRandomRecovery, testing::Values(11, 13, 14, 15, 16, 17, 18));
 
-// Known failure, kept visible rather than dropped: seed 15 draws a 4 KiB
-// 16-way random-replacement L1 over a 32 KiB 2-way pseudo-LRU L2. The L1's
-// long random-replacement tail (20% of loads still hit at twice its
-// capacity) pulls the L2 plateau's median latency down, which skews every
-// hit fraction read against it, and the L2's 2-way rise (7 points) fits
-// "sets filling" and "uneven overflow" about equally, so depending on the
-// noise one capacity reads 17-31% high. Fixing it needs the analysis to
-// model a level's tail inside the next plateau. Run with
-// --gtest_also_run_disabled_tests to see it.
-TEST(SimRandomRecoveryKnownFailure, DISABLED_Seed15RandomReplacementTailAndTwoWayRise) {
-  expect_recovered(run_latency_on(random_config(15)));
-}
-
-// Known failure: seed 12 draws a 96 KiB 2-way random-replacement L1. The
+// Known failure, kept visible rather than dropped: seed 12 draws a 96 KiB 2-way random-replacement L1. The
 // random-replacement miss model is the many-ways limit (h = exp(-(1-h)F/C));
 // with 2 ways a line survives each miss in its set with probability 1/2, not
 // about 1 - 1/w, so the rise is steeper than the model and its capacity reads
 // about 33% high. Fixing it needs the associativity as a second parameter of
-// that model.
+// that model. Run with --gtest_also_run_disabled_tests to see it.
 TEST(SimRandomRecoveryKnownFailure, DISABLED_Seed12TwoWayRandomReplacement) {
   expect_recovered(run_latency_on(random_config(12)));
 }
