@@ -288,3 +288,12 @@ INSTANTIATE_TEST_SUITE_P(Drawn, SimRandomRecovery, testing::Values(11, 13, 14, 1
 TEST(SimRandomRecoveryKnownFailure, DISABLED_Seed12TwoWayRandomReplacement) {
   expect_recovered(run_latency_on(random_config(12)));
 }
+
+TEST(SimDevice, LaunchEmptyKernelStoresItsValue) {
+  SimDevice dev(parse_sim_config(minimal_description(), "tiny"), "sim:tiny");
+  auto sink = dev.create_buffer(4);
+  Kernel& k = dev.kernel({"launch.cl", "empty", {}});
+  const KernelArg args[] = {sink.get(), 42u};
+  EXPECT_GT(dev.launch(k, Range::d1(1024), Range::d1(64), args), 0);
+  EXPECT_EQ(dev.read_values<uint32_t>(*sink, 1)[0], 42u);
+}
