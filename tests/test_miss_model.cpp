@@ -63,5 +63,29 @@ TEST(MissModel, OneDisturbedPointDoesNotMoveTheHalfCrossing) {
   EXPECT_LT(fit.capacity_bytes, 1100);
 }
 
+TEST(MissModel, RecognisesSetsFillingTogether) {
+  // A 4-way LRU cache of consecutive lines, sampled at 1/16 octave from the
+  // last point on the plateau: misses begin at C, half the loads hit at
+  // 1.11 C; the capacity must be read at the start (found by the sim
+  // backend's recovery tests, where half-hit read 11% high).
+  const double capacity = 16384;
+  for (double ways : {2.0, 4.0, 8.0}) {
+    SCOPED_TRACE(ways);
+    std::vector<double> x, h;
+    for (double f = capacity; f < capacity * (ways + 1) / ways * 1.05; f *= std::pow(2.0, 1.0 / 32)) {
+      x.push_back(f);
+      h.push_back(sets_filling_hit_rate(f / capacity, ways));
+    }
+    ASSERT_GE(x.size(), 6u);
+    const CapacityFit fit = fit_capacity(x, h);
+    EXPECT_EQ(fit.model, MissModel::kSetsFilling);
+    EXPECT_NEAR(fit.capacity_bytes / capacity, 1.0, 0.02);
+    EXPECT_EQ(fit.ways, ways);
+  }
+  EXPECT_DOUBLE_EQ(sets_filling_hit_rate(1.0, 4), 1.0);
+  EXPECT_NEAR(sets_filling_hit_rate(1.125, 4), 1 - 5 * 0.125 / 1.125, 1e-12);
+  EXPECT_DOUBLE_EQ(sets_filling_hit_rate(1.3, 4), 0.0);
+}
+
 }  // namespace
 }  // namespace gpuscope::analysis

@@ -378,9 +378,10 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
                            "capacity is read {}; the interval spans the whole rise.",
                            octaves(d.low_bytes, d.high_bytes),
                            d.model == MissModel::kRandomReplacement ? "random replacement"
+                           : d.model == MissModel::kSetsFilling     ? "sets filling together"
                                                                     : "sets overflowing unevenly",
-                           d.model == MissModel::kRandomReplacement ? "where misses begin"
-                                                                    : "where half the loads still hit"));
+                           d.model == MissModel::kSetOverflow ? "where half the loads still hit"
+                                                              : "where misses begin"));
     }
 
     // NVIDIA H100/H200 split L2: the far partition shows up as a second,
@@ -457,8 +458,8 @@ std::vector<Finding> hierarchy_findings(const Hierarchy& h, const std::string& s
       capacity.high = level.capacity_high;
       capacity.method =
           "Latencies across the rise to the next level read as hit fractions and fitted with a miss "
-          "model (sharp or uneven set overflow: where half the loads hit; random replacement: where "
-          "misses begin); the interval spans the rise from the last point on the plateau to the first "
+          "model (sharp or uneven set overflow: where half the loads hit; random replacement or sets "
+          "filling together: where misses begin); the interval spans the rise from the last point on the plateau to the first "
           "at the next level; plateaus by " +
           segmentation + ".";
     } else {

@@ -11,8 +11,16 @@
 // - Random replacement: a victim is drawn at random, so lines survive past
 //   F = C; under a cyclic chase h solves h = exp(-(1 - h) F / C) for F > C:
 //   0.82 at 1.1 C, 0.42 at 1.5 C, 0.20 at 2 C (mobile GPUs, some CPUs).
-// Reading "half the loads hit" as the capacity is right for the first two
-// and 39% high for the third, so the rise's shape decides which to use.
+// - Sets filling together: an LRU cache of w ways indexed by consecutive
+//   line addresses (an L1 whose sets span no more than a page, or any cache
+//   of contiguous memory) holds every line up to F = C; past it each extra
+//   line overflows one more set, whose w + 1 lines then all miss under a
+//   cyclic chase: h = 1 - (w + 1)(F - C)/F, reaching 0 at F = C (w + 1)/w.
+//   Misses begin exactly at C; half the loads hit 1/(2w + 1) later (12% for
+//   4 ways, 6% for 8: found by the sim backend's recovery tests).
+// Reading "half the loads hit" as the capacity is right for the first two,
+// 39% high for the third and up to 1/(2w+1) high for the fourth, so the
+// rise's shape decides which to use.
 #pragma once
 
 #include <span>
@@ -20,7 +28,7 @@
 
 namespace gpuscope::analysis {
 
-enum class MissModel { kSharp, kSetOverflow, kRandomReplacement };
+enum class MissModel { kSharp, kSetOverflow, kRandomReplacement, kSetsFilling };
 
 std::string to_string(MissModel m);
 
@@ -28,19 +36,24 @@ struct CapacityFit {
   double capacity_bytes = 0;
   MissModel model = MissModel::kSharp;
   double width_octaves = 0;  // kSetOverflow: spread of the rise (logistic scale)
+  double ways = 0;           // kSetsFilling: associativity the rise's slope implies
 };
 
 // Fraction of loads that hit a fully associative random-replacement cache
 // of capacity C under a cyclic chase of F = ratio * C.
 double random_replacement_hit_rate(double ratio);
 
+// Fraction of loads that hit a w-way LRU cache of capacity C whose sets fill
+// together (consecutive lines), under a cyclic chase of F = ratio * C.
+double sets_filling_hit_rate(double ratio, double ways);
+
 // Fits the rise given as footprints (ascending) and hit fractions h (1 on
 // the plateau, 0 at the next level). With fewer than two points inside the
 // rise (0.05 < h < 0.95) the shape cannot be told and the capacity is where
 // h crosses 1/2 (kSharp); otherwise both models are fitted and the one with
 // the lower BIC wins (random replacement has one parameter, overflow two):
-// random replacement gives its fitted capacity, set overflow the footprint
-// where the data cross h = 1/2. The hit fractions are first made
+// random replacement and sets filling give their fitted capacity (where
+// misses begin), set overflow the footprint where the data cross h = 1/2. The hit fractions are first made
 // non-increasing (isotonic regression), as no real cache hits more often
 // when the footprint grows.
 CapacityFit fit_capacity(std::span<const double> footprint, std::span<const double> hit);

@@ -273,6 +273,9 @@ class Backend {
   virtual std::vector<DeviceInfo> enumerate() = 0;
   // Opens a device by its ID; throws UsageError for an unknown ID.
   virtual std::unique_ptr<Device> open(const std::string& id) = 0;
+  // IDs this backend opens though enumerate() does not list them (the sim
+  // backend's "sim:PATH.json", a user's device description).
+  virtual bool opens_unlisted(const std::string& /*id*/) const { return false; }
 };
 
 // All backends compiled in, in the order devices are listed.

@@ -1,5 +1,6 @@
 #include "backends/backend.hpp"
 #include "backends/opencl/opencl_backend.hpp"
+#include "backends/sim/sim_device.hpp"
 #include "core/error.hpp"
 
 #include <fmt/format.h>
@@ -9,6 +10,7 @@ namespace gpuscope {
 std::vector<std::unique_ptr<Backend>> make_backends() {
   std::vector<std::unique_ptr<Backend>> backends;
   backends.push_back(make_opencl_backend());
+  backends.push_back(sim::make_sim_backend());  // after real devices: never the default
   return backends;
 }
 
@@ -46,7 +48,9 @@ std::unique_ptr<Device> open_device(const std::string& id) {
         chosen = d.id;
         break;
       }
-    if (chosen.empty() && !devices.empty()) chosen = devices.front().id;
+    // A simulated device is never chosen by default: it must be asked for.
+    for (const auto& d : devices)
+      if (chosen.empty() && d.type != "sim") chosen = d.id;
     if (chosen.empty()) throw UsageError(valid_ids(devices));
   }
   const auto colon = chosen.find(':');
@@ -54,7 +58,7 @@ std::unique_ptr<Device> open_device(const std::string& id) {
   bool known = false;
   for (const auto& d : devices) known = known || d.id == chosen;
   for (auto& b : backends) {
-    if (b->name() == prefix && known) return b->open(chosen);
+    if (b->name() == prefix && (known || b->opens_unlisted(chosen))) return b->open(chosen);
   }
   throw UsageError(fmt::format("unknown device '{}'; {}", chosen, valid_ids(devices)));
 }

@@ -1,0 +1,78 @@
+// The sim's memory-hierarchy model: set-associative caches with LRU, random
+// or tree pseudo-LRU replacement, a TLB (a cache of page translations) and
+// DRAM. Families feed it the addresses their kernels touch (all of them, or
+// a sample: see family_latency.cpp) and get each access's latency back.
+#pragma once
+
+#include "backends/sim/sim_config.hpp"
+#include "core/random.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+namespace gpuscope::sim {
+
+class SetAssociativeCache {
+ public:
+  // capacity_units / ways sets of `ways` entries, each entry covering
+  // 2^unit_shift bytes (a line, or a page for a TLB).
+  SetAssociativeCache(uint64_t entries, uint32_t ways, uint32_t unit_shift, Replacement policy,
+                      uint64_t seed);
+
+  // True on a hit. A miss installs the unit, evicting per the policy.
+  bool access(uint64_t address);
+  void clear();
+
+ private:
+  uint32_t find(uint64_t set, uint64_t tag) const;  // way, or ways_ when absent
+  void touch(uint64_t set, uint32_t way);
+  uint32_t victim(uint64_t set);
+
+  uint64_t sets_;
+  uint32_t ways_;
+  uint32_t unit_shift_;
+  Replacement policy_;
+  std::vector<uint64_t> tags_;  // sets * ways; kEmpty when invalid
+  // LRU: per-entry recency links within the set (index of the way), head = MRU.
+  std::vector<uint32_t> prev_, next_;
+  std::vector<uint32_t> head_, tail_;
+  std::vector<uint64_t> plru_;  // tree bits per set (ways <= 64)
+  // Wide sets look tags up by hash instead of scanning every way.
+  std::unordered_map<uint64_t, uint32_t> index_;  // unit number -> entry
+  bool use_index_;
+  SplitMix64 rng_;
+};
+
+class MemoryModel {
+ public:
+  MemoryModel(const SimConfig& c, uint64_t seed);
+
+  // Latency (ns) of one dependent access to `address` from shader core
+  // `core` on `path`: the first level on the path that holds the line, or
+  // DRAM, plus the TLB miss penalty when the page misses. Levels nearer than
+  // the one that hit are filled (an inclusive hierarchy).
+  double access(uint64_t address, CachePath path, uint32_t core = 0);
+
+  // Which level served the last access: its index in the config's caches,
+  // or -1 for DRAM.
+  int last_level() const { return last_level_; }
+  void clear();
+
+ private:
+  struct Level {
+    const CacheLevelConfig* cfg;
+    int index;
+    std::vector<std::unique_ptr<SetAssociativeCache>> instances;  // per core (lazily) or one
+  };
+  SetAssociativeCache& instance(Level& l, uint32_t core);
+
+  const SimConfig& cfg_;
+  uint64_t seed_;
+  std::vector<Level> load_levels_, texture_levels_;
+  std::unique_ptr<SetAssociativeCache> tlb_;
+  int last_level_ = -1;
+};
+
+}  // namespace gpuscope::sim

@@ -1,0 +1,110 @@
+// The seam through which the sim backend gives kernels meaning.
+//
+// A kernel family is the C++ model of the kernels of one .cl file: for each
+// entry point, what it computes (it reads and writes the sim buffers exactly
+// as the OpenCL C would, so the probes' host-side validation holds) and how
+// long the modelled GPU takes (device ns, before measurement noise, which the
+// device adds). Probes never know they run on a simulator.
+//
+// Adding a family is one new file, src/backends/sim/family_<name>.cpp,
+// defining
+//     void register_sim_family_<name>(gpuscope::sim::FamilyTable& table);
+// which calls table.add(...) once per kernel. CMake finds the file by its
+// name and calls the function (generated/sim_families.cpp). Contract:
+// - run() must do the kernel's work on every element the OpenCL C would
+//   (outputs are validated), and may compute its time from a sample of the
+//   accesses when the full pattern is large: the whole default probe set on
+//   a preset must finish in seconds.
+// - run() throws Unsupported for an option it has no model of, DeviceError
+//   for arguments the OpenCL C could not have run with.
+// - Time comes from the model's parameters (SimLaunch::config, ::memory);
+//   never from the probe's expectations.
+#pragma once
+
+#include "backends/backend.hpp"
+#include "backends/sim/cache_model.hpp"
+#include "backends/sim/sim_config.hpp"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace gpuscope::sim {
+
+class SimBuffer;
+class SimDevice;
+
+// One launch as a family sees it.
+class SimLaunch {
+ public:
+  SimLaunch(SimDevice& dev, const KernelSpec& spec, Range global, Range local,
+            std::span<const KernelArg> args);
+
+  const SimConfig& config() const;
+  MemoryModel& memory();
+  const KernelSpec& spec() const { return spec_; }
+  const Range& global() const { return global_; }
+  const Range& local() const { return local_; }  // total() == 0: the driver's choice
+
+  // Value of -DNAME=VALUE in the build options, if given.
+  std::optional<std::string> define(const std::string& name) const;
+  // -DNAME=VALUE as an integer, or `fallback` when absent.
+  long long define_int(const std::string& name, long long fallback) const;
+
+  // Typed arguments; DeviceError when argument i has another type.
+  SimBuffer& buffer(size_t i) const;
+  uint32_t u32(size_t i) const;
+  int32_t i32(size_t i) const;
+  uint64_t u64(size_t i) const;
+  float f32(size_t i) const;
+  size_t local_bytes(size_t i) const;
+  size_t arg_count() const { return args_.size(); }
+
+  // The buffer holding device address `address` and the offset in it;
+  // DeviceError when no buffer does (the GPU would fault).
+  std::pair<SimBuffer*, uint64_t> resolve(uint64_t address) const;
+
+  // State a family keeps on the device between launches (memos), by key.
+  template <class T>
+  T& state(const std::string& key) {
+    auto& slot = state_slot(key);
+    if (!slot) slot = std::make_shared<T>();
+    return *static_cast<T*>(slot.get());
+  }
+
+ private:
+  std::shared_ptr<void>& state_slot(const std::string& key);
+  SimDevice& dev_;
+  const KernelSpec& spec_;
+  Range global_, local_;
+  std::span<const KernelArg> args_;
+};
+
+struct KernelModel {
+  std::string file;    // "latency.cl"
+  std::string kernel;  // "chase"
+  // Largest work-group the modelled device allows for this kernel; 0: the
+  // device's maximum.
+  size_t max_work_group_size = 0;
+  // Does the work, returns modelled device ns (noise is added by the device).
+  std::function<double(SimLaunch&)> run;
+};
+
+class FamilyTable {
+ public:
+  void add(KernelModel m);
+  const KernelModel* find(const std::string& file, const std::string& kernel) const;
+  std::vector<std::string> files() const;
+
+ private:
+  std::map<std::pair<std::string, std::string>, KernelModel> models_;
+};
+
+// Every family compiled in (generated from the family_*.cpp file names).
+const FamilyTable& sim_families();
+
+}  // namespace gpuscope::sim

@@ -1,0 +1,374 @@
+// Strict reading of sim descriptions: every key known, every value of the
+// right type and range, levels consistent with each other. Errors name the
+// field by its JSON path so a person can find it in their file.
+#include "backends/sim/sim_config.hpp"
+
+#include "core/error.hpp"
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+namespace gpuscope::sim {
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw UsageError(fmt::format("sim description: {}: {}", path, what));
+}
+
+// Reads one JSON object, remembering which keys were consumed so that
+// finish() can reject the rest (a misspelt key must not be silently ignored).
+class ObjectReader {
+ public:
+  ObjectReader(const nlohmann::json& j, std::string path) : j_(j), path_(std::move(path)) {
+    if (!j_.is_object()) fail(path_.empty() ? "(top level)" : path_, "expected an object");
+  }
+  ~ObjectReader() = default;
+
+  std::string child(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+  bool has(const std::string& key) const { return j_.contains(key); }
+
+  // A number, plain or annotated ({"value", "basis", "source"}), in [lo, hi].
+  double number(const std::string& key, double lo, double hi, std::optional<double> fallback = {}) {
+    const auto* v = value(key, fallback.has_value());
+    if (!v) return *fallback;
+    if (!v->is_number()) fail(child(key), fmt::format("expected a number, got {}", v->type_name()));
+    const double x = v->get<double>();
+    if (!std::isfinite(x) || x < lo || x > hi)
+      fail(child(key), fmt::format("{} is outside [{}, {}]", x, lo, hi));
+    return x;
+  }
+  uint64_t integer(const std::string& key, uint64_t lo, uint64_t hi, std::optional<uint64_t> fallback = {}) {
+    const auto* v = value(key, fallback.has_value());
+    if (!v) return *fallback;
+    if (!v->is_number_integer()) fail(child(key), fmt::format("expected a whole number, got {}", v->dump()));
+    if (v->is_number_integer() && !v->is_number_unsigned() && v->get<int64_t>() < 0)
+      fail(child(key), fmt::format("{} is negative", v->get<int64_t>()));
+    const uint64_t x = v->get<uint64_t>();
+    if (x < lo || x > hi) fail(child(key), fmt::format("{} is outside [{}, {}]", x, lo, hi));
+    return x;
+  }
+  bool boolean(const std::string& key, std::optional<bool> fallback = {}) {
+    const auto* v = value(key, fallback.has_value());
+    if (!v) return *fallback;
+    if (!v->is_boolean()) fail(child(key), fmt::format("expected true or false, got {}", v->dump()));
+    return v->get<bool>();
+  }
+  std::string string(const std::string& key, std::optional<std::string> fallback = {}) {
+    const auto* v = value(key, fallback.has_value());
+    if (!v) return *fallback;
+    if (!v->is_string()) fail(child(key), fmt::format("expected a string, got {}", v->type_name()));
+    return v->get<std::string>();
+  }
+  std::string choice(const std::string& key, const std::vector<std::string>& allowed,
+                     std::optional<std::string> fallback = {}) {
+    const std::string s = string(key, fallback);
+    for (const auto& a : allowed)
+      if (s == a) return s;
+    std::string list;
+    for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+    fail(child(key), fmt::format("'{}' is not one of {}", s, list));
+  }
+  // A nested object or array, required unless optional.
+  const nlohmann::json* raw(const std::string& key, bool optional) {
+    seen_.insert(key);
+    if (!j_.contains(key)) {
+      if (optional) return nullptr;
+      fail(child(key), "missing");
+    }
+    return &j_.at(key);
+  }
+
+  void finish() const {
+    for (const auto& [k, v] : j_.items())
+      if (!seen_.count(k)) fail(child(k), "unknown key");
+  }
+
+ private:
+  // The plain value behind `key`, unwrapping an annotation; nullptr when
+  // absent and optional.
+  const nlohmann::json* value(const std::string& key, bool optional) {
+    const nlohmann::json* v = raw(key, optional);
+    if (!v || !v->is_object()) return v;
+    ObjectReader ann(*v, child(key));
+    const nlohmann::json* inner = ann.raw("value", false);
+    ann.choice("basis", {"measured", "spec", "assumed"});
+    ann.string("source", "");
+    ann.string("note", "");
+    ann.finish();
+    return inner;
+  }
+
+  const nlohmann::json& j_;
+  std::string path_;
+  std::set<std::string> seen_;
+};
+
+constexpr double kBig = 1e15;
+constexpr uint64_t kBigInt = uint64_t{1} << 50;
+
+Replacement replacement_of(const std::string& s) {
+  if (s == "random") return Replacement::random;
+  if (s == "plru") return Replacement::plru;
+  return Replacement::lru;
+}
+
+CachePath path_of(const std::string& s) {
+  if (s == "load_store") return CachePath::load_store;
+  if (s == "texture") return CachePath::texture;
+  return CachePath::both;
+}
+
+void read_core(ObjectReader& r, CoreConfig& c) {
+  c.shader_cores = static_cast<uint32_t>(r.integer("shader_cores", 1, 4096));
+  c.units_per_core = static_cast<uint32_t>(r.integer("units_per_core", 1, 64));
+  c.lanes_per_unit = static_cast<uint32_t>(r.integer("lanes_per_unit", 1, 1024));
+  c.wave_width = static_cast<uint32_t>(r.integer("wave_width", 1, 1024));
+  c.waves_per_unit = static_cast<uint32_t>(r.integer("waves_per_unit", 1, 1024));
+  c.register_file_bytes_per_unit = r.integer("register_file_bytes_per_unit", 64, kBigInt);
+  c.register_alloc_granularity = static_cast<uint32_t>(r.integer("register_alloc_granularity", 1, 256));
+  c.max_registers_per_item = static_cast<uint32_t>(r.integer("max_registers_per_item", 1, 1024));
+  c.clock_mhz = r.number("clock_mhz", 1, 10000);
+  c.workgroups_per_core = static_cast<uint32_t>(r.integer("workgroups_per_core", 1, 1024));
+  c.max_work_group_size = static_cast<uint32_t>(r.integer("max_work_group_size", 1, 4096));
+  r.finish();
+}
+
+CacheLevelConfig read_cache(ObjectReader& r) {
+  CacheLevelConfig l;
+  l.name = r.string("name");
+  l.capacity_bytes = r.integer("capacity_bytes", 1, kBigInt);
+  l.line_bytes = static_cast<uint32_t>(r.integer("line_bytes", 4, 4096));
+  if (!std::has_single_bit(l.line_bytes)) fail(r.child("line_bytes"), "must be a power of two");
+  l.associativity = static_cast<uint32_t>(r.integer("associativity", 1, 1u << 24));
+  l.replacement = replacement_of(r.choice("replacement", {"lru", "random", "plru"}));
+  l.hit_latency_ns = r.number("hit_latency_ns", 0.01, 1e6);
+  l.bytes_per_clock = r.number("bytes_per_clock", 0.01, 1e6);
+  l.path = path_of(r.choice("path", {"load_store", "texture", "both"}));
+  l.per_core = r.boolean("per_core", false);
+  r.finish();
+  const uint64_t set_bytes = uint64_t{l.line_bytes} * l.associativity;
+  if (l.capacity_bytes % set_bytes != 0)
+    fail(r.child("capacity_bytes"), fmt::format("{} is not a whole number of sets of {} ways x {} B lines",
+                                                l.capacity_bytes, l.associativity, l.line_bytes));
+  if (l.replacement == Replacement::plru && !std::has_single_bit(l.associativity))
+    fail(r.child("replacement"), "plru needs a power-of-two associativity");
+  return l;
+}
+
+// Each path's levels must grow in capacity and latency outwards, and DRAM must
+// be slower than the last of them: a description where a level is smaller or
+// faster than the one before it is not a hierarchy.
+void check_levels(const SimConfig& c) {
+  for (CachePath p : {CachePath::load_store, CachePath::texture}) {
+    const CacheLevelConfig* prev = nullptr;
+    size_t prev_index = 0;
+    for (size_t i = 0; i < c.caches.size(); ++i) {
+      const auto& l = c.caches[i];
+      if (p == CachePath::load_store ? !l.serves_loads() : !l.serves_texture()) continue;
+      const std::string where = fmt::format("memory.caches[{}]", i);
+      if (prev && l.capacity_bytes <= prev->capacity_bytes)
+        fail(where + ".capacity_bytes",
+             fmt::format("{} B is not larger than memory.caches[{}] ({} B) before it on the same path",
+                         l.capacity_bytes, prev_index, prev->capacity_bytes));
+      if (prev && l.hit_latency_ns <= prev->hit_latency_ns)
+        fail(where + ".hit_latency_ns",
+             fmt::format("{} ns is not slower than memory.caches[{}] ({} ns) before it on the same path",
+                         l.hit_latency_ns, prev_index, prev->hit_latency_ns));
+      if (prev && l.line_bytes < prev->line_bytes)
+        fail(where + ".line_bytes", "lines must not shrink outwards");
+      prev = &l;
+      prev_index = i;
+    }
+    if (prev && c.dram_latency_ns <= prev->hit_latency_ns)
+      fail("memory.dram.latency_ns", fmt::format("{} ns is not slower than memory.caches[{}] ({} ns)",
+                                                 c.dram_latency_ns, prev_index, prev->hit_latency_ns));
+  }
+}
+
+}  // namespace
+
+std::vector<const CacheLevelConfig*> SimConfig::path_levels(CachePath path) const {
+  std::vector<const CacheLevelConfig*> out;
+  for (const auto& l : caches)
+    if (path == CachePath::texture ? l.serves_texture() : l.serves_loads()) out.push_back(&l);
+  return out;
+}
+
+SimConfig parse_sim_config(const nlohmann::json& j, const std::string& id_name) {
+  SimConfig c;
+  c.id_name = id_name;
+  c.source = j;
+  ObjectReader top(j, "");
+  top.raw("comment", true);  // free text for people; any JSON
+  top.raw("sources", true);  // where the numbers come from; any JSON
+  c.name = top.string("name");
+  c.vendor = top.string("vendor", "gpuscope-sim");
+
+  {
+    ObjectReader r(*top.raw("core", false), "core");
+    read_core(r, c.core);
+  }
+  {
+    ObjectReader m(*top.raw("memory", false), "memory");
+    const auto* caches = m.raw("caches", false);
+    if (!caches->is_array()) fail("memory.caches", "expected an array");
+    for (size_t i = 0; i < caches->size(); ++i) {
+      ObjectReader r((*caches)[i], fmt::format("memory.caches[{}]", i));
+      c.caches.push_back(read_cache(r));
+    }
+    if (const auto* t = m.raw("tlb", true)) {
+      ObjectReader r(*t, "memory.tlb");
+      c.tlb.entries = static_cast<uint32_t>(r.integer("entries", 1, 1u << 24));
+      c.tlb.page_bytes = r.integer("page_bytes", 256, uint64_t{1} << 32);
+      if (!std::has_single_bit(c.tlb.page_bytes)) fail("memory.tlb.page_bytes", "must be a power of two");
+      c.tlb.associativity = static_cast<uint32_t>(r.integer("associativity", 0, 1u << 24, 0));
+      c.tlb.replacement = replacement_of(r.choice("replacement", {"lru", "random", "plru"}, "lru"));
+      c.tlb.miss_penalty_ns = r.number("miss_penalty_ns", 0, 1e6);
+      r.finish();
+      const uint32_t ways = c.tlb.associativity ? c.tlb.associativity : c.tlb.entries;
+      if (c.tlb.entries % ways != 0) fail("memory.tlb.associativity", "entries must be a multiple of it");
+    }
+    {
+      ObjectReader r(*m.raw("dram", false), "memory.dram");
+      c.dram_latency_ns = r.number("latency_ns", 0.01, 1e6);
+      c.dram_bandwidth_gbps = r.number("bandwidth_gbps", 0.001, 1e6);
+      r.finish();
+    }
+    c.global_mem_bytes = m.integer("global_mem_bytes", 1 << 20, kBigInt);
+    c.max_alloc_bytes = m.integer("max_alloc_bytes", 1 << 16, kBigInt);
+    c.address_bits = static_cast<uint32_t>(m.integer("address_bits", 32, 64, 64));
+    if (c.address_bits != 32 && c.address_bits != 64) fail("memory.address_bits", "must be 32 or 64");
+    m.finish();
+    if (c.max_alloc_bytes > c.global_mem_bytes)
+      fail("memory.max_alloc_bytes", "is larger than memory.global_mem_bytes");
+    if (c.address_bits == 32 && c.global_mem_bytes > (uint64_t{1} << 32))
+      fail("memory.global_mem_bytes", "does not fit 32-bit addresses");
+  }
+  if (const auto* l = top.raw("local_memory", true)) {
+    ObjectReader r(*l, "local_memory");
+    c.local.bytes_per_work_group = r.integer("bytes_per_work_group", 0, kBigInt);
+    c.local.on_chip = r.choice("location", {"on_chip", "load_store_cache"}) == "on_chip";
+    c.local.latency_ns = r.number("latency_ns", 0.01, 1e6);
+    c.local.bytes_per_clock = r.number("bytes_per_clock", 0.01, 1e6);
+    c.local.workgroups_per_core_with_local =
+        static_cast<uint32_t>(r.integer("workgroups_per_core_with_local", 0, 1024, 0));
+    r.finish();
+  }
+  if (const auto* rt = top.raw("rates", true)) {
+    ObjectReader r(*rt, "rates");
+    if (const auto* ops = r.raw("ops", true)) {
+      if (!ops->is_array()) fail("rates.ops", "expected an array");
+      for (size_t i = 0; i < ops->size(); ++i) {
+        ObjectReader o((*ops)[i], fmt::format("rates.ops[{}]", i));
+        OpRate op;
+        op.type = o.choice("type", {"char", "short", "int", "long", "half", "float", "double"});
+        op.op = o.string("op");
+        op.per_clock_per_core = o.number("per_clock_per_core", 1e-6, 1e6);
+        op.latency_ns = o.number("latency_ns", 0, 1e6, 0);
+        o.finish();
+        c.rates.ops.push_back(op);
+      }
+    }
+    c.rates.dual_issue_fma_add = r.boolean("dual_issue_fma_add", false);
+    c.rates.fma_emulated = r.boolean("fma_emulated", false);
+    c.rates.fma_emulated_cycles_per_wave = r.number("fma_emulated_cycles_per_wave", 0, 1e6, 0);
+    c.rates.special_function_rate = r.number("special_function_rate", 1e-4, 1, 0.25);
+    c.rates.fp64 = r.boolean("fp64", false);
+    c.rates.fp16 = r.boolean("fp16", true);
+    r.finish();
+  }
+  // Absent: lanes diverge at the wave, the common case.
+  c.divergence_granularity =
+      static_cast<uint32_t>(top.integer("divergence_granularity", 1, 1024, c.core.wave_width));
+  if (const auto* h = top.raw("host", true)) {
+    ObjectReader r(*h, "host");
+    c.host.link_bandwidth_gbps = r.number("link_bandwidth_gbps", 1e-3, 1e6);
+    c.host.zero_copy = r.boolean("zero_copy");
+    r.finish();
+  }
+  c.launch_overhead_us = top.number("launch_overhead_us", 0, 1e6, 5);
+  if (const auto* n = top.raw("noise", true)) {
+    ObjectReader r(*n, "noise");
+    c.noise.relative_sigma = r.number("relative_sigma", 0, 0.5, 0.01);
+    c.noise.outlier_probability = r.number("outlier_probability", 0, 1, 0.02);
+    c.noise.outlier_max_relative = r.number("outlier_max_relative", 0, 10, 0.3);
+    c.noise.seed = r.integer("seed", 0, std::numeric_limits<uint64_t>::max(), 1);
+    r.finish();
+  }
+  top.finish();
+
+  if (c.caches.empty()) fail("memory.caches", "needs at least one level");
+  if (c.path_levels(CachePath::load_store).empty())
+    fail("memory.caches", "no level serves buffer loads (path load_store or both)");
+  if (c.core.wave_width % c.core.lanes_per_unit != 0 && c.core.lanes_per_unit % c.core.wave_width != 0)
+    fail("core.wave_width", "must be a multiple or a divisor of core.lanes_per_unit");
+  if (c.divergence_granularity > c.core.wave_width)
+    fail("divergence_granularity", "is larger than core.wave_width");
+  if (c.core.max_work_group_size > c.core.waves_per_unit * c.core.units_per_core * c.core.wave_width)
+    fail("core.max_work_group_size", "exceeds the work-items one core can hold (waves x units x width)");
+  check_levels(c);
+  return c;
+}
+
+SimConfig load_sim_config_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError(fmt::format("sim description {}: cannot open", path));
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw UsageError(fmt::format("sim description {}: not valid JSON: {}", path, e.what()));
+  }
+  try {
+    return parse_sim_config(j, path);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("{} (in {})", e.what(), path));
+  }
+}
+
+SimConfig load_sim_preset(const std::string& name) {
+  for (const auto& p : sim_presets())
+    if (p.name == name) return parse_sim_config(nlohmann::json::parse(p.json_text), name);
+  std::string list;
+  for (const auto& p : sim_presets()) list += " " + p.name;
+  throw UsageError(fmt::format("unknown sim preset '{}'; presets:{}", name, list));
+}
+
+ExpectedChase expected_chase(const SimConfig& c, double max_footprint_bytes) {
+  ExpectedChase e;
+  const auto levels = c.path_levels(CachePath::load_store);
+  e.line_bytes = levels.front()->line_bytes;
+  const double reach = static_cast<double>(c.tlb.reach_bytes());
+  const bool tlb_step = c.tlb.entries > 0 && c.tlb.miss_penalty_ns > 0 && reach < max_footprint_bytes;
+  for (const auto* l : levels) {
+    // A level is visible only where the chase fits in it and in the TLB.
+    if (tlb_step && static_cast<double>(l->capacity_bytes) > reach) break;
+    e.levels.push_back({l->name, static_cast<double>(l->capacity_bytes), l->hit_latency_ns, false});
+  }
+  if (tlb_step) {
+    const bool beyond_caches = e.levels.size() == levels.size();
+    // Past the last visible level but inside the TLB's reach, loads go to
+    // DRAM (or the next cache) without translation misses.
+    double lat = c.dram_latency_ns;
+    if (!beyond_caches) lat = levels[e.levels.size()]->hit_latency_ns;
+    e.levels.push_back({"tlb", reach, lat, true});
+    e.beyond_latency_ns = c.dram_latency_ns + c.tlb.miss_penalty_ns;
+  } else {
+    e.beyond_latency_ns = c.dram_latency_ns;
+  }
+  return e;
+}
+
+double chase_latency_beyond_caches(const SimConfig& c, double footprint_bytes) {
+  if (c.tlb.entries == 0) return c.dram_latency_ns;
+  const double held = std::min(1.0, static_cast<double>(c.tlb.reach_bytes()) / footprint_bytes);
+  return c.dram_latency_ns + (1 - held) * c.tlb.miss_penalty_ns;
+}
+
+}  // namespace gpuscope::sim

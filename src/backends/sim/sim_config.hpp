@@ -1,0 +1,167 @@
+// The description of a simulated GPU: every parameter the sim backend's
+// timing model uses, read from JSON (a preset embedded at build time, or a
+// user's file) and validated strictly. Units are in the names; times in ns,
+// sizes in bytes, rates per clock of the shader core clock.
+//
+// In the JSON, any number may be written plainly (`"clock_mhz": 800`) or
+// annotated with where it comes from:
+//   "clock_mhz": {"value": 800, "basis": "spec", "source": "published.md"}
+// basis is one of measured, spec, assumed. Presets annotate every value.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpuscope::sim {
+
+enum class Replacement { lru, random, plru };
+// Which accesses a cache serves: buffer loads/stores, image reads, or both.
+enum class CachePath { load_store, texture, both };
+
+struct CacheLevelConfig {
+  std::string name;  // "L1", "texture", "L2", "SLC": a label only
+  uint64_t capacity_bytes = 0;
+  uint32_t line_bytes = 64;
+  uint32_t associativity = 4;  // ways; capacity / line for fully associative
+  Replacement replacement = Replacement::lru;
+  double hit_latency_ns = 0;   // load-to-use latency of a dependent load that hits here (total)
+  double bytes_per_clock = 0;  // per instance (per core when per_core, else whole cache)
+  CachePath path = CachePath::both;
+  bool per_core = false;  // one instance per shader core (an L1) or one shared (an L2)
+
+  bool serves_loads() const { return path != CachePath::texture; }
+  bool serves_texture() const { return path != CachePath::load_store; }
+};
+
+struct TlbConfig {
+  uint32_t entries = 0;  // 0: no TLB modelled
+  uint64_t page_bytes = 4096;
+  uint32_t associativity = 0;  // 0: fully associative
+  Replacement replacement = Replacement::lru;
+  double miss_penalty_ns = 0;  // added to an access whose page misses
+  uint64_t reach_bytes() const { return static_cast<uint64_t>(entries) * page_bytes; }
+};
+
+struct CoreConfig {
+  uint32_t shader_cores = 1;
+  uint32_t units_per_core = 1;  // execution engines / SIMDs per core
+  uint32_t lanes_per_unit = 32;
+  uint32_t wave_width = 32;      // work-items issued together (warp / wave / quad)
+  uint32_t waves_per_unit = 16;  // waves resident per unit at full occupancy
+  uint64_t register_file_bytes_per_unit = 65536;
+  uint32_t register_alloc_granularity = 1;  // registers per work-item are allocated in these steps
+  uint32_t max_registers_per_item = 64;
+  double clock_mhz = 0;
+  uint32_t workgroups_per_core = 8;  // work-groups in flight per core
+  uint32_t max_work_group_size = 256;
+};
+
+struct LocalMemoryConfig {
+  uint64_t bytes_per_work_group = 32768;
+  bool on_chip = true;  // false: backed by ordinary memory through the load/store cache
+  double latency_ns = 0;
+  double bytes_per_clock = 32;                  // per core
+  uint32_t workgroups_per_core_with_local = 0;  // 0: no extra limit
+};
+
+// Throughput of one operation on one type, per clock per shader core.
+struct OpRate {
+  std::string type;  // "float", "half", "int", "char", "double", ...
+  std::string op;    // "add", "mul", "fma", "mad", "div", "sqrt", ...
+  double per_clock_per_core = 0;
+  double latency_ns = 0;  // dependent-chain latency of one op (0: derived from the rate)
+};
+
+struct RatesConfig {
+  std::vector<OpRate> ops;
+  bool dual_issue_fma_add = false;  // an FMA and an ADD can issue together
+  bool fma_emulated = false;        // fma() is emulated in software
+  double fma_emulated_cycles_per_wave = 0;
+  double special_function_rate = 0.25;  // relative to the base FP32 rate
+  bool fp64 = false;
+  bool fp16 = true;
+};
+
+struct HostConfig {
+  double link_bandwidth_gbps = 8;  // host<->device copies
+  bool zero_copy = false;          // host-visible buffers without a copy
+};
+
+struct NoiseConfig {
+  double relative_sigma = 0.01;       // lognormal jitter of every launch
+  double outlier_probability = 0.02;  // chance a launch is disturbed
+  double outlier_max_relative = 0.3;  // a disturbed launch takes up to this much longer
+  uint64_t seed = 1;
+};
+
+struct SimConfig {
+  std::string id_name;  // "mali-g52" or the file path the description came from
+  std::string name;
+  std::string vendor = "gpuscope-sim";
+  CoreConfig core;
+  std::vector<CacheLevelConfig> caches;  // nearest first
+  TlbConfig tlb;
+  double dram_latency_ns = 0;
+  double dram_bandwidth_gbps = 0;
+  uint64_t global_mem_bytes = 1ull << 30;
+  uint64_t max_alloc_bytes = 256ull << 20;
+  uint32_t address_bits = 64;
+  LocalMemoryConfig local;
+  RatesConfig rates;
+  uint32_t divergence_granularity = 32;
+  HostConfig host;
+  double launch_overhead_us = 5;
+  NoiseConfig noise;
+  nlohmann::json source;  // the description as given
+
+  // Caches a buffer load (path load_store) or an image read (texture) passes
+  // through, nearest first.
+  std::vector<const CacheLevelConfig*> path_levels(CachePath path) const;
+  double clock_ghz() const { return core.clock_mhz / 1000.0; }
+};
+
+// Parses and validates a description. Throws UsageError naming the offending
+// field by its JSON path (e.g. "memory.caches[1].capacity_bytes: ...").
+SimConfig parse_sim_config(const nlohmann::json& j, const std::string& id_name);
+
+// Reads a description file; UsageError when unreadable or invalid.
+SimConfig load_sim_config_file(const std::string& path);
+
+// Embedded presets: name -> JSON text.
+struct SimPreset {
+  std::string name;
+  std::string json_text;
+};
+const std::vector<SimPreset>& sim_presets();
+SimConfig load_sim_preset(const std::string& name);
+
+// What a dependent pointer chase with line-spaced slots over footprints up to
+// max_footprint_bytes should show on this device: the plateaus (capacity and
+// latency) in order, then the latency past the last one. Ground truth for
+// the recovery tests and for a person reading a sim run. A TLB whose reach is
+// inside the sweep shows up as one more step (a chase cannot tell it from a
+// cache); it is listed with is_tlb set.
+struct ExpectedStep {
+  std::string label;
+  double capacity_bytes = 0;
+  double latency_ns = 0;
+  bool is_tlb = false;
+};
+struct ExpectedChase {
+  std::vector<ExpectedStep> levels;
+  double beyond_latency_ns = 0;  // DRAM (plus the TLB penalty when its reach is inside the sweep)
+  uint32_t line_bytes = 0;       // of the first level on the path
+};
+ExpectedChase expected_chase(const SimConfig& c, double max_footprint_bytes);
+
+// Latency of a chase past every cache at `footprint_bytes`: DRAM plus the
+// TLB penalty on the fraction of hops whose page is not held. Pages visited
+// in random order under LRU are held with probability reach / footprint, so
+// past the reach the curve approaches DRAM + penalty only slowly (the seeds'
+// Adreno 530: 266 ns within 16 MB, > 500 ns at 256 MB).
+double chase_latency_beyond_caches(const SimConfig& c, double footprint_bytes);
+
+}  // namespace gpuscope::sim

@@ -1,0 +1,314 @@
+#include "backends/sim/sim_device.hpp"
+
+#include "backends/sim/family.hpp"
+#include "core/error.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <numbers>
+
+namespace gpuscope::sim {
+namespace {
+
+// Device addresses start here (nonzero, so a null pointer is never a
+// buffer) and buffers are aligned to 1 MiB, like drivers' page-aligned
+// allocations, so that cache sets and pages see realistic addresses.
+constexpr uint64_t kFirstAddress = 1ull << 24;
+constexpr uint64_t kAlign = 1ull << 20;
+
+std::string spec_key(const KernelSpec& s) {
+  std::string k = s.file + ":" + s.kernel;
+  for (const auto& o : s.options) k += " " + o;
+  return k;
+}
+
+}  // namespace
+
+// ---- SimBuffer -----------------------------------------------------------
+
+SimBuffer::SimBuffer(std::shared_ptr<AddressSpace> space, uint64_t base, size_t bytes)
+    : space_(std::move(space)), base_(base), bytes_(bytes), id_(space_->next_id++) {
+  chunks_.resize((bytes + kChunkBytes - 1) / kChunkBytes);
+  space_->buffers[base_] = this;
+  space_->allocated_bytes += bytes_;
+}
+
+SimBuffer::~SimBuffer() {
+  space_->buffers.erase(base_);
+  space_->allocated_bytes -= bytes_;
+}
+
+size_t SimBuffer::resident_bytes() const {
+  size_t n = 0;
+  for (const auto& c : chunks_) n += c ? kChunkBytes : 0;
+  return n;
+}
+
+void SimBuffer::check(uint64_t offset, size_t n) const {
+  if (offset > bytes_ || n > bytes_ - offset)
+    throw DeviceError(
+        fmt::format("sim: access of {} B at offset {} is outside a {} B buffer", n, offset, bytes_));
+}
+
+void SimBuffer::read(uint64_t offset, std::span<std::byte> dst) const {
+  check(offset, dst.size());
+  size_t done = 0;
+  while (done < dst.size()) {
+    const uint64_t at = offset + done;
+    const uint64_t c = at / kChunkBytes, in = at % kChunkBytes;
+    const size_t n = std::min<size_t>(dst.size() - done, kChunkBytes - in);
+    if (chunks_[c])
+      std::memcpy(dst.data() + done, chunks_[c].get() + in, n);
+    else
+      std::memset(dst.data() + done, 0, n);
+    done += n;
+  }
+}
+
+void SimBuffer::write(uint64_t offset, std::span<const std::byte> src) {
+  check(offset, src.size());
+  size_t done = 0;
+  while (done < src.size()) {
+    const uint64_t at = offset + done;
+    const uint64_t c = at / kChunkBytes, in = at % kChunkBytes;
+    const size_t n = std::min<size_t>(src.size() - done, kChunkBytes - in);
+    if (!chunks_[c]) {
+      chunks_[c] = std::make_unique<std::byte[]>(kChunkBytes);  // value-initialised: zeros
+    }
+    std::memcpy(chunks_[c].get() + in, src.data() + done, n);
+    done += n;
+  }
+  last_write_ = ++space_->write_stamp;
+}
+
+// ---- SimLaunch -----------------------------------------------------------
+
+SimLaunch::SimLaunch(SimDevice& dev, const KernelSpec& spec, Range global, Range local,
+                     std::span<const KernelArg> args)
+    : dev_(dev), spec_(spec), global_(global), local_(local), args_(args) {}
+
+const SimConfig& SimLaunch::config() const { return dev_.config(); }
+MemoryModel& SimLaunch::memory() { return dev_.memory(); }
+std::shared_ptr<void>& SimLaunch::state_slot(const std::string& key) { return dev_.state_slot(key); }
+
+std::optional<std::string> SimLaunch::define(const std::string& name) const {
+  const std::string prefix = "-D" + name;
+  for (const auto& o : spec_.options) {
+    if (o == prefix) return std::string("1");
+    if (o.rfind(prefix + "=", 0) == 0) return o.substr(prefix.size() + 1);
+  }
+  return std::nullopt;
+}
+
+long long SimLaunch::define_int(const std::string& name, long long fallback) const {
+  const auto v = define(name);
+  if (!v) return fallback;
+  try {
+    return std::stoll(*v);
+  } catch (const std::exception&) {
+    throw Unsupported(
+        fmt::format("sim: {} -D{}={} is not a number the model understands", spec_.kernel, name, *v));
+  }
+}
+
+namespace {
+template <class T>
+const T& arg_as(std::span<const KernelArg> args, size_t i, const KernelSpec& spec, const char* what) {
+  if (i >= args.size())
+    throw DeviceError(fmt::format("sim: kernel {} launched with {} arguments, argument {} missing",
+                                  spec.kernel, args.size(), i));
+  if (const T* v = std::get_if<T>(&args[i])) return *v;
+  throw DeviceError(fmt::format("sim: kernel {} argument {} is not {}", spec.kernel, i, what));
+}
+}  // namespace
+
+SimBuffer& SimLaunch::buffer(size_t i) const {
+  Buffer* b = arg_as<Buffer*>(args_, i, spec_, "a buffer");
+  auto* sb = dynamic_cast<SimBuffer*>(b);
+  if (!sb) throw DeviceError(fmt::format("sim: kernel {} argument {} is not a sim buffer", spec_.kernel, i));
+  return *sb;
+}
+uint32_t SimLaunch::u32(size_t i) const { return arg_as<uint32_t>(args_, i, spec_, "a uint"); }
+int32_t SimLaunch::i32(size_t i) const { return arg_as<int32_t>(args_, i, spec_, "an int"); }
+uint64_t SimLaunch::u64(size_t i) const { return arg_as<uint64_t>(args_, i, spec_, "a ulong"); }
+float SimLaunch::f32(size_t i) const { return arg_as<float>(args_, i, spec_, "a float"); }
+size_t SimLaunch::local_bytes(size_t i) const {
+  return arg_as<LocalBytes>(args_, i, spec_, "local memory").bytes;
+}
+
+std::pair<SimBuffer*, uint64_t> SimLaunch::resolve(uint64_t address) const {
+  auto& bufs = dev_.address_space().buffers;
+  auto it = bufs.upper_bound(address);
+  if (it != bufs.begin()) {
+    --it;
+    if (address - it->first < it->second->size_bytes()) return {it->second, address - it->first};
+  }
+  throw DeviceError(
+      fmt::format("sim: kernel {} accessed address {:#x}, outside every buffer (a GPU would fault)",
+                  spec_.kernel, address));
+}
+
+// ---- FamilyTable ---------------------------------------------------------
+
+void FamilyTable::add(KernelModel m) {
+  auto key = std::make_pair(m.file, m.kernel);
+  models_[key] = std::move(m);
+}
+
+const KernelModel* FamilyTable::find(const std::string& file, const std::string& kernel) const {
+  const auto it = models_.find({file, kernel});
+  return it == models_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> FamilyTable::files() const {
+  std::vector<std::string> out;
+  for (const auto& [k, m] : models_)
+    if (out.empty() || out.back() != k.first) out.push_back(k.first);
+  return out;
+}
+
+// ---- SimDevice -----------------------------------------------------------
+
+DeviceInfo sim_device_info(const SimConfig& c, const std::string& id) {
+  DeviceInfo d;
+  d.id = id;
+  d.name = c.name + " (simulated)";
+  d.vendor = c.vendor;
+  d.type = "sim";
+  d.api = "gpuscope sim (OpenCL C kernels modelled in C++)";
+  d.driver_version = GPUSCOPE_VERSION;
+  d.platform = "gpuscope simulator";
+  d.compute_units = c.core.shader_cores;
+  d.clock_mhz = static_cast<uint32_t>(std::lround(c.core.clock_mhz));
+  d.global_mem_bytes = c.global_mem_bytes;
+  d.max_alloc_bytes = std::min(c.max_alloc_bytes, kSimMaxAllocBytes);
+  d.local_mem_bytes = c.local.bytes_per_work_group;
+  d.local_mem_dedicated = c.local.on_chip;
+  const auto levels = c.path_levels(CachePath::load_store);
+  d.global_cache_bytes = levels.back()->capacity_bytes;
+  d.global_cache_line_bytes = levels.front()->line_bytes;
+  d.address_bits = c.address_bits;
+  d.max_work_group_size = c.core.max_work_group_size;
+  d.profiling = true;
+  if (c.rates.fp16) d.extensions.push_back("cl_khr_fp16");
+  if (c.rates.fp64) d.extensions.push_back("cl_khr_fp64");
+  d.vendor_info["sim_description"] = c.source;
+  if (c.max_alloc_bytes > kSimMaxAllocBytes)
+    d.vendor_info["sim_note"] =
+        fmt::format("max allocation capped at {} MiB of host memory (described: {} MiB)",
+                    kSimMaxAllocBytes >> 20, c.max_alloc_bytes >> 20);
+  return d;
+}
+
+SimDevice::SimDevice(SimConfig cfg, std::string id)
+    : cfg_(std::move(cfg)),
+      info_(sim_device_info(cfg_, id)),
+      memory_(cfg_, cfg_.noise.seed ^ 0x5eed),
+      space_(std::make_shared<AddressSpace>()),
+      noise_rng_(cfg_.noise.seed) {}
+
+std::unique_ptr<Buffer> SimDevice::create_buffer(size_t bytes) {
+  if (bytes == 0) throw DeviceError("sim: zero-byte buffer");
+  if (bytes > info_.max_alloc_bytes)
+    throw OutOfResources(
+        fmt::format("sim: {} B exceeds the max allocation of {} B", bytes, info_.max_alloc_bytes));
+  if (space_->allocated_bytes + bytes > cfg_.global_mem_bytes)
+    throw OutOfResources(
+        fmt::format("sim: {} B more would exceed the device's {} B", bytes, cfg_.global_mem_bytes));
+  // First fit in the address space, 1 MiB aligned.
+  const uint64_t limit = cfg_.address_bits == 32 ? (1ull << 32) : (1ull << 47);
+  uint64_t base = kFirstAddress;
+  for (const auto& [b, buf] : space_->buffers) {
+    if (base + bytes <= b) break;
+    base = std::max(base, (b + buf->size_bytes() + kAlign - 1) / kAlign * kAlign);
+  }
+  if (base + bytes > limit) throw OutOfResources("sim: device address space exhausted");
+  return std::make_unique<SimBuffer>(space_, base, bytes);
+}
+
+void SimDevice::write(Buffer& dst, size_t offset_bytes, std::span<const std::byte> src) {
+  dynamic_cast<SimBuffer&>(dst).write(offset_bytes, src);
+}
+
+void SimDevice::read(const Buffer& src, size_t offset_bytes, std::span<std::byte> dst) {
+  dynamic_cast<const SimBuffer&>(src).read(offset_bytes, dst);
+}
+
+Kernel& SimDevice::kernel(const KernelSpec& spec) {
+  const std::string key = spec_key(spec);
+  if (auto it = kernels_.find(key); it != kernels_.end()) return *it->second;
+  const KernelModel* m = sim_families().find(spec.file, spec.kernel);
+  if (!m)
+    throw Unsupported(
+        fmt::format("the sim backend has no model of kernel '{}' in {}", spec.kernel, spec.file));
+  const size_t max_wg = m->max_work_group_size
+                            ? std::min<size_t>(m->max_work_group_size, cfg_.core.max_work_group_size)
+                            : cfg_.core.max_work_group_size;
+  auto k = std::make_unique<SimKernel>(spec, m, max_wg);
+  auto& ref = *k;
+  kernels_[key] = std::move(k);
+  return ref;
+}
+
+double SimDevice::with_noise(double ns) {
+  const auto& n = cfg_.noise;
+  // Box-Muller from two uniform draws in (0, 1].
+  const double u1 = (static_cast<double>(noise_rng_.next() >> 11) + 1) * 0x1.0p-53;
+  const double u2 = static_cast<double>(noise_rng_.next() >> 11) * 0x1.0p-53;
+  const double z = std::sqrt(-2 * std::log(u1)) * std::cos(2 * std::numbers::pi * u2);
+  double t = ns * std::exp(n.relative_sigma * z);
+  const double u3 = static_cast<double>(noise_rng_.next() >> 11) * 0x1.0p-53;
+  if (u3 < n.outlier_probability) {
+    const double u4 = static_cast<double>(noise_rng_.next() >> 11) * 0x1.0p-53;
+    t *= 1 + n.outlier_max_relative * u4;  // interference only ever adds time
+  }
+  return t;
+}
+
+double SimDevice::launch(Kernel& k, Range global, Range local, std::span<const KernelArg> args) {
+  auto& sk = dynamic_cast<SimKernel&>(k);
+  if (local.total() > sk.max_work_group_size())
+    throw DeviceError(fmt::format("sim: work-group of {} exceeds {}'s maximum {}", local.total(), sk.name(),
+                                  sk.max_work_group_size()));
+  for (int d = 0; d < 3; ++d)
+    if (local.total() && global.dims[d] % local.dims[d] != 0)
+      throw DeviceError(
+          fmt::format("sim: global size {} is not a multiple of the work-group size {} (dim {})",
+                      global.dims[d], local.dims[d], d));
+  SimLaunch launch(*this, sk.spec(), global, local, args);
+  const double ns = sk.model().run(launch);
+  return with_noise(ns);
+}
+
+// ---- SimBackend ----------------------------------------------------------
+
+namespace {
+
+class SimBackend : public Backend {
+ public:
+  std::string name() const override { return "sim"; }
+  std::vector<DeviceInfo> enumerate() override {
+    std::vector<DeviceInfo> out;
+    for (const auto& p : sim_presets())
+      out.push_back(sim_device_info(load_sim_preset(p.name), "sim:" + p.name));
+    return out;
+  }
+  bool opens_unlisted(const std::string& id) const override {
+    return id.rfind("sim:", 0) == 0 && id.size() > 5 && id.ends_with(".json");
+  }
+  std::unique_ptr<Device> open(const std::string& id) override {
+    if (id.rfind("sim:", 0) != 0) throw UsageError(fmt::format("not a sim device: '{}'", id));
+    const std::string what = id.substr(4);
+    if (what.ends_with(".json")) return std::make_unique<SimDevice>(load_sim_config_file(what), id);
+    return std::make_unique<SimDevice>(load_sim_preset(what), id);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_sim_backend() { return std::make_unique<SimBackend>(); }
+
+}  // namespace gpuscope::sim

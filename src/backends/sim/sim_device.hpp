@@ -1,0 +1,126 @@
+// The sim backend: devices whose kernels are C++ models (family_*.cpp) and
+// whose time comes from a parameterised model of a GPU (sim_config.hpp).
+//
+// Memory: a sim buffer has a device address range of its own (so pointers
+// stored in buffers are real addresses the cache model can see) and is backed
+// by host memory lazily, in 64 KiB chunks allocated on first write; reads of
+// untouched chunks see zeros. The latency probe writes one word per cache
+// line, so it still touches every chunk of its slot buffer: host memory is
+// bounded by reporting a max allocation of at most kSimMaxAllocBytes (512 MiB,
+// well past the last cache and the TLB reach of the mobile GPUs modelled, and
+// close to what those devices report: Adreno 530 allows 472 MB per
+// allocation), which the probes already respect when they size their sweeps.
+#pragma once
+
+#include "backends/backend.hpp"
+#include "backends/sim/cache_model.hpp"
+#include "backends/sim/sim_config.hpp"
+#include "core/random.hpp"
+
+#include <cstring>
+#include <map>
+#include <memory>
+
+namespace gpuscope::sim {
+
+constexpr uint64_t kSimMaxAllocBytes = 512ull << 20;
+
+// Live buffers by base address, shared by a device and its buffers.
+struct AddressSpace {
+  std::map<uint64_t, class SimBuffer*> buffers;  // base -> buffer
+  uint64_t write_stamp = 0;                      // bumped by every write, device-wide
+  uint64_t next_id = 1;
+  uint64_t allocated_bytes = 0;
+};
+
+class SimBuffer : public Buffer {
+ public:
+  SimBuffer(std::shared_ptr<AddressSpace> space, uint64_t base, size_t bytes);
+  ~SimBuffer() override;
+  size_t size_bytes() const override { return bytes_; }
+  uint64_t base_address() const { return base_; }
+  uint64_t id() const { return id_; }
+  // Stamp of the last write (device-wide counter): memos of a buffer's
+  // contents are valid while it is unchanged.
+  uint64_t last_write() const { return last_write_; }
+  size_t resident_bytes() const;
+
+  void read(uint64_t offset, std::span<std::byte> dst) const;
+  void write(uint64_t offset, std::span<const std::byte> src);
+
+  template <class T>
+  T load(uint64_t offset) const {
+    T v;
+    read(offset, std::as_writable_bytes(std::span<T>(&v, 1)));
+    return v;
+  }
+  template <class T>
+  void store(uint64_t offset, T v) {
+    write(offset, std::as_bytes(std::span<const T>(&v, 1)));
+  }
+  template <class T>
+  std::vector<T> load_all(size_t count, uint64_t offset = 0) const {
+    std::vector<T> out(count);
+    read(offset, std::as_writable_bytes(std::span<T>(out)));
+    return out;
+  }
+
+ private:
+  static constexpr uint64_t kChunkBytes = 64 * 1024;
+  void check(uint64_t offset, size_t n) const;
+  std::shared_ptr<AddressSpace> space_;
+  uint64_t base_;
+  size_t bytes_;
+  uint64_t id_;
+  uint64_t last_write_ = 0;
+  mutable std::vector<std::unique_ptr<std::byte[]>> chunks_;
+};
+
+class SimKernel : public Kernel {
+ public:
+  SimKernel(KernelSpec spec, const struct KernelModel* model, size_t max_wg)
+      : spec_(std::move(spec)), model_(model), max_wg_(max_wg) {}
+  const std::string& name() const override { return spec_.kernel; }
+  size_t max_work_group_size() const override { return max_wg_; }
+  const KernelSpec& spec() const { return spec_; }
+  const struct KernelModel& model() const { return *model_; }
+
+ private:
+  KernelSpec spec_;
+  const struct KernelModel* model_;
+  size_t max_wg_;
+};
+
+class SimDevice : public Device {
+ public:
+  explicit SimDevice(SimConfig cfg, std::string id);
+  const DeviceInfo& info() const override { return info_; }
+  std::unique_ptr<Buffer> create_buffer(size_t bytes) override;
+  void write(Buffer& dst, size_t offset_bytes, std::span<const std::byte> src) override;
+  void read(const Buffer& src, size_t offset_bytes, std::span<std::byte> dst) override;
+  Kernel& kernel(const KernelSpec& spec) override;
+  double launch(Kernel& k, Range global, Range local, std::span<const KernelArg> args) override;
+
+  const SimConfig& config() const { return cfg_; }
+  MemoryModel& memory() { return memory_; }
+  AddressSpace& address_space() { return *space_; }
+  std::shared_ptr<void>& state_slot(const std::string& key) { return state_[key]; }
+  // Multiplies a modelled time by the description's measurement noise.
+  double with_noise(double ns);
+
+ private:
+  SimConfig cfg_;
+  DeviceInfo info_;
+  MemoryModel memory_;
+  std::shared_ptr<AddressSpace> space_;
+  std::map<std::string, std::unique_ptr<SimKernel>> kernels_;
+  std::map<std::string, std::shared_ptr<void>> state_;
+  SplitMix64 noise_rng_;
+};
+
+// DeviceInfo of a description as a sim device `id` reports it.
+DeviceInfo sim_device_info(const SimConfig& c, const std::string& id);
+
+std::unique_ptr<Backend> make_sim_backend();
+
+}  // namespace gpuscope::sim
