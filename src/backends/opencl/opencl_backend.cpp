@@ -280,13 +280,13 @@ class ClDevice final : public Device {
       // Drivers allocate lazily; touching both ends makes a refused
       // allocation fail here, where the caller can retry smaller, rather
       // than inside a timed launch.
-      // The far touch avoids ending exactly on a multiple of 4 GiB: NVIDIA's
-      // driver (580) loses its queue (CL_INVALID_COMMAND_QUEUE) on a fill
-      // whose end is 2^32 or 2^33, as if the end offset were 32-bit.
-      const cl_uchar zero = 0;
-      const size_t far = bytes % (size_t{1} << 32) == 0 && bytes >= 2 ? bytes - 2 : bytes - 1;
-      queue_.enqueueFillBuffer(b, zero, 0, 1);
-      queue_.enqueueFillBuffer(b, zero, far, 1);
+      // The touches are 1-byte writes, not fills: NVIDIA's driver (580)
+      // loses its queue (CL_INVALID_COMMAND_QUEUE, and the context with it)
+      // on a 1-byte clEnqueueFillBuffer at an offset in [2 GiB, 4 GiB),
+      // as if the fill kernel indexed with a signed 32-bit int.
+      static const cl_uchar zero = 0;
+      queue_.enqueueWriteBuffer(b, CL_FALSE, 0, 1, &zero);
+      queue_.enqueueWriteBuffer(b, CL_FALSE, bytes - 1, 1, &zero);
       queue_.finish();
       return std::make_unique<ClBuffer>(std::move(b), bytes, std::move(host));
     } catch (const cl::Error& e) {
