@@ -107,11 +107,11 @@ int cmd_run(const RunArgs& a, const std::string& command_line) {
   write_results_file_atomic(r, results_path);
 
   const bool show_progress = !a.quiet;
-  ProbeContext ctx{*device, options, 0, [&](const std::string& line) {
-                     if (show_progress) std::cerr << "  " << line << "\n";
-                   }};
   int status = 0;
   for (const ProbeDef* p : probes) {
+    ProbeContext ctx{*device, options, 0, [&](const std::string& line) {
+                       if (show_progress) std::cerr << "  " << line << "\n";
+                     }};
     ctx.budget_s = planned_budget_s(*p, options, r.device);
     if (show_progress) std::cerr << fmt::format("gpuscope: {} on {} ...\n", p->name, r.device.name);
     const auto t0 = std::chrono::steady_clock::now();
@@ -124,9 +124,20 @@ int cmd_run(const RunArgs& a, const std::string& command_line) {
       r.skipped.push_back({p->name, fmt::format("{}\nbuild log:\n{}", e.what(), e.log)});
     } catch (const OutOfResources& e) {
       r.skipped.push_back({p->name, fmt::format("out of resources: {}", e.what())});
+    } catch (const DeviceError& e) {
+      // A failing API call can leave the context unusable (NVIDIA's driver
+      // loses it after a kernel fault): the next probe gets a fresh one.
+      r.skipped.push_back({p->name, fmt::format("failed: {}", e.what())});
+      status = kExitFailure;
+      try {
+        device = open_device(r.device.id);
+      } catch (const std::exception& reopen) {
+        r.skipped.back().reason += fmt::format("; reopening the device failed too: {}", reopen.what());
+        write_results_file_atomic(r, results_path);
+        throw;
+      }
     } catch (const std::exception& e) {
-      // A wrong kernel result or a failing API call: the run is a failure,
-      // but what finished is kept.
+      // A wrong kernel result: the run is a failure, but what finished is kept.
       r.skipped.push_back({p->name, fmt::format("failed: {}", e.what())});
       status = kExitFailure;
     }
