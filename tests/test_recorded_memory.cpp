@@ -105,6 +105,22 @@ TEST(H200Tlb, ReachNoteReadsTheLatencyCurve) {
   EXPECT_NE(r.find_finding("memory.L1.capacity_bytes"), nullptr);
 }
 
+// The fixed binary (chases continue across launches, 2 GiB + 4 KiB chase
+// buffers) on the H200: the far-pairs fetch unit is the L2's 64 B from HBM,
+// and the 2 MiB-strided chase shows a small first translation step past
+// 512 MiB (3.6 ns, at a confidence that says it is weak), none below.
+TEST(H200Geometry, FixedBinaryReadsBothFetchUnitsAndASmallTlbStep) {
+  const Results r = load("h200_tlb_geometry_launch.json");
+  EXPECT_EQ(value(r, "memory.L1.fetch_bytes"), 32);
+  EXPECT_EQ(value(r, "memory.L2.fetch_bytes"), 64);
+  EXPECT_EQ(value(r, "memory.line_bytes"), 128);
+  EXPECT_GE(value(r, "memory.tlb.reach_bytes"), 512 * MiB);
+  const double penalty = value(r, "memory.tlb.miss_penalty_ns");
+  EXPECT_GT(penalty, 0);
+  EXPECT_LT(penalty, 10);
+  EXPECT_LE(get(r, "memory.tlb.reach_bytes")->confidence, 0.6);
+}
+
 // CPUs through PoCL (noisy VMs): the analysis runs and says something
 // plausible; exact figures are not asserted.
 class PoclMemory : public ::testing::TestWithParam<const char*> {};
