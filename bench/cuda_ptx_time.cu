@@ -45,7 +45,8 @@ int main(int argc, char** argv) {
   CUdevice dev;
   CK(cuDeviceGet(&dev, 0));
   CUcontext ctx;
-  CK(cuCtxCreate(&ctx, 0, dev));
+  CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+  CK(cuCtxSetCurrent(ctx));
   int sms = 0;
   CK(cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
   CUmodule mod;
