@@ -5,7 +5,7 @@
 # nvdisasm off-line), the same PTX timed through the CUDA driver API, the CUDA
 # reference kernels, and one full compute + oplatency run to record.
 # Usage: bench/gpu_fp64.sh OUTDIR DIR   (DIR holds gpuscope, libOpenCL.so.1,
-# cuda_fma.cu, cuda_ptx_time.cu). Prints a table; OUTDIR/fp64.tgz has the rest.
+# cuda_fma.cu, cuda_ptx_time.cu, sass_dfma_operands.py). Prints a table; OUTDIR/fp64.tgz has the rest.
 set -uo pipefail
 out=${1:?usage: bench/gpu_fp64.sh OUTDIR DIR}
 dir=${2:?usage: bench/gpu_fp64.sh OUTDIR DIR}
@@ -75,6 +75,7 @@ if [ -x "$w/cuda_ptx_time" ]; then
   done
 fi
 cuobjdump -sass "$w/cuda_fma.cubin" > "$w/cuda_fma.sass" 2>&1
+python3 "$dir/sass_dfma_operands.py" "$w/cuda_fma.sass" "$w"/dump/*/fp64.sass 2>&1
 kill $smi 2>/dev/null
 awk -F', ' 'NR > 1 {n++; c += $2; if ($3 + 0 > p) p = $3 + 0} END {printf "smi: %d samples, mean SM clock %.0f MHz, peak power %.0f W\n", n, c / n, p}' "$w/smi.csv"
 cp "$w/full/results.json" "$out/compute_full.json" 2>/dev/null

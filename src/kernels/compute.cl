@@ -116,9 +116,11 @@ ulong cycle_counter(void) { return 0; }
   x = mad(y, a, b);          \
   y = mad(x, a, b);
 // Throughput form of the same maps: x and y as two independent chains
-// (x = fma(x, a, b)). Measured on the H200: fp64 FMA in the paired form above
-// reaches 30.6 TFLOP/s in CUDA as in OpenCL, this form 33.2 (99% of peak);
-// the paired form's operand pattern costs the DFMA pipe issue slots.
+// (x = fma(x, a, b)), each DFMA's accumulator its own destination. Paired or
+// not matters less than where a and b live (THROUGHPUT_KERNEL_BYVAL): the
+// CUDA single-variable kernel that read 33.2 TFLOP/s on the H200 had `a` in
+// a uniform register, the paired one (30.6) and the 16-chain one (30.4) did
+// not.
 #define TP_STEP_FMA(x, y, a, b) \
   x = fma(x, a, b);             \
   y = fma(y, a, b);
