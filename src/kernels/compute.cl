@@ -116,9 +116,11 @@ ulong cycle_counter(void) { return 0; }
   x = mad(y, a, b);          \
   y = mad(x, a, b);
 // Throughput form of the same maps: x and y as two independent chains
-// (x = fma(x, a, b)). Measured on the H200: fp64 FMA in the paired form above
-// reaches 30.6 TFLOP/s in CUDA as in OpenCL, this form 33.2 (99% of peak);
-// the paired form's operand pattern costs the DFMA pipe issue slots.
+// (x = fma(x, a, b)), each DFMA's accumulator its own destination. Paired or
+// not matters less than where a and b live (THROUGHPUT_KERNEL_BYVAL): the
+// CUDA single-variable kernel that read 33.2 TFLOP/s on the H200 had `a` in
+// a uniform register, the paired one (30.6) and the 16-chain one (30.4) did
+// not.
 #define TP_STEP_FMA(x, y, a, b) \
   x = fma(x, a, b);             \
   y = fma(y, a, b);
@@ -269,6 +271,46 @@ int dp4a(int p, int q, int s) {
     }                                                                                                 \
   }
 
+// The FMA/MAD throughput kernels take a and b by value (pa, pb: float, or
+// double for fp64; `param` holds the same values and is not read). Why, from
+// the H200's SASS (README, "Arithmetic"): a kernel argument lives in the
+// constant bank, so ptxas keeps `a` in a uniform register and every DFMA
+// reads one vector register pair (the accumulator) plus `b` through the
+// operand-reuse cache: DFMA R4, R4, UR6, R28.reuse. Loaded from a buffer, a
+// and b sit in vector registers unless ptxas happens to move `a` to a uniform
+// one (it does for some chain counts, not others); then the DFMA that ptxas
+// leaves without reuse flags (one in six) reads three register pairs and
+// loses a cycle: 12 of 13 cycles busy, the 92% of peak (30.7 of 33.45
+// TFLOP/s) the buffer form read. The values still arrive at run time, so
+// nothing can be folded.
+#define THROUGHPUT_KERNEL_BYVAL(OP, STEPS, STEP)                                                      \
+  __kernel void tp_##OP(__global const SCALAR* seed, __global const SCALAR* param, __global SCALAR* out, \
+                        uint iters, ARG_SCALAR pa, ARG_SCALAR pb) {                                   \
+    const size_t base = get_global_id(0) * 2 * CHAINS;                                                \
+    const ELEM a = (ELEM)((SCALAR)pa);                                                                \
+    const ELEM b = (ELEM)((SCALAR)pb);                                                                \
+    ELEM x[CHAINS], y[CHAINS];                                                                        \
+    _Pragma("unroll") for (int c = 0; c < CHAINS; ++c) {                                              \
+      x[c] = LOAD(base + 2 * c, seed);                                                                \
+      y[c] = LOAD(base + 2 * c + 1, seed);                                                            \
+    }                                                                                                 \
+    for (uint i = 0; i < iters; ++i) {                                                                \
+      _Pragma("unroll") for (int u = 0; u < STEPS; ++u) {                                             \
+        _Pragma("unroll") for (int c = 0; c < CHAINS; ++c) { STEP(x[c], y[c], a, b) }                \
+      }                                                                                               \
+    }                                                                                                 \
+    _Pragma("unroll") for (int c = 0; c < CHAINS; ++c) {                                              \
+      STORE(x[c], base + 2 * c, out);                                                                 \
+      STORE(y[c], base + 2 * c + 1, out);                                                             \
+    }                                                                                                 \
+  }
+
+#ifdef NEED_FP64
+#define ARG_SCALAR double
+#else
+#define ARG_SCALAR float
+#endif
+
 // One work-item, one chain: seed[0..1] -> out[0..1]; cycles[0] = device
 // cycles spent in the loop where a counter exists (else 0).
 #define LATENCY_KERNEL(OP, STEPS)                                                                      \
@@ -288,19 +330,90 @@ int dp4a(int p, int q, int s) {
     cycles[0] = t1 - t0;                                                                               \
   }
 
+// Diagnostic forms of tp_FMA for fp64 on NVIDIA (-DFMA_FORM=n, host env
+// GPUSCOPE_COMPUTE_FMA_FORM): the same maps as TP_STEP_FMA (every
+// accumulator v -> fma(v, a, b), so the host reference is unchanged), written
+// as inline PTX so that NVVM cannot reorder or re-associate the operands:
+//   1: one fma.rn.f64 per op, operands (v, a, b)
+//   2: one fma.rn.f64 per op, operands (a, v, b) (multiplier first)
+//   3: one asm block of four fma.rn.f64 per pair of chains, fixed order
+//   4: builtin fma, all x accumulators then all y accumulators per step
+//   5: builtin fma with a and b loaded from `param` (the earlier kernel,
+//      30.7 TFLOP/s on the H200), pa and pb ignored
+// Forms 1-4 take a and b by value as the default kernel does. They exist to
+// find out why fp64 FMA read 92% of peak (README).
+#if defined(FMA_FORM) && FMA_FORM > 0
+#if (FMA_FORM == 1 || FMA_FORM == 2 || FMA_FORM == 3) && !(defined(NEED_FP64) && defined(HAS_PTX) && VEC == 1)
+#error "FMA_FORM 1-3 are fp64 inline PTX: scalar double on NVIDIA only"
+#endif
+#if FMA_FORM == 1 || FMA_FORM == 3
+#define DFMA_ASM(v, a, b) __asm__("fma.rn.f64 %0, %1, %2, %3;" : "=d"(v) : "d"(v), "d"(a), "d"(b));
+#else
+#define DFMA_ASM(v, a, b) __asm__("fma.rn.f64 %0, %1, %2, %3;" : "=d"(v) : "d"(a), "d"(v), "d"(b));
+#endif
+#if FMA_FORM == 3
+#define FMA_FORM_ROUND(x, y, a, b)                                             \
+  _Pragma("unroll") for (int c = 0; c + 1 < CHAINS; c += 2) {                 \
+    __asm__("fma.rn.f64 %0, %0, %4, %5;\n\t"                                  \
+            "fma.rn.f64 %1, %1, %4, %5;\n\t"                                  \
+            "fma.rn.f64 %2, %2, %4, %5;\n\t"                                  \
+            "fma.rn.f64 %3, %3, %4, %5;"                                      \
+            : "+d"(x[c]), "+d"(y[c]), "+d"(x[c + 1]), "+d"(y[c + 1])          \
+            : "d"(a), "d"(b));                                                \
+  }                                                                           \
+  if (CHAINS % 2) { DFMA_ASM(x[CHAINS - 1], a, b) DFMA_ASM(y[CHAINS - 1], a, b) }
+#elif FMA_FORM == 4
+#define FMA_FORM_ROUND(x, y, a, b)                                             \
+  _Pragma("unroll") for (int c = 0; c < CHAINS; ++c) x[c] = fma(x[c], a, b); \
+  _Pragma("unroll") for (int c = 0; c < CHAINS; ++c) y[c] = fma(y[c], a, b);
+#elif FMA_FORM == 5
+#define FMA_FORM_ROUND(x, y, a, b) \
+  _Pragma("unroll") for (int c = 0; c < CHAINS; ++c) { TP_STEP_FMA(x[c], y[c], a, b) }
+#else
+#define FMA_FORM_ROUND(x, y, a, b) \
+  _Pragma("unroll") for (int c = 0; c < CHAINS; ++c) { DFMA_ASM(x[c], a, b) DFMA_ASM(y[c], a, b) }
+#endif
+#if FMA_FORM == 5
+#define FORM_A (param[0])
+#define FORM_B (param[1])
+#else
+#define FORM_A ((SCALAR)pa)
+#define FORM_B ((SCALAR)pb)
+#endif
+#define THROUGHPUT_KERNEL_FMA_FORM                                                                     \
+  __kernel void tp_FMA(__global const SCALAR* seed, __global const SCALAR* param, __global SCALAR* out, \
+                       uint iters, ARG_SCALAR pa, ARG_SCALAR pb) {                                     \
+    const size_t base = get_global_id(0) * 2 * CHAINS;                                                 \
+    const ELEM a = (ELEM)FORM_A;                                                                       \
+    const ELEM b = (ELEM)FORM_B;                                                                       \
+    ELEM x[CHAINS], y[CHAINS];                                                                         \
+    _Pragma("unroll") for (int c = 0; c < CHAINS; ++c) {                                               \
+      x[c] = LOAD(base + 2 * c, seed);                                                                 \
+      y[c] = LOAD(base + 2 * c + 1, seed);                                                             \
+    }                                                                                                  \
+    for (uint i = 0; i < iters; ++i) {                                                                 \
+      _Pragma("unroll") for (int u = 0; u < UNROLL; ++u) { FMA_FORM_ROUND(x, y, a, b) }                \
+    }                                                                                                  \
+    _Pragma("unroll") for (int c = 0; c < CHAINS; ++c) {                                               \
+      STORE(x[c], base + 2 * c, out);                                                                  \
+      STORE(y[c], base + 2 * c + 1, out);                                                              \
+    }                                                                                                  \
+  }
+#endif
+
 // Slow ops (division, square roots, transcendentals: a special-function
 // unit or a long sequence) are unrolled less: their loop overhead is already
 // negligible, and fully unrolled precise sin/exp bodies would take the driver
 // seconds to compile. The host's op table marks the same ops slow.
 #if VEC == 1
 #define KERNELS(OP) THROUGHPUT_KERNEL(OP, UNROLL, STEP_##OP) LATENCY_KERNEL(OP, LAT_UNROLL)
-#define INDEP_KERNELS(OP) THROUGHPUT_KERNEL(OP, UNROLL, TP_STEP_##OP) LATENCY_KERNEL(OP, LAT_UNROLL)
+#define INDEP_KERNELS(OP) THROUGHPUT_KERNEL_BYVAL(OP, UNROLL, TP_STEP_##OP) LATENCY_KERNEL(OP, LAT_UNROLL)
 #define SLOW_KERNELS(OP) THROUGHPUT_KERNEL(OP, UNROLL_SLOW, STEP_##OP) LATENCY_KERNEL(OP, LAT_UNROLL_SLOW)
 #else
 // Vector forms of slow ops are not timed (a vector sin is its lanes' sins):
 // left out so that the vector programs build fast.
 #define KERNELS(OP) THROUGHPUT_KERNEL(OP, UNROLL, STEP_##OP)
-#define INDEP_KERNELS(OP) THROUGHPUT_KERNEL(OP, UNROLL, TP_STEP_##OP)
+#define INDEP_KERNELS(OP) THROUGHPUT_KERNEL_BYVAL(OP, UNROLL, TP_STEP_##OP)
 #define SLOW_KERNELS(OP)
 #endif
 
@@ -317,7 +430,14 @@ KERNELS(ADD)
 KERNELS(MUL)
 #endif
 #if defined(ONLY_FMA) || defined(ALL_OPS) || defined(GROUP_FAST)
+#if defined(FMA_FORM) && FMA_FORM > 0
+THROUGHPUT_KERNEL_FMA_FORM
+#if VEC == 1
+LATENCY_KERNEL(FMA, LAT_UNROLL)
+#endif
+#else
 INDEP_KERNELS(FMA)
+#endif
 #endif
 #if defined(ONLY_MAD) || defined(ALL_OPS) || defined(GROUP_FAST)
 INDEP_KERNELS(MAD)

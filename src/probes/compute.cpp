@@ -27,9 +27,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <variant>
 
 namespace gpuscope {
@@ -464,6 +466,15 @@ class ComputeRunner {
                                       : "-DKIND_PTX_F16X2");
     o.insert(o.end(), f.defines.begin(), f.defines.end());
     if (nvidia_ && ptx_ok_) o.push_back("-DHAS_PTX");
+    // Diagnostics (README, "Arithmetic"): GPUSCOPE_COMPUTE_FMA_FORM=n picks
+    // one of compute.cl's FMA_FORM variants of fp64 tp_FMA;
+    // GPUSCOPE_COMPUTE_CLOPTS adds build options (-cl-nv-maxrregcount=40).
+    if (const char* form = std::getenv("GPUSCOPE_COMPUTE_FMA_FORM"); form && *form && f.type == "fp64")
+      o.push_back(std::string("-DFMA_FORM=") + form);
+    if (const char* extra = std::getenv("GPUSCOPE_COMPUTE_CLOPTS"); extra && *extra) {
+      std::istringstream words(extra);
+      for (std::string w; words >> w;) o.push_back(w);
+    }
     return {"compute.cl", kernel, o};
   }
 
@@ -499,6 +510,22 @@ class ComputeRunner {
     }
   }
 
+  // Diagnostics: GPUSCOPE_COMPUTE_DUMP=<dir> writes the driver's program
+  // binary (PTX on NVIDIA) and build log of each timed tp_ kernel there, to
+  // be compiled with ptxas and read as SASS off-line.
+  void dump_program(Kernel& k, const std::string& name) {
+    const char* dir = std::getenv("GPUSCOPE_COMPUTE_DUMP");
+    if (!dir || !*dir) return;
+    try {
+      const auto bin = dev_.program_binary(k);
+      std::ofstream(std::string(dir) + "/" + name + ".ptx", std::ios::binary)
+          .write(reinterpret_cast<const char*>(bin.data()), static_cast<std::streamsize>(bin.size()));
+      std::ofstream(std::string(dir) + "/" + name + ".log") << dev_.build_log(k);
+    } catch (const Unsupported& e) {
+      ctx_.progress(fmt::format("{}: no program dump: {}", probe_, e.what()));
+    }
+  }
+
   // Runs the clock up before timing: GPUs start a burst at a low clock and
   // raise it over tens to hundreds of ms.
   void warm_clock(double seconds) {
@@ -519,6 +546,10 @@ class ComputeRunner {
     std::unique_ptr<Buffer> seed, param, out, cycles;
     Lanes seeds;
     Params params;
+    // Float fma and mad tp_ kernels also take a and b by value (float, or
+    // double for fp64): compute.cl's THROUGHPUT_KERNEL_BYVAL says why.
+    bool by_value = false;
+    KernelArg pa = 0.0f, pb = 0.0f;
   };
 
   Buffers buffers(const Form& f, const std::string& op, size_t items) {
@@ -554,13 +585,18 @@ class ComputeRunner {
     b.param = dev_.create_buffer(pb.size());
     dev_.write(*b.param, 0, pb);
     b.cycles = dev_.create_buffer(sizeof(uint64_t));
+    b.by_value = f.kind == Kind::Float && (op == "fma" || op == "mad");
+    if (f.scalar == "double")
+      b.pa = p.f[0], b.pb = p.f[1];
+    else  // float, or half: p.f holds values exact in half, so exact in float
+      b.pa = static_cast<float>(p.f[0]), b.pb = static_cast<float>(p.f[1]);
     return b;
   }
 
   double launch_tp(Kernel& k, Buffers& b, uint32_t iters) {
-    const KernelArg args[] = {b.seed.get(), b.param.get(), b.out.get(), iters};
+    const KernelArg args[] = {b.seed.get(), b.param.get(), b.out.get(), iters, b.pa, b.pb};
     return dev_.launch(k, Range::d1(plan_.global), Range::d1(std::min(plan_.local, k.max_work_group_size())),
-                       args);
+                       std::span<const KernelArg>(args, b.by_value ? 6 : 4));
   }
 
   double launch_lat(Kernel& k, Buffers& b, uint32_t iters) {
@@ -702,6 +738,7 @@ class ComputeRunner {
         continue;
       }
       Kernel* k = std::get<Kernel*>(built);
+      dump_program(*k, fmt::format("{}.{}.x{}", type, op, lanes));
       Buffers b = buffers(f, op, plan_.global);
       validate_tp(f, op, *k, b);
       const double ops_per_iter =
