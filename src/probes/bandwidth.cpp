@@ -18,6 +18,24 @@
 //   rise from idle (a cold H100 starts far below its boost clock).
 // - Bandwidth counts the bytes each launch actually moves, from the table
 //   below, not from the footprint.
+// - DRAM is also measured in two other layouts at the largest footprint
+//   (bandwidth.stream.*: grid-stride; bandwidth.grid.*: one vector per
+//   work-item over a grid as large as the launch), because the per-group
+//   cursors, right for matching caches, cost DRAM writes dearly. On the H200
+//   (2026-11-22, tests/data/h200_bandwidth_stream*.json) the cursors write
+//   3.6 TB/s and copy 3.4; grid-stride 4.3 and 3.95; the whole grid 4.69 and
+//   4.28, as CUDA does on the same GPU (4.68, 4.27; bench/cuda_stream_bw.cu).
+//   Reads barely care (4.4-4.5 vs 4.5-4.6). Not the clock (1980 MHz
+//   throughout, no throttle reason, <= 500 W of 700), nor the store hash
+//   (constant values and streaming-store hints change nothing in CUDA), nor
+//   loads in flight (unroll 1..8 equal): the order in which the store front
+//   moves through memory. ~1000 cursors n/W apart keep ~1000 DRAM rows busy
+//   at once, the persistent grid-stride groups drift apart over their many
+//   steps, while a grid that is dispatched in group order keeps one compact
+//   front (write traffic, unlike reads, pays for each row it opens twice:
+//   write-back order is the L2's, not the program's). uint8/uint16 accesses
+//   are far worse for stores (1.1 TB/s at uint16): each warp instruction
+//   writes only part of every line it touches.
 #include "core/error.hpp"
 #include "core/random.hpp"
 #include "core/stats.hpp"
@@ -563,9 +581,11 @@ class BandwidthProbe {
            {"bytes_per_launch", bytes_per_step * static_cast<double>(m.work_per_launch)},
            {"launch_ms", m.launch_ms},
            {"outliers", m.summary.outliers}});
-      ctx_.progress(fmt::format("{} {:>10.1f} KiB  {:9.1f} GB/s  ({})", series.id,
-                                static_cast<double>(st.n * s.vec_bytes() * a.arrays()) / kKiB, p.y,
-                                shape_text(s)));
+      ctx_.progress(fmt::format(
+          "{} {:>10.1f} KiB  {:9.1f} GB/s  ({})", series.id,
+          static_cast<double>(st.n * s.vec_bytes() * a.arrays()) / kKiB, p.y,
+          grid ? fmt::format("uint{}, one per work-item, whole grid in groups of {}", s.vec, s.local)
+               : shape_text(s)));
     }
     return series;
   }
