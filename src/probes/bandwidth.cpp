@@ -28,12 +28,14 @@
 //   Reads barely care (4.4-4.5 vs 4.5-4.6). Not the clock (1980 MHz
 //   throughout, no throttle reason, <= 500 W of 700), nor the store hash
 //   (constant values and streaming-store hints change nothing in CUDA), nor
-//   loads in flight (unroll 1..8 equal): the order in which the store front
-//   moves through memory. ~1000 cursors n/W apart keep ~1000 DRAM rows busy
-//   at once, the persistent grid-stride groups drift apart over their many
-//   steps, while a grid that is dispatched in group order keeps one compact
-//   front (write traffic, unlike reads, pays for each row it opens twice:
-//   write-back order is the L2's, not the program's). uint8/uint16 accesses
+//   loads in flight (unroll 1..8 equal): what differs is the order in
+//   which the store front moves through memory. ~1000 cursors n/W apart
+//   write ~1000 separate places at once; the persistent grid-stride groups
+//   drift apart over their many steps; a grid dispatched in group order
+//   keeps one compact front a few MB wide. Our reading, not measured (no
+//   DRAM counters through OpenCL): dirty lines leave the L2 in its own
+//   order, so a scattered front opens more DRAM rows per byte written, and
+//   writes pay more for that than reads do. uint8/uint16 accesses
 //   are far worse for stores (1.1 TB/s at uint16): each warp instruction
 //   writes only part of every line it touches.
 #include "core/error.hpp"
