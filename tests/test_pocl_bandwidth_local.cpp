@@ -57,6 +57,21 @@ void check_bandwidth(const Results& r) {
     EXPECT_EQ(s->points.front().x, 1);
     EXPECT_EQ(s->points.back().x, 16);
   }
+  // The other layouts at the largest footprint: two grid-stride shapes and
+  // one whole-grid shape in quick mode, every launch validated.
+  for (const char* id : {"bandwidth.stream.read", "bandwidth.stream.write", "bandwidth.stream.copy",
+                         "bandwidth.grid.write", "bandwidth.grid.copy"}) {
+    const Series* s = r.find_series(id);
+    ASSERT_NE(s, nullptr) << id;
+    EXPECT_EQ(s->x.unit, "B");
+    EXPECT_EQ(s->points.size(), std::string(id).find(".grid.") != std::string::npos ? 1u : 2u) << id;
+    EXPECT_GE(s->meta["footprint_bytes"].get<double>(), 16 * 1024 * 1024) << id;
+    for (const auto& p : s->points) {
+      EXPECT_GE(p.samples.size(), 3u);
+      EXPECT_GT(p.y, 0.01) << id << " at " << p.x;
+      EXPECT_LT(p.y, 10000) << id << " at " << p.x;
+    }
+  }
   const Series* wg = r.find_series("bandwidth.workgroups");
   ASSERT_NE(wg, nullptr);
   EXPECT_EQ(wg->points.front().x, 1);

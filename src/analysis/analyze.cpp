@@ -52,9 +52,15 @@ std::vector<Finding> analyze_all(const Results& r) {
   if (const Series* read = r.find_series("bandwidth.read")) {
     const Series* lat = r.find_series("latency.global");
     const std::optional<Hierarchy> h = lat ? std::optional(infer_cache_hierarchy(*lat)) : std::nullopt;
+    // The other layouts the probe measures at its largest footprint: DRAM's
+    // rates are the best layout's.
+    std::vector<const Series*> layouts;
+    for (const char* id : {"bandwidth.stream.read", "bandwidth.stream.write", "bandwidth.stream.copy",
+                           "bandwidth.grid.write", "bandwidth.grid.copy"})
+      if (const Series* s = r.find_series(id)) layouts.push_back(s);
     const auto found =
         bandwidth_findings(read, r.find_series("bandwidth.write"), r.find_series("bandwidth.copy"),
-                           h ? &*h : nullptr, lat ? lat->id : "");
+                           h ? &*h : nullptr, lat ? lat->id : "", layouts);
     out.insert(out.end(), found.begin(), found.end());
   }
   if (const Series* wg = r.find_series("bandwidth.workgroups")) {

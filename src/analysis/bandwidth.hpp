@@ -56,8 +56,19 @@ std::optional<Plateau> plateau_in(const Series& s, const LevelWindow& w);
 // .copy_gbps. `hierarchy`: the latency probe's, when its series is in the
 // same results (nullptr: segment the read curve on its own and say so).
 // Any of the series may be null.
+//
+// `layouts`: the probe's other access layouts, each measured at one large
+// footprint in a few shapes (bandwidth.stream.<kind>, bandwidth.grid.<kind>;
+// x = bytes per work-item per step, meta footprint_bytes, meta detail with
+// each point's shape; <kind> = read, write or copy, the id's last part).
+// DRAM's read, write and copy rates are the best of all layouts measured at
+// footprints inside the DRAM window: the per-group cursor curve's plateau,
+// or the best point (median of its samples) of a layout series whose
+// footprint is in the window. The method says which layout and shape gave
+// the value and what the others read. Cache levels use the cursor curves only.
 std::vector<Finding> bandwidth_findings(const Series* read, const Series* write, const Series* copy,
-                                        const Hierarchy* hierarchy, const std::string& hierarchy_series_id);
+                                        const Hierarchy* hierarchy, const std::string& hierarchy_series_id,
+                                        const std::vector<const Series*>& layouts = {});
 
 // From bandwidth.workgroups (x = work-groups, y = GB/s):
 // memory.bandwidth.workgroup_period: the count after whose multiples the

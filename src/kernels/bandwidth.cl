@@ -135,3 +135,102 @@ __kernel void copy(__global const vec_t* restrict src, __global vec_t* restrict 
     b = next_step(b, step, n);
   }
 }
+
+// ---------------------------------------------------------------------------
+// Streaming (grid-stride, STREAM/BabelStream) layout, measured only at the
+// largest footprint, where DRAM serves it: the per-group cursors above give
+// each of the ~1000 groups its own window n/W apart, i.e. ~1000 separate
+// address streams, each writing its own 16 KiB stretch per step. Here every
+// step of the whole grid covers one contiguous stretch of UNROLL x G vectors
+// (G = global size): access k of work-item `gid` is vector b + k * G + gid,
+// so each of the UNROLL accesses of a step is one stretch of G vectors
+// (4 MiB for 1056 groups of 256 x uint4) that all groups fill together, and
+// the DRAM pages and L2 lines a step touches are written whole by
+// neighbouring warps at about the same time. With uint4, a warp's access is
+// 512 contiguous bytes: four whole 128-byte lines per store instruction
+// (uint8/uint16 accesses make each instruction cover only part of every
+// line; the series shows what that costs).
+//
+// A launch walks `count` vectors (a multiple of the step UNROLL * G) from
+// vector `first` (a multiple of the step), wrapping at n (a multiple of the
+// step): the host keeps `first` across launches, so each launch continues
+// where the last stopped and a launch never revisits a vector unless it is
+// longer than the footprint. Checks as for the cursor kernels: sums of all
+// loads; hashed stores and copies read back at sampled spots.
+__kernel void read_stream(__global const vec_t* restrict src, uint n, uint first, uint count,
+                          __global uint* restrict sums) {
+  const uint g = (uint)get_global_size(0);
+  const uint step = UNROLL * g;
+  __global const vec_t* p = src + get_global_id(0);
+  uint b = first;
+  vec_t acc = (vec_t)(0);
+  for (uint done = 0; done < count; done += step) {
+    vec_t v[UNROLL];
+#pragma unroll
+    for (int k = 0; k < UNROLL; ++k) v[k] = p[b + k * g];
+#pragma unroll
+    for (int k = 0; k < UNROLL; ++k) acc += v[k];
+    b = next_step(b, step, n);
+  }
+  sums[get_global_id(0)] = HSUM(acc);
+}
+
+// The same hash as `write` (so the host's check is shared): one integer
+// multiply and VEC xors per vector. Cost, by arithmetic, on the H200: 4 TB/s
+// of uint4 stores is 0.25 G vectors/ms, ~8 integer ops each (multiply, xors,
+// address) = 2 T ops/s, against 132 SMs x 1.98 GHz x 64 lanes = 16.7 T
+// int ops/s: ~12% of the issue rate, not what limits the store stream.
+__kernel void write_stream(__global vec_t* restrict dst, uint n, uint first, uint count, uint seed) {
+  const uint g = (uint)get_global_size(0);
+  const uint step = UNROLL * g;
+  const uint gid = (uint)get_global_id(0);
+  uint b = first;
+  for (uint done = 0; done < count; done += step) {
+#pragma unroll
+    for (int k = 0; k < UNROLL; ++k) {
+      const uint i = b + k * g + gid;
+      dst[i] = SPLAT((i * 0x9e3779b1u) ^ seed);
+    }
+    b = next_step(b, step, n);
+  }
+}
+
+__kernel void copy_stream(__global const vec_t* restrict src, __global vec_t* restrict dst, uint n, uint first,
+                          uint count) {
+  const uint g = (uint)get_global_size(0);
+  const uint step = UNROLL * g;
+  const uint gid = (uint)get_global_id(0);
+  __global const vec_t* p = src + gid;
+  __global vec_t* q = dst + gid;
+  uint b = first;
+  for (uint done = 0; done < count; done += step) {
+    vec_t v[UNROLL];
+#pragma unroll
+    for (int k = 0; k < UNROLL; ++k) v[k] = p[b + k * g];
+#pragma unroll
+    for (int k = 0; k < UNROLL; ++k) q[b + k * g] = v[k];
+    b = next_step(b, step, n);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Whole-grid layout for stores: one vector per work-item, no loop, a grid as
+// large as the launch's walk (the classic STREAM/memset grid). Work-groups
+// start in order of their id and a new one starts only when a resident one
+// ends, so the stores' front is one compact window (the resident groups'
+// few MB) that moves through the footprint in address order; in the
+// grid-stride layout the persistent groups drift apart over their many
+// steps and the front spreads. A launch writes vectors [first, first + G)
+// mod n (G = global size <= n, first < n: one subtract wraps it). Values and
+// checks as for `write` / `copy`.
+__kernel void write_grid(__global vec_t* restrict dst, uint n, uint first, uint seed) {
+  uint i = first + (uint)get_global_id(0);
+  i = i >= n ? i - n : i;
+  dst[i] = SPLAT((i * 0x9e3779b1u) ^ seed);
+}
+
+__kernel void copy_grid(__global const vec_t* restrict src, __global vec_t* restrict dst, uint n, uint first) {
+  uint i = first + (uint)get_global_id(0);
+  i = i >= n ? i - n : i;
+  dst[i] = src[i];
+}

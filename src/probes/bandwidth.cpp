@@ -18,6 +18,26 @@
 //   rise from idle (a cold H100 starts far below its boost clock).
 // - Bandwidth counts the bytes each launch actually moves, from the table
 //   below, not from the footprint.
+// - DRAM is also measured in two other layouts at the largest footprint
+//   (bandwidth.stream.*: grid-stride; bandwidth.grid.*: one vector per
+//   work-item over a grid as large as the launch), because the per-group
+//   cursors, right for matching caches, cost DRAM writes dearly. On the H200
+//   (2026-11-22, tests/data/h200_bandwidth_stream*.json) the cursors write
+//   3.6 TB/s and copy 3.4; grid-stride 4.3 and 3.95; the whole grid 4.69 and
+//   4.28, as CUDA does on the same GPU (4.68, 4.27; bench/cuda_stream_bw.cu).
+//   Reads barely care (4.4-4.5 vs 4.5-4.6). Not the clock (1980 MHz
+//   throughout, no throttle reason, <= 500 W of 700), nor the store hash
+//   (constant values and streaming-store hints change nothing in CUDA), nor
+//   loads in flight (unroll 1..8 equal): what differs is the order in
+//   which the store front moves through memory. ~1000 cursors n/W apart
+//   write ~1000 separate places at once; the persistent grid-stride groups
+//   drift apart over their many steps; a grid dispatched in group order
+//   keeps one compact front a few MB wide. Our reading, not measured (no
+//   DRAM counters through OpenCL): dirty lines leave the L2 in its own
+//   order, so a scattered front opens more DRAM rows per byte written, and
+//   writes pay more for that than reads do. uint8/uint16 accesses
+//   are far worse for stores (1.1 TB/s at uint16): each warp instruction
+//   writes only part of every line it touches.
 #include "core/error.hpp"
 #include "core/random.hpp"
 #include "core/stats.hpp"
@@ -51,6 +71,15 @@ struct Access {
 constexpr Access kRead{"read", 1, 0};
 constexpr Access kWrite{"write", 0, 1};
 constexpr Access kCopy{"copy", 1, 1};
+// The grid-stride layout's kernels (bandwidth.cl), measured at the largest
+// footprint only: DRAM's rate whatever order the per-group cursors impose.
+constexpr Access kReadStream{"read_stream", 1, 0};
+constexpr Access kWriteStream{"write_stream", 0, 1};
+constexpr Access kCopyStream{"copy_stream", 1, 1};
+// The whole-grid layout (one vector per work-item, groups in address order):
+// stores only, where the order in which the front moves matters.
+constexpr Access kWriteGrid{"write_grid", 0, 1};
+constexpr Access kCopyGrid{"copy_grid", 1, 1};
 
 // Bytes one launch moves: each of `groups` work-groups walks `count` vectors
 // of `vec_bytes` in every array the kernel reads or writes.
@@ -172,6 +201,14 @@ class BandwidthProbe {
       }
       out.push_back(s);
     }
+
+    // The grid-stride layout at the largest footprint, in a few shapes: the
+    // analysis takes DRAM's read, write and copy rates as the best layout
+    // measured there. Always run, like the footprint sweeps: ~15 points of
+    // ~50 ms on a GPU.
+    for (const Access* a : {&kReadStream, &kWriteStream, &kCopyStream})
+      out.push_back(stream_sweep(*a, base, false));
+    for (const Access* a : {&kWriteGrid, &kCopyGrid}) out.push_back(stream_sweep(*a, base, true));
 
     // The work-group sweep, while the budget lasts (the footprint sweeps
     // above always run: they are what the cache matching needs).
@@ -375,24 +412,184 @@ class BandwidthProbe {
       const size_t g = rng.below(static_cast<uint32_t>(s.groups));
       const uint64_t j = rng.below(static_cast<uint32_t>(std::min<uint64_t>(count_gran, UINT32_MAX)));
       const uint64_t gran = w.r[g] * vb / kGranuleBytes + (w.last_b[g] * vb / kGranuleBytes + j) % n_gran;
-      constexpr size_t words = kGranuleBytes / 4;
-      const auto got = dev_.read_values<uint32_t>(*dst_, words, gran * words);
-      std::vector<uint32_t> want(words);
-      if (&a == &kCopy) {
-        for (size_t k = 0; k < words; ++k) want[k] = host_word(gran * words + k);
-      } else {
-        const uint64_t first_vec = gran * kGranuleBytes / vb;
-        uint32_t lanes[16];
-        for (size_t v = 0; v * vb < kGranuleBytes; ++v) {
-          const auto idx = static_cast<uint32_t>(first_vec + v);
-          splat((idx * 0x9e3779b1u) ^ seed(), s.vec, lanes);
-          std::copy_n(lanes, s.vec, want.begin() + static_cast<std::ptrdiff_t>(v * s.vec));
-        }
-      }
-      if (got != want)
-        throw ValidationError(fmt::format("bandwidth: {} left wrong data at byte {} ({}, {} B per array)",
-                                          a.kernel, gran * kGranuleBytes, shape_text(s), w.n * vb));
+      check_granule(a, gran, s, w.n);
     }
+  }
+
+  // Reads back one 64-byte granule of the destination and compares it with
+  // what `a` (a write or a copy kernel) must have left there in the last
+  // launch. n: the walk's footprint per array in vectors, for the message.
+  void check_granule(const Access& a, uint64_t gran, const Shape& s, uint64_t n) {
+    const uint64_t vb = s.vec_bytes();
+    constexpr size_t words = kGranuleBytes / 4;
+    const auto got = dev_.read_values<uint32_t>(*dst_, words, gran * words);
+    std::vector<uint32_t> want(words);
+    if (a.arrays_read > 0) {
+      for (size_t k = 0; k < words; ++k) want[k] = host_word(gran * words + k);
+    } else {
+      const uint64_t first_vec = gran * kGranuleBytes / vb;
+      uint32_t lanes[16];
+      for (size_t v = 0; v * vb < kGranuleBytes; ++v) {
+        const auto idx = static_cast<uint32_t>(first_vec + v);
+        splat((idx * 0x9e3779b1u) ^ seed(), s.vec, lanes);
+        std::copy_n(lanes, s.vec, want.begin() + static_cast<std::ptrdiff_t>(v * s.vec));
+      }
+    }
+    if (got != want)
+      throw ValidationError(fmt::format("bandwidth: {} left wrong data at byte {} ({}, {} B per array)",
+                                        a.kernel, gran * kGranuleBytes, shape_text(s), n * vb));
+  }
+
+  // The grid-stride walk (bandwidth.cl, read_stream etc.): n vectors per
+  // array, a multiple of the step; `first` carries over between launches.
+  struct Stream {
+    Shape shape;
+    bool grid = false;  // whole-grid layout: a step is one vector per work-item of `groups` groups
+    uint64_t n = 0;
+    uint64_t first = 0;
+    uint64_t last_first = 0, last_count = 0;
+  };
+
+  double launch_stream(const Access& a, Stream& st, uint64_t steps) {
+    const Shape& s = st.shape;
+    const uint64_t step = s.step_vectors() * s.groups;
+    const uint64_t count64 = steps * step;
+    if (count64 > UINT32_MAX) throw DeviceError("bandwidth: a launch's stream exceeds 2^32 vectors");
+    if (st.grid && count64 > st.n) throw DeviceError("bandwidth: a whole-grid launch exceeds its footprint");
+    const auto count = static_cast<uint32_t>(count64);
+    const auto n = static_cast<uint32_t>(st.n);
+    const auto first = static_cast<uint32_t>(st.first);
+    Kernel& k = kernel(a, s.vec, s.unroll);
+    const Range global = Range::d1(st.grid ? count64 : s.groups * s.local), local = Range::d1(s.local);
+    double ns = 0;
+    ++launches_;
+    if (&a == &kWriteGrid) {
+      const KernelArg args[] = {dst_.get(), n, first, seed()};
+      ns = dev_.launch(k, global, local, args);
+    } else if (&a == &kCopyGrid) {
+      const KernelArg args[] = {src_.get(), dst_.get(), n, first};
+      ns = dev_.launch(k, global, local, args);
+    } else if (&a == &kReadStream) {
+      const KernelArg args[] = {src_.get(), n, first, count, sums_.get()};
+      ns = dev_.launch(k, global, local, args);
+    } else if (&a == &kWriteStream) {
+      const KernelArg args[] = {dst_.get(), n, first, count, seed()};
+      ns = dev_.launch(k, global, local, args);
+    } else {
+      const KernelArg args[] = {src_.get(), dst_.get(), n, first, count};
+      ns = dev_.launch(k, global, local, args);
+    }
+    st.last_first = st.first;
+    st.last_count = count64;
+    check_stream(a, st);
+    st.first = (st.first + count64) % st.n;
+    return ns;
+  }
+
+  // The stream's last launch walked vectors [first, first + count) mod n of
+  // each array: the read sums must add up to that range's words; written
+  // or copied granules are sampled from it.
+  void check_stream(const Access& a, const Stream& st) {
+    const Shape& s = st.shape;
+    const uint64_t vb = s.vec_bytes();
+    const uint64_t n_gran = st.n * vb / kGranuleBytes;
+    const uint64_t first_gran = st.last_first * vb / kGranuleBytes;
+    const uint64_t count_gran = st.last_count * vb / kGranuleBytes;
+    if (&a == &kReadStream) {
+      const auto got = dev_.read_values<uint32_t>(*sums_, s.groups * s.local);
+      const uint32_t sum = std::accumulate(got.begin(), got.end(), uint32_t{0});
+      const uint32_t want = circular_sum(0, n_gran, first_gran, count_gran);
+      if (sum != want)
+        throw ValidationError(
+            fmt::format("bandwidth: read_stream sums add up to {:#x}, the host expects {:#x} "
+                        "({}, {} B)",
+                        sum, want, shape_text(s), st.n * vb));
+      return;
+    }
+    SplitMix64 rng(launches_);
+    for (int i = 0; i < 3; ++i) {
+      const uint64_t j = rng.below(static_cast<uint32_t>(std::min<uint64_t>(count_gran, UINT32_MAX)));
+      check_granule(a, (first_gran + j) % n_gran, s, st.n);
+    }
+  }
+
+  // One stream kernel at the largest footprint in a few shapes: x = bytes
+  // each work-item has in flight per step (vector bytes x unroll). uint4 at
+  // 1..8 accesses per work-item, and uint16 x 4 (does a wider access, which
+  // covers only part of each line per instruction, cost stores?). Groups as
+  // the footprint sweeps: 8 per compute unit of 256 (on the H200 2048
+  // work-items per SM, its full occupancy).
+  //
+  // grid: the whole-grid layout instead (write_grid, copy_grid), one vector
+  // per work-item, uint2 and uint4 (whole lines per warp instruction); a
+  // step is one vector for each of `groups` groups, a launch at most one
+  // pass over the footprint (~1 ms on the H200: still ~200x the launch
+  // overhead).
+  Series stream_sweep(const Access& a, const Shape& base, bool grid) {
+    const std::string what = std::string(a.kernel).substr(0, std::string(a.kernel).find('_'));
+    Series series =
+        make_series((grid ? "bandwidth.grid." : "bandwidth.stream.") + what, "bytes_per_item", "B");
+    series.meta["footprint_bytes"] = max_fp_ * a.arrays();
+    series.meta["footprint"] = "bytes the stream covers in all arrays the kernel touches";
+    series.meta["layout"] =
+        grid ? "whole grid: one vector per work-item, groups in address order, a grid as large as the launch"
+             : "grid-stride: each step the whole grid covers one contiguous stretch of unroll x global-size "
+               "vectors";
+    const std::vector<std::pair<int, int>> shapes =
+        grid     ? (quick_ ? std::vector<std::pair<int, int>>{{4, 1}}
+                           : std::vector<std::pair<int, int>>{{2, 1}, {4, 1}})
+        : quick_ ? std::vector<std::pair<int, int>>{{4, 1}, {4, 4}}
+                 : std::vector<std::pair<int, int>>{{4, 1}, {4, 2}, {4, 4}, {4, 8}, {16, 4}};
+    for (const auto& [vec, unroll] : shapes) {
+      Shape s = base;
+      s.vec = vec;
+      s.unroll = unroll;
+      const size_t kernel_max = kernel(a, s.vec, s.unroll).max_work_group_size();
+      if (kernel_max < 16)
+        throw Unsupported("bandwidth: the device runs these kernels only in work-groups below 16");
+      s.local = std::min(s.local, std::bit_floor(kernel_max));
+      Stream st;
+      st.shape = s;
+      st.grid = grid;
+      const uint64_t step = s.step_vectors() * s.groups;
+      st.n = max_fp_ / s.vec_bytes() / step * step;
+      if (st.n == 0 || st.n > UINT32_MAX) continue;
+      if (!sums_ || sums_->size_bytes() < s.groups * s.local * 4)
+        sums_ = dev_.create_buffer(s.groups * s.local * 4);
+      const uint64_t steps_per_pass = st.n / step;
+      if (a.arrays_read > 0 && a.arrays_written > 0) {  // stale copies from earlier points must not pass
+        Stream scrub = st;
+        launch_stream(grid ? kWriteGrid : kWriteStream, scrub, steps_per_pass);
+      }
+      const uint64_t max_steps = grid ? steps_per_pass : UINT32_MAX / step;
+      const Measurement m = measure([&](uint64_t steps) { return launch_stream(a, st, steps); },
+                                    std::min(steps_per_pass, max_steps), max_steps, hc_);
+      const double bytes_per_step = bytes_moved(a, 1, step, s.vec_bytes());
+      const double x = static_cast<double>(s.vec_bytes()) * s.unroll;
+      Point p;
+      p.x = x;
+      for (double ns_per_step : m.ns_per_unit) p.samples.push_back(bytes_per_step / ns_per_step);
+      p.y = median(p.samples);
+      insert_point(series, p);
+      series.meta["detail"].push_back(
+          {{"x", x},
+           {"kernel", a.kernel},
+           {"layout", "stream"},
+           {"vec", s.vec},
+           {"unroll", s.unroll},
+           {"local", s.local},
+           {"groups", s.groups},
+           {"footprint_bytes", st.n * s.vec_bytes() * a.arrays()},
+           {"bytes_per_launch", bytes_per_step * static_cast<double>(m.work_per_launch)},
+           {"launch_ms", m.launch_ms},
+           {"outliers", m.summary.outliers}});
+      ctx_.progress(fmt::format(
+          "{} {:>10.1f} KiB  {:9.1f} GB/s  ({})", series.id,
+          static_cast<double>(st.n * s.vec_bytes() * a.arrays()) / kKiB, p.y,
+          grid ? fmt::format("uint{}, one per work-item, whole grid in groups of {}", s.vec, s.local)
+               : shape_text(s)));
+    }
+    return series;
   }
 
   // Streams the largest footprint until the device has been busy ~0.3 s
