@@ -459,7 +459,8 @@ std::vector<Finding> hierarchy_findings(const Hierarchy& h, const std::string& s
       capacity.method =
           "Latencies across the rise to the next level read as hit fractions and fitted with a miss "
           "model (sharp or uneven set overflow: where half the loads hit; random replacement or sets "
-          "filling together: where misses begin); the interval spans the rise from the last point on the plateau to the first "
+          "filling together: where misses begin); the interval spans the rise from the last point on the "
+          "plateau to the first "
           "at the next level; plateaus by " +
           segmentation + ".";
     } else {
