@@ -18,6 +18,7 @@
 #include "analysis/cache_hierarchy.hpp"
 #include "core/error.hpp"
 #include "core/random.hpp"
+#include "core/random_cycle.hpp"
 #include "probes/probe.hpp"
 
 #include <fmt/format.h>
@@ -45,33 +46,6 @@ constexpr size_t kLinkGroup = 64;
 // where a revisit's fresh cycle lands differently. All samples stay in the
 // series.
 constexpr double kLatencyQuantile = 0.1;
-
-// A uniformly random single-cycle permutation of n slots (the distribution
-// Sattolo's algorithm draws from), built from a shuffled visiting order so
-// that every slot's position on the cycle is known and any walk's end can be
-// checked in O(1).
-struct Cycle {
-  std::vector<uint32_t> next;      // next[slot] = the slot visited after it
-  std::vector<uint32_t> order;     // order[k] = the k-th slot visited
-  std::vector<uint32_t> position;  // position[slot] = k such that order[k] == slot
-
-  uint32_t walk(uint32_t from, uint64_t hops) const { return order[(position[from] + hops) % order.size()]; }
-};
-
-Cycle random_cycle(uint32_t n, uint64_t seed) {
-  Cycle c;
-  c.order.resize(n);
-  std::iota(c.order.begin(), c.order.end(), 0u);
-  SplitMix64 rng(seed);
-  for (uint32_t i = n - 1; i > 0; --i) std::swap(c.order[i], c.order[rng.below(i + 1)]);
-  c.next.resize(n);
-  c.position.resize(n);
-  for (uint32_t k = 0; k < n; ++k) {
-    c.next[c.order[k]] = c.order[(k + 1) % n];
-    c.position[c.order[k]] = k;
-  }
-  return c;
-}
 
 // Slot spacing: the cache line the driver reports, else 64 B (the smallest
 // line of current GPUs and CPUs); never less than a pointer.

@@ -30,6 +30,7 @@
 #include "analysis/cache_hierarchy.hpp"
 #include "core/error.hpp"
 #include "core/random.hpp"
+#include "core/random_cycle.hpp"
 #include "core/stats.hpp"
 #include "probes/probe.hpp"
 
@@ -54,29 +55,6 @@ constexpr uint32_t kWidthLog2 = 12;  // 2D images are 4096 pixels wide (every de
 // As in the latency probe: interference only adds time to a chase, so a
 // point is the fast tail of its samples (all samples are kept).
 constexpr double kLatencyQuantile = 0.1;
-
-// A uniformly random single cycle over n slots with every slot's position
-// known, so that any walk's end is checked in O(1) (as in the latency probe).
-struct Cycle {
-  std::vector<uint32_t> next, order, position;
-  uint32_t walk(uint32_t from, uint64_t hops) const { return order[(position[from] + hops) % order.size()]; }
-  uint32_t size() const { return static_cast<uint32_t>(order.size()); }
-};
-
-Cycle random_cycle(uint32_t n, uint64_t seed) {
-  Cycle c;
-  c.order.resize(n);
-  std::iota(c.order.begin(), c.order.end(), 0u);
-  SplitMix64 rng(seed);
-  for (uint32_t i = n - 1; i > 0; --i) std::swap(c.order[i], c.order[rng.below(i + 1)]);
-  c.next.resize(n);
-  c.position.resize(n);
-  for (uint32_t k = 0; k < n; ++k) {
-    c.next[c.order[k]] = c.order[(k + 1) % n];
-    c.position[c.order[k]] = k;
-  }
-  return c;
-}
 
 // A texture cycle placed in the image: slots base .. base + size - 1.
 struct PlacedCycle {
