@@ -582,6 +582,10 @@ double run_lat(SimLaunch& l, const std::string& op) {
 
 }  // namespace
 
+double sim_op_rate(const SimConfig& c, const std::string& scalar, const std::string& op_upper) {
+  return Rates(c).of(scalar, op_upper);
+}
+
 void register_sim_family_compute(FamilyTable& table) {
   auto add = [&](const std::string& op, bool lat) {
     table.add({"compute.cl", "tp_" + op, 0, [op](SimLaunch& l) { return run_tp(l, op); }});
