@@ -3,6 +3,8 @@
 // description put in (issue 7). The expected values are read from the
 // description here, by the description's own meaning (a listed rate is per
 // clock per core), not from the family's code.
+#include "analysis/bandwidth.hpp"
+#include "analysis/cache_hierarchy.hpp"
 #include "analysis/compute.hpp"
 #include "analysis/execution.hpp"
 #include "backends/sim/sim_device.hpp"
@@ -156,3 +158,55 @@ TEST_P(SimDivergenceRecovery, WaveWidthAndPartitions) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, SimDivergenceRecovery, testing::ValuesIn(kPresets), test_name);
+
+class SimBandwidthRecovery : public testing::TestWithParam<std::string> {};
+
+// memory.dram.bandwidth_gbps within 5% of the configured DRAM bandwidth (or
+// of a slower cache the stream passes through), and each level's read
+// bandwidth found within 5% of the slowest level down to it (a per-core
+// level counts once per core: the probe runs 8 groups per core). The
+// footprint windows come from the configured capacities: the chase's own
+// recovery of them is test_sim.cpp's. The preset's max allocation is cut to
+// 64 MiB here (a 32 MiB sweep, still 16x past every preset's last cache):
+// the probe fills its buffers with random words, and at the presets' 256 MiB
+// a run holds ~1 GB of host memory.
+TEST_P(SimBandwidthRecovery, DramAndLevelBandwidths) {
+  nlohmann::json j = load_sim_preset(GetParam()).source;
+  j["memory"]["max_alloc_bytes"] = 64 << 20;
+  const SimConfig c = parse_sim_config(j, GetParam());
+  SimDevice dev(c, "sim:" + c.id_name);
+  const Results r = run_probe(dev, run_bandwidth_probe, true);
+  analysis::Hierarchy h;
+  std::vector<double> expect;  // GB/s per level, then DRAM
+  double slowest = INFINITY;
+  for (const CacheLevelConfig* lv : c.path_levels(CachePath::load_store)) {
+    analysis::CacheLevel cl;
+    cl.capacity_bytes = cl.capacity_low = cl.capacity_high = cl.last_x =
+        static_cast<double>(lv->capacity_bytes);
+    h.levels.push_back(cl);
+    slowest =
+        std::min(slowest, lv->bytes_per_clock * c.clock_ghz() * (lv->per_core ? c.core.shader_cores : 1));
+    expect.push_back(slowest);
+  }
+  h.dram = analysis::CacheLevel{};
+  const double dram_want = std::min(slowest, c.dram_bandwidth_gbps);
+  const auto fs =
+      analysis::bandwidth_findings(r.find_series("bandwidth.read"), r.find_series("bandwidth.write"),
+                                   r.find_series("bandwidth.copy"), &h, "configured");
+  std::string table;
+  for (size_t i = 0; i < expect.size(); ++i) {
+    const std::string id = fmt::format("memory.L{}.bandwidth_gbps", i + 1);
+    const auto it = std::find_if(fs.begin(), fs.end(), [&](const Finding& f) { return f.id == id; });
+    table += fmt::format("  L{} configured {:.2f} GB/s, recovered {}\n", i + 1, expect[i],
+                         it == fs.end() ? std::string("- (no footprint of the sweep in its window)")
+                                        : fmt::format("{:.2f}", std::get<double>(it->value)));
+    if (it != fs.end()) EXPECT_NEAR(std::get<double>(it->value) / expect[i], 1.0, 0.05) << id;
+  }
+  const double dram_got = finding(fs, "memory.dram.bandwidth_gbps");
+  table += fmt::format("  dram configured {:.2f} GB/s (slowest on the path), recovered {:.2f}\n", dram_want,
+                       dram_got);
+  std::printf("bandwidth %s\n%s", c.id_name.c_str(), table.c_str());
+  EXPECT_NEAR(dram_got / dram_want, 1.0, 0.05) << table;
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, SimBandwidthRecovery, testing::ValuesIn(kPresets), test_name);
