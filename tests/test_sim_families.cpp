@@ -210,3 +210,39 @@ TEST_P(SimBandwidthRecovery, DramAndLevelBandwidths) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, SimBandwidthRecovery, testing::ValuesIn(kPresets), test_name);
+
+class SimLocalRecovery : public testing::TestWithParam<std::string> {};
+
+// local.on_chip exactly the description's location; the latency of on-chip
+// local memory and the capacity within 5% (the latency of memory behind the
+// load/store cache is the global path's, checked against that).
+TEST_P(SimLocalRecovery, OnChipLatencyAndCapacity) {
+  const SimConfig c = load_sim_preset(GetParam());
+  SimDevice dev(c, "sim:" + c.id_name);
+  const Results r = run_probe(dev, run_local_probe, false);
+  const auto fs = analysis::local_findings(
+      r.find_series("local.latency"), r.find_series("local.global_latency"), r.find_series("local.bandwidth"),
+      r.find_series("local.global_bandwidth"), r.find_series("local.capacity"));
+  const auto on_chip =
+      std::find_if(fs.begin(), fs.end(), [](const Finding& f) { return f.id == "local.on_chip"; });
+  ASSERT_NE(on_chip, fs.end());
+  double want_latency = c.local.latency_ns;
+  if (!c.local.on_chip)
+    for (const CacheLevelConfig* lv : c.path_levels(CachePath::load_store))
+      if (lv->capacity_bytes >= 4096) {
+        want_latency = lv->hit_latency_ns;
+        break;
+      }
+  const double got_latency = finding(fs, "local.latency_ns");
+  std::printf(
+      "local %s: on_chip configured %d, recovered %d; latency configured %.1f ns, recovered %.1f; "
+      "capacity configured %llu B, recovered %.0f\n",
+      c.id_name.c_str(), c.local.on_chip, std::get<bool>(on_chip->value), want_latency, got_latency,
+      static_cast<unsigned long long>(c.local.bytes_per_work_group), finding(fs, "local.capacity_bytes"));
+  EXPECT_EQ(std::get<bool>(on_chip->value), c.local.on_chip) << on_chip->note;
+  EXPECT_NEAR(got_latency / want_latency, 1.0, 0.05);
+  EXPECT_NEAR(finding(fs, "local.capacity_bytes") / static_cast<double>(c.local.bytes_per_work_group), 1.0,
+              0.05);
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, SimLocalRecovery, testing::ValuesIn(kPresets), test_name);
