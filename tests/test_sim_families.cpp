@@ -7,6 +7,7 @@
 #include "analysis/cache_hierarchy.hpp"
 #include "analysis/compute.hpp"
 #include "analysis/execution.hpp"
+#include "analysis/system.hpp"
 #include "backends/sim/sim_device.hpp"
 #include "probes/probe.hpp"
 
@@ -246,3 +247,29 @@ TEST_P(SimLocalRecovery, OnChipLatencyAndCapacity) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, SimLocalRecovery, testing::ValuesIn(kPresets), test_name);
+
+class SimSchedulingRecovery : public testing::TestWithParam<std::string> {};
+
+// sched.one_workgroup_per_cu exactly (workgroups_per_core == 1) and
+// sched.max_workgroups_per_cu exactly workgroups_per_core (the smallest
+// groups the probe tries, 32 work-items, never hit the work-item limit of
+// these presets).
+TEST_P(SimSchedulingRecovery, WorkgroupsPerCore) {
+  const SimConfig c = load_sim_preset(GetParam());
+  SimDevice dev(c, "sim:" + c.id_name);
+  Results r = run_probe(dev, run_scheduling_probe, false);
+  const auto fs = analysis::scheduling_findings(r);
+  const auto one = std::find_if(fs.begin(), fs.end(),
+                                [](const Finding& f) { return f.id == "sched.one_workgroup_per_cu"; });
+  ASSERT_NE(one, fs.end());
+  const double most = finding(fs, "sched.max_workgroups_per_cu");
+  std::printf(
+      "scheduling %s: workgroups per core configured %u, recovered %g; one per CU configured %d, recovered "
+      "%d\n",
+      c.id_name.c_str(), c.core.workgroups_per_core, most, c.core.workgroups_per_core == 1,
+      std::get<bool>(one->value));
+  EXPECT_EQ(std::get<bool>(one->value), c.core.workgroups_per_core == 1);
+  EXPECT_EQ(most, static_cast<double>(c.core.workgroups_per_core));
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, SimSchedulingRecovery, testing::ValuesIn(kPresets), test_name);
