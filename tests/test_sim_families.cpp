@@ -273,3 +273,31 @@ TEST_P(SimSchedulingRecovery, WorkgroupsPerCore) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, SimSchedulingRecovery, testing::ValuesIn(kPresets), test_name);
+
+class SimTransferRecovery : public testing::TestWithParam<std::string> {};
+
+// host.zero_copy exactly the description's, and the host link's bandwidth
+// within 5% (host.h2d_gbps, host.d2h_gbps). Max allocation cut to 16 MiB
+// (sizes 4 KiB .. 16 MiB in quick mode; the maps' host touches are real
+// work: at 64 MiB the test took 10 s).
+TEST_P(SimTransferRecovery, ZeroCopyAndLink) {
+  nlohmann::json j = load_sim_preset(GetParam()).source;
+  j["memory"]["max_alloc_bytes"] = 16 << 20;
+  const SimConfig c = parse_sim_config(j, GetParam());
+  SimDevice dev(c, "sim:" + c.id_name);
+  const Results r = run_probe(dev, run_transfer_probe, true);
+  const auto fs = analysis::transfer_findings(r);
+  const auto zc =
+      std::find_if(fs.begin(), fs.end(), [](const Finding& f) { return f.id == "host.zero_copy"; });
+  ASSERT_NE(zc, fs.end());
+  const double h2d = finding(fs, "host.h2d_gbps"), d2h = finding(fs, "host.d2h_gbps");
+  std::printf(
+      "transfer %s: zero copy configured %d, recovered %d; link configured %.2f GB/s, recovered h2d %.2f "
+      "d2h %.2f\n",
+      c.id_name.c_str(), c.host.zero_copy, std::get<bool>(zc->value), c.host.link_bandwidth_gbps, h2d, d2h);
+  EXPECT_EQ(std::get<bool>(zc->value), c.host.zero_copy) << zc->note;
+  EXPECT_NEAR(h2d / c.host.link_bandwidth_gbps, 1.0, 0.05);
+  EXPECT_NEAR(d2h / c.host.link_bandwidth_gbps, 1.0, 0.05);
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, SimTransferRecovery, testing::ValuesIn(kPresets), test_name);
