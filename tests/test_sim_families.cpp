@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <map>
 #include <optional>
 #include <variant>
 
@@ -301,3 +302,34 @@ TEST_P(SimTransferRecovery, ZeroCopyAndLink) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, SimTransferRecovery, testing::ValuesIn(kPresets), test_name);
+
+class SimOpLatencyRecovery : public testing::TestWithParam<std::string> {};
+
+// compute.<type>.<op>.latency_ns within 5% of every latency the description
+// lists (the seed 004 paper's measured Adreno 320 / 420 figures) among the
+// ops the quick oplatency matrix times.
+TEST_P(SimOpLatencyRecovery, ListedLatencies) {
+  const SimConfig c = load_sim_preset(GetParam());
+  SimDevice dev(c, "sim:" + c.id_name);
+  Results r = run_probe(dev, run_oplatency_probe, true);
+  const auto fs = analysis::compute_findings(r);
+  const std::map<std::string, std::string> types = {{"float", "fp32"}, {"half", "fp16"},  {"double", "fp64"},
+                                                    {"int", "int32"},  {"long", "int64"}, {"short", "int16"},
+                                                    {"char", "int8"}};
+  int checked = 0;
+  for (const OpRate& o : c.rates.ops) {
+    if (o.latency_ns <= 0) continue;
+    const std::string id = fmt::format("compute.{}.{}.latency_ns", types.at(o.type), o.op);
+    const auto it = std::find_if(fs.begin(), fs.end(), [&](const Finding& f) { return f.id == id; });
+    if (it == fs.end()) continue;  // not in the quick matrix
+    const double got = std::get<double>(it->value);
+    std::printf("oplatency %s: %s configured %.1f ns, recovered %.1f\n", c.id_name.c_str(), id.c_str(),
+                o.latency_ns, got);
+    EXPECT_NEAR(got / o.latency_ns, 1.0, 0.05) << id;
+    ++checked;
+  }
+  EXPECT_GE(checked, 3);
+}
+
+INSTANTIATE_TEST_SUITE_P(Presets, SimOpLatencyRecovery, testing::Values("adreno-320", "adreno-420"),
+                         test_name);
