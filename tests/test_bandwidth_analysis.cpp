@@ -269,6 +269,19 @@ TEST(LocalAnalysis, NoFasterThanGlobalIsNotOnChip) {
   EXPECT_EQ(find(fs, "local.capacity_bytes"), nullptr);
 }
 
+TEST(LocalAnalysis, WiderLocalReadsAtTheSameLatencyAreNotOnChip) {
+  // Mali-G52 as seed 000 measured it: local float4 reads at 32 B/clk against
+  // 16 for buffers, but the latency of the load/store cache.
+  const Series lat = one_point("local.latency", 4096, 52.5);
+  const Series glat = one_point("local.global_latency", 4096, 52);
+  const Series bw = curve("local.bandwidth", {{4, 51}, {8, 51}, {16, 51}});
+  const Series gbw = curve("local.global_bandwidth", {{4, 25.6}, {8, 25.6}, {16, 25.6}});
+  const auto fs = analysis::local_findings(&lat, &glat, &bw, &gbw, nullptr);
+  const Finding* on_chip = find(fs, "local.on_chip");
+  ASSERT_NE(on_chip, nullptr);
+  EXPECT_FALSE(std::get<bool>(on_chip->value)) << on_chip->note;
+}
+
 Results load(const std::string& name) {
   Results r = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/" + name);
   r.findings = analysis::analyze_all(r);

@@ -104,6 +104,13 @@ class FamilyTable {
   std::map<std::pair<std::string, std::string>, KernelModel> models_;
 };
 
+// Values per clock per shader core of the compute.cl op `op_upper` ("FMA",
+// "NATIVE_SIN") on OpenCL C scalar `scalar` ("float", "int") on the
+// described device, by family_compute.cpp's rules (listed rates, then the
+// documented fallbacks). Other families whose kernels are fma chains time
+// them with it. Unsupported when no rule gives a rate.
+double sim_op_rate(const SimConfig& c, const std::string& scalar, const std::string& op_upper);
+
 // Every family compiled in (generated from the family_*.cpp file names).
 const FamilyTable& sim_families();
 

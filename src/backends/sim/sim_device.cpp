@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <numbers>
@@ -281,6 +282,73 @@ double SimDevice::launch(Kernel& k, Range global, Range local, std::span<const K
   SimLaunch launch(*this, sk.spec(), global, local, args);
   const double ns = sk.model().run(launch);
   return with_noise(ns);
+}
+
+// ---- host transfers ------------------------------------------------------
+
+namespace {
+
+class SimHostStaging : public HostStaging {
+ public:
+  explicit SimHostStaging(size_t bytes) : data_(bytes) {}
+  std::span<std::byte> bytes() override { return data_; }
+
+ private:
+  std::vector<std::byte> data_;
+};
+
+}  // namespace
+
+std::unique_ptr<Buffer> SimDevice::create_host_buffer(size_t bytes) {
+  auto b = create_buffer(bytes);
+  dynamic_cast<SimBuffer&>(*b).host_allocated = true;
+  return b;
+}
+
+std::unique_ptr<HostStaging> SimDevice::create_pinned_host(size_t bytes) {
+  if (bytes > info_.max_alloc_bytes)
+    throw OutOfResources(
+        fmt::format("sim: {} B of pinned host memory exceeds {} B", bytes, info_.max_alloc_bytes));
+  return std::make_unique<SimHostStaging>(bytes);
+}
+
+TransferTiming SimDevice::timed_write(Buffer& dst, std::span<const std::byte> src, bool /*blocking*/) {
+  write(dst, 0, src);
+  TransferTiming t;
+  t.device_ns = with_noise(static_cast<double>(src.size()) / cfg_.host.link_bandwidth_gbps);
+  t.host_ns = t.device_ns + with_noise(cfg_.launch_overhead_us * 1e3);
+  return t;
+}
+
+TransferTiming SimDevice::timed_read(const Buffer& src, std::span<std::byte> dst, bool /*blocking*/) {
+  read(src, 0, dst);
+  TransferTiming t;
+  t.device_ns = with_noise(static_cast<double>(dst.size()) / cfg_.host.link_bandwidth_gbps);
+  t.host_ns = t.device_ns + with_noise(cfg_.launch_overhead_us * 1e3);
+  return t;
+}
+
+MapTiming SimDevice::timed_map(Buffer& buf, MapDirection dir,
+                               const std::function<void(std::span<std::byte>)>& touch) {
+  auto& b = dynamic_cast<SimBuffer&>(buf);
+  const double api_ns = cfg_.launch_overhead_us * 1e3;
+  const double copy_ns =
+      cfg_.host.zero_copy ? 0.0 : static_cast<double>(b.size_bytes()) / cfg_.host.link_bandwidth_gbps;
+  // The host's view of the buffer. For to_device the old contents are
+  // invalidated (CL_MAP_WRITE_INVALIDATE_REGION): the mapping starts from
+  // them here all the same, which no caller may rely on.
+  std::vector<std::byte> view(b.size_bytes());
+  b.read(0, view);
+  MapTiming t;
+  t.map_device_ns = with_noise(api_ns + (dir == MapDirection::to_host ? copy_ns : 0.0));
+  t.map_host_ns = t.map_device_ns;
+  const auto t0 = std::chrono::steady_clock::now();
+  touch(view);
+  t.touch_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+  if (dir == MapDirection::to_device) b.write(0, view);
+  t.unmap_device_ns = with_noise(api_ns + (dir == MapDirection::to_device ? copy_ns : 0.0));
+  t.unmap_host_ns = t.unmap_device_ns;
+  return t;
 }
 
 // ---- SimBackend ----------------------------------------------------------

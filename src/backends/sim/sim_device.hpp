@@ -44,6 +44,10 @@ class SimBuffer : public Buffer {
   // contents are valid while it is unchanged.
   uint64_t last_write() const { return last_write_; }
   size_t resident_bytes() const;
+  // Allocated by create_host_buffer (CL_MEM_ALLOC_HOST_PTR): in host memory,
+  // which kernels reach across the host link unless the description has
+  // host.zero_copy.
+  bool host_allocated = false;
 
   void read(uint64_t offset, std::span<std::byte> dst) const;
   void write(uint64_t offset, std::span<const std::byte> src);
@@ -100,6 +104,19 @@ class SimDevice : public Device {
   void read(const Buffer& src, size_t offset_bytes, std::span<std::byte> dst) override;
   Kernel& kernel(const KernelSpec& spec) override;
   double launch(Kernel& k, Range global, Range local, std::span<const KernelArg> args) override;
+
+  // Host transfers (probe transfer). Copies move the bytes; their time is
+  // the description's host link (bytes / link_bandwidth_gbps) plus, for the
+  // host's view, launch_overhead_us of API cost. Maps of a zero-copy device
+  // (host.zero_copy) cost launch_overhead_us whatever the size; elsewhere a
+  // map copies the whole buffer across the link (to_host on map, to_device
+  // on unmap: seed 000's Mali). touch_ns is the host's real work, timed.
+  std::unique_ptr<Buffer> create_host_buffer(size_t bytes) override;
+  std::unique_ptr<HostStaging> create_pinned_host(size_t bytes) override;
+  TransferTiming timed_write(Buffer& dst, std::span<const std::byte> src, bool blocking) override;
+  TransferTiming timed_read(const Buffer& src, std::span<std::byte> dst, bool blocking) override;
+  MapTiming timed_map(Buffer& buf, MapDirection dir,
+                      const std::function<void(std::span<std::byte>)>& touch) override;
 
   const SimConfig& config() const { return cfg_; }
   MemoryModel& memory() { return memory_; }

@@ -1,0 +1,283 @@
+// Sim family of bandwidth.cl: `read`, `write` and `copy` walking each
+// work-group's cursor around its window of n vectors (bandwidth.cl's header
+// describes the walk).
+//
+// Semantics: exactly the OpenCL C's results, computed without touching
+// every vector where the result does not need it:
+// - read: work-item lid's sum is the sum (mod 2^32) of the 32-bit words of
+//   the vectors it loads, src[r + lid + k lsz + b_t] over its trips t. With
+//   strided prefix sums Q[i] = HSUM(src[i]) + Q[i - S] (S = the step) over
+//   the source, any run of trips is a difference of two Q's, so a launch
+//   costs O(work-items) however far it walks. Q is memoised per source
+//   buffer, step and vector width while the buffer is unchanged (its write
+//   stamp), and extended as far as the walks reach. Where the prefix sums
+//   would pass kMaxPrefixBytes of host memory (vectors of 4 or 8 B over
+//   hundreds of MiB), the loads are summed one by one instead.
+// - write and copy store what the kernel stores, vector by vector; a walk
+//   longer than one pass over its window stores the same values again
+//   (they depend on the index and the seed only; copy's source is another
+//   buffer), so only the first pass is written.
+//
+// Time: the launch's bytes (arrays x groups x count x vector bytes, the
+// probe's own count) pass through every level down to the one that holds
+// the footprint (arrays x n x vector bytes), nearest first on the load/store
+// path, or through all of them to DRAM. Each level passed limits the rate:
+// a shared level at bytes_per_clock x clock, a per-core level at that per
+// core, where the busiest core carries ceil(groups / cores) of the groups'
+// equal shares (so fewer groups than cores leave cores idle, and one group
+// more than a multiple of the cores takes a second round), DRAM at its
+// bandwidth. The slowest level sets the time. Streaming a footprint larger
+// than a cache in cyclic order misses it entirely (the case for LRU; random
+// replacement would keep some hits: not modelled, said here).
+#include "backends/sim/family.hpp"
+#include "backends/sim/sim_device.hpp"
+#include "core/error.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+namespace gpuscope::sim {
+namespace {
+
+// Host memory the read model's prefix sums may take (4 B per vector of the
+// window); past it, reads are summed directly.
+constexpr uint64_t kMaxPrefixBytes = 64ull << 20;
+
+struct Walk {
+  int vec = 4;  // uint words per vector
+  uint32_t unroll = 4;
+  uint32_t lsz = 0;   // work-group size
+  uint32_t step = 0;  // UNROLL x lsz vectors
+  size_t groups = 0;
+  uint32_t n = 0;               // window, vectors
+  uint32_t count = 0;           // vectors each group walks
+  std::vector<uint32_t> start;  // per group
+  uint64_t vec_bytes() const { return uint64_t{static_cast<uint32_t>(vec)} * 4; }
+  uint32_t trips() const { return count == 0 ? 0 : (count + step - 1) / step; }
+};
+
+Walk walk_of(SimLaunch& l, const SimBuffer& starts, uint32_t n, uint32_t count) {
+  Walk w;
+  w.vec = static_cast<int>(l.define_int("VEC", 0));
+  if (w.vec != 1 && w.vec != 2 && w.vec != 4 && w.vec != 8 && w.vec != 16)
+    throw DeviceError("sim: bandwidth.cl needs -DVEC=1, 2, 4, 8 or 16");
+  const long long unroll = l.define_int("UNROLL", 4);
+  if (unroll <= 0 || unroll > 1024) throw DeviceError("sim: bandwidth.cl UNROLL out of range");
+  w.unroll = static_cast<uint32_t>(unroll);
+  w.lsz = static_cast<uint32_t>(l.local().total());
+  if (w.lsz == 0) throw Unsupported("sim: bandwidth.cl is modelled with an explicit work-group size");
+  w.step = w.unroll * w.lsz;
+  if (!std::has_single_bit(w.step)) throw DeviceError("sim: bandwidth.cl needs a power-of-two step");
+  w.groups = l.global().total() / w.lsz;
+  w.n = n;
+  w.count = count;
+  if (n == 0 || n % w.step != 0) throw DeviceError("sim: bandwidth.cl window is not a whole number of steps");
+  if (starts.size_bytes() < w.groups * 4) throw DeviceError("sim: bandwidth.cl start buffer too small");
+  w.start = starts.load_all<uint32_t>(w.groups);
+  for (uint32_t a : w.start)
+    if ((a & ~(w.step - 1)) >= n) throw DeviceError("sim: bandwidth.cl cursor outside its window");
+  return w;
+}
+
+// The furthest vector a walk touches, plus one.
+uint64_t reach(const Walk& w) {
+  uint64_t top = 0;
+  for (uint32_t a : w.start) top = std::max<uint64_t>(top, (a & (w.step - 1)) + uint64_t{w.n});
+  return top;
+}
+
+void check_fits(const Walk& w, const SimBuffer& b, const char* what) {
+  if (reach(w) * w.vec_bytes() > b.size_bytes())
+    throw DeviceError(fmt::format("sim: bandwidth.cl {} walks past its buffer", what));
+}
+
+// The time model (see the header).
+double stream_ns(SimLaunch& l, const Walk& w, int arrays) {
+  const auto& c = l.config();
+  const double bytes = static_cast<double>(arrays) * static_cast<double>(w.groups) * w.count * w.vec_bytes();
+  const double footprint = static_cast<double>(arrays) * w.n * w.vec_bytes();
+  const double cores = c.core.shader_cores;
+  const double groups = static_cast<double>(std::max<size_t>(w.groups, 1));
+  const double busiest_share = std::ceil(groups / cores) / groups;
+  double ns = 0;
+  bool held = false;
+  for (const CacheLevelConfig* lv : c.path_levels(CachePath::load_store)) {
+    const double rate = lv->bytes_per_clock * c.clock_ghz();  // GB/s = bytes/ns, per instance
+    ns = std::max(ns, lv->per_core ? bytes * busiest_share / rate : bytes / rate);
+    if (footprint <= static_cast<double>(lv->capacity_bytes)) {
+      held = true;
+      break;
+    }
+  }
+  if (!held) ns = std::max(ns, bytes / c.dram_bandwidth_gbps);
+  return ns;
+}
+
+// Strided prefix sums of a source buffer's vectors (see the header).
+struct PrefixMemo {
+  uint64_t buffer_id = 0, written = 0;
+  uint32_t step = 0;
+  int vec = 0;
+  std::vector<uint32_t> q;  // q[i] = HSUM(v[i]) + q[i - step]
+};
+
+const std::vector<uint32_t>& prefix_sums(SimLaunch& l, const SimBuffer& src, const Walk& w, uint64_t upto) {
+  auto& m = l.state<PrefixMemo>("bandwidth.prefix");
+  if (m.buffer_id != src.id() || m.written != src.last_write() || m.step != w.step || m.vec != w.vec) {
+    m = PrefixMemo{src.id(), src.last_write(), w.step, w.vec, {}};
+  }
+  const uint64_t have = m.q.size();
+  if (upto <= have) return m.q;
+  const size_t words = static_cast<size_t>(w.vec);
+  constexpr uint64_t kChunkVectors = 1 << 16;
+  m.q.resize(upto);
+  for (uint64_t i0 = have; i0 < upto; i0 += kChunkVectors) {
+    const uint64_t n = std::min(kChunkVectors, upto - i0);
+    const auto data = src.load_all<uint32_t>(n * words, i0 * w.vec_bytes());
+    for (uint64_t j = 0; j < n; ++j) {
+      uint32_t h = 0;
+      for (size_t k = 0; k < words; ++k) h += data[j * words + k];
+      const uint64_t i = i0 + j;
+      m.q[i] = h + (i >= w.step ? m.q[i - w.step] : 0u);
+    }
+  }
+  return m.q;
+}
+
+// read(src, n, start, count, sums)
+double read(SimLaunch& l) {
+  const SimBuffer& src = l.buffer(0);
+  const uint32_t n = l.u32(1);
+  const Walk w = walk_of(l, l.buffer(2), n, l.u32(3));
+  SimBuffer& sums = l.buffer(4);
+  check_fits(w, src, "read");
+  if (sums.size_bytes() < w.groups * w.lsz * 4) throw DeviceError("sim: bandwidth.cl sums buffer too small");
+  std::vector<uint32_t> out(w.groups * w.lsz);
+  if (reach(w) * sizeof(uint32_t) > kMaxPrefixBytes) {
+    // Prefix sums would take too much host memory: sum the vectors each
+    // work-item loads, one step's contiguous span at a time (cost: the
+    // bytes the launch moves).
+    const size_t words = static_cast<size_t>(w.vec);
+    std::vector<uint32_t> span(uint64_t{w.step} * words);
+    for (size_t g = 0; g < w.groups; ++g) {
+      const uint64_t r = w.start[g] & (w.step - 1);
+      uint64_t b = w.start[g] & ~(w.step - 1);
+      for (uint64_t t = 0; t < w.trips(); ++t) {
+        src.read((r + b) * w.vec_bytes(), std::as_writable_bytes(std::span<uint32_t>(span)));
+        for (uint64_t j = 0; j < w.step; ++j) {
+          uint32_t h = 0;
+          for (size_t k = 0; k < words; ++k) h += span[j * words + k];
+          out[g * w.lsz + j % w.lsz] += h;  // vector j of the step is work-item j % lsz's
+        }
+        b += w.step;
+        if (b >= w.n) b -= w.n;
+      }
+    }
+    sums.write(0, std::as_bytes(std::span<const uint32_t>(out)));
+    return stream_ns(l, w, 1);
+  }
+  const auto& q = prefix_sums(l, src, w, reach(w));
+  // Sum of H[c + t S] for t in [t0, t0 + m): runs never leave the window.
+  const auto run = [&](uint64_t c, uint64_t t0, uint64_t m) -> uint32_t {
+    if (m == 0) return 0;
+    const uint64_t last = c + (t0 + m - 1) * w.step;
+    const uint64_t first = c + t0 * w.step;
+    return q[last] - (first >= w.step ? q[first - w.step] : 0u);
+  };
+  const uint64_t per_pass = w.n / w.step;  // trips in one pass
+  const uint64_t trips = w.trips();
+  for (size_t g = 0; g < w.groups; ++g) {
+    const uint64_t r = w.start[g] & (w.step - 1);
+    const uint64_t t_start = (w.start[g] & ~(w.step - 1)) / w.step;  // b0 / S
+    const uint64_t full = trips / per_pass, rem = trips % per_pass;
+    const uint64_t first_run = std::min(rem, per_pass - t_start);
+    for (uint32_t lid = 0; lid < w.lsz; ++lid) {
+      uint32_t sum = 0;
+      for (uint32_t k = 0; k < w.unroll; ++k) {
+        const uint64_t c = r + lid + uint64_t{k} * w.lsz;
+        sum += static_cast<uint32_t>(full) * run(c, 0, per_pass);
+        sum += run(c, t_start, first_run) + run(c, 0, rem - first_run);
+      }
+      out[g * w.lsz + lid] = sum;
+    }
+  }
+  sums.write(0, std::as_bytes(std::span<const uint32_t>(out)));
+  return stream_ns(l, w, 1);
+}
+
+// Calls f(first_vector, vectors) for each contiguous span a group's first
+// pass covers (later passes repeat it).
+template <class F>
+void for_each_span(const Walk& w, F f) {
+  const uint64_t trips = std::min<uint64_t>(w.trips(), w.n / w.step);
+  for (size_t g = 0; g < w.groups; ++g) {
+    const uint64_t r = w.start[g] & (w.step - 1);
+    uint64_t b = w.start[g] & ~(w.step - 1);
+    for (uint64_t t = 0; t < trips; ++t) {
+      f(r + b, uint64_t{w.step});
+      b += w.step;
+      if (b >= w.n) b -= w.n;
+    }
+  }
+}
+
+// write(dst, n, start, count, seed)
+double write(SimLaunch& l) {
+  SimBuffer& dst = l.buffer(0);
+  const uint32_t n = l.u32(1);
+  const Walk w = walk_of(l, l.buffer(2), n, l.u32(3));
+  const uint32_t seed = l.u32(4);
+  check_fits(w, dst, "write");
+  static constexpr uint32_t k4[4] = {0, 0x9e3779b9u, 0x7f4a7c15u, 0x85ebca6bu};
+  static constexpr uint32_t k16[4] = {0, 0xc2b2ae35u, 0x27d4eb2fu, 0x165667b1u};
+  std::vector<uint32_t> buf;
+  for_each_span(w, [&](uint64_t first, uint64_t count) {
+    buf.resize(count * static_cast<size_t>(w.vec));
+    for (uint64_t j = 0; j < count; ++j) {
+      // SPLAT((i * 0x9e3779b1) ^ seed): i is the kernel's uint index.
+      const uint32_t x = static_cast<uint32_t>(first + j) * 0x9e3779b1u ^ seed;
+      uint32_t* o = buf.data() + j * static_cast<size_t>(w.vec);
+      if (w.vec == 1) {
+        o[0] = x;
+      } else if (w.vec == 2) {
+        o[0] = x, o[1] = x ^ k4[1];
+      } else {
+        for (int qd = 0; qd < w.vec / 4; ++qd)
+          for (int k = 0; k < 4; ++k) o[qd * 4 + k] = (x ^ k16[qd]) ^ k4[k];
+      }
+    }
+    dst.write(first * w.vec_bytes(), std::as_bytes(std::span<const uint32_t>(buf)));
+  });
+  return stream_ns(l, w, 1);
+}
+
+// copy(src, dst, n, start, count)
+double copy(SimLaunch& l) {
+  const SimBuffer& src = l.buffer(0);
+  SimBuffer& dst = l.buffer(1);
+  if (src.id() == dst.id()) throw Unsupported("sim: bandwidth.cl copy onto its own source");
+  const uint32_t n = l.u32(2);
+  const Walk w = walk_of(l, l.buffer(3), n, l.u32(4));
+  check_fits(w, src, "copy");
+  check_fits(w, dst, "copy");
+  std::vector<std::byte> buf;
+  for_each_span(w, [&](uint64_t first, uint64_t count) {
+    buf.resize(count * w.vec_bytes());
+    src.read(first * w.vec_bytes(), buf);
+    dst.write(first * w.vec_bytes(), buf);
+  });
+  return stream_ns(l, w, 2);
+}
+
+}  // namespace
+
+void register_sim_family_bandwidth(FamilyTable& table) {
+  table.add({"bandwidth.cl", "read", 0, read});
+  table.add({"bandwidth.cl", "write", 0, write});
+  table.add({"bandwidth.cl", "copy", 0, copy});
+}
+
+}  // namespace gpuscope::sim
