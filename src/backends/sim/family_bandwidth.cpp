@@ -1,6 +1,8 @@
 // Sim family of bandwidth.cl: `read`, `write` and `copy` walking each
 // work-group's cursor around its window of n vectors (bandwidth.cl's header
-// describes the walk).
+// describes the walk); `read_stream`, `write_stream`, `copy_stream` (the
+// grid-stride layout) and `write_grid`, `copy_grid` (one vector per
+// work-item), modelled at the end of this file.
 //
 // Semantics: exactly the OpenCL C's results, computed without touching
 // every vector where the result does not need it:
@@ -94,13 +96,12 @@ void check_fits(const Walk& w, const SimBuffer& b, const char* what) {
     throw DeviceError(fmt::format("sim: bandwidth.cl {} walks past its buffer", what));
 }
 
-// The time model (see the header).
-double stream_ns(SimLaunch& l, const Walk& w, int arrays) {
+// The time model (see the header): `bytes` moved through the levels down
+// to the one holding `footprint`, by `groups` work-groups.
+double level_ns(SimLaunch& l, double bytes, double footprint, size_t groups_launched) {
   const auto& c = l.config();
-  const double bytes = static_cast<double>(arrays) * static_cast<double>(w.groups) * w.count * w.vec_bytes();
-  const double footprint = static_cast<double>(arrays) * w.n * w.vec_bytes();
   const double cores = c.core.shader_cores;
-  const double groups = static_cast<double>(std::max<size_t>(w.groups, 1));
+  const double groups = static_cast<double>(std::max<size_t>(groups_launched, 1));
   const double busiest_share = std::ceil(groups / cores) / groups;
   double ns = 0;
   bool held = false;
@@ -114,6 +115,12 @@ double stream_ns(SimLaunch& l, const Walk& w, int arrays) {
   }
   if (!held) ns = std::max(ns, bytes / c.dram_bandwidth_gbps);
   return ns;
+}
+
+double stream_ns(SimLaunch& l, const Walk& w, int arrays) {
+  const double bytes = static_cast<double>(arrays) * static_cast<double>(w.groups) * w.count * w.vec_bytes();
+  const double footprint = static_cast<double>(arrays) * w.n * w.vec_bytes();
+  return level_ns(l, bytes, footprint, w.groups);
 }
 
 // Strided prefix sums of a source buffer's vectors (see the header).
@@ -224,6 +231,26 @@ void for_each_span(const Walk& w, F f) {
   }
 }
 
+// What bandwidth.cl's stores write to vectors [first, first + count):
+// SPLAT((i * 0x9e3779b1) ^ seed), i the kernel's uint index.
+void hashed_vectors(uint64_t first, uint64_t count, int vec, uint32_t seed, std::vector<uint32_t>& buf) {
+  static constexpr uint32_t k4[4] = {0, 0x9e3779b9u, 0x7f4a7c15u, 0x85ebca6bu};
+  static constexpr uint32_t k16[4] = {0, 0xc2b2ae35u, 0x27d4eb2fu, 0x165667b1u};
+  buf.resize(count * static_cast<size_t>(vec));
+  for (uint64_t j = 0; j < count; ++j) {
+    const uint32_t x = static_cast<uint32_t>(first + j) * 0x9e3779b1u ^ seed;
+    uint32_t* o = buf.data() + j * static_cast<size_t>(vec);
+    if (vec == 1) {
+      o[0] = x;
+    } else if (vec == 2) {
+      o[0] = x, o[1] = x ^ k4[1];
+    } else {
+      for (int qd = 0; qd < vec / 4; ++qd)
+        for (int k = 0; k < 4; ++k) o[qd * 4 + k] = (x ^ k16[qd]) ^ k4[k];
+    }
+  }
+}
+
 // write(dst, n, start, count, seed)
 double write(SimLaunch& l) {
   SimBuffer& dst = l.buffer(0);
@@ -231,24 +258,9 @@ double write(SimLaunch& l) {
   const Walk w = walk_of(l, l.buffer(2), n, l.u32(3));
   const uint32_t seed = l.u32(4);
   check_fits(w, dst, "write");
-  static constexpr uint32_t k4[4] = {0, 0x9e3779b9u, 0x7f4a7c15u, 0x85ebca6bu};
-  static constexpr uint32_t k16[4] = {0, 0xc2b2ae35u, 0x27d4eb2fu, 0x165667b1u};
   std::vector<uint32_t> buf;
   for_each_span(w, [&](uint64_t first, uint64_t count) {
-    buf.resize(count * static_cast<size_t>(w.vec));
-    for (uint64_t j = 0; j < count; ++j) {
-      // SPLAT((i * 0x9e3779b1) ^ seed): i is the kernel's uint index.
-      const uint32_t x = static_cast<uint32_t>(first + j) * 0x9e3779b1u ^ seed;
-      uint32_t* o = buf.data() + j * static_cast<size_t>(w.vec);
-      if (w.vec == 1) {
-        o[0] = x;
-      } else if (w.vec == 2) {
-        o[0] = x, o[1] = x ^ k4[1];
-      } else {
-        for (int qd = 0; qd < w.vec / 4; ++qd)
-          for (int k = 0; k < 4; ++k) o[qd * 4 + k] = (x ^ k16[qd]) ^ k4[k];
-      }
-    }
+    hashed_vectors(first, count, w.vec, seed, buf);
     dst.write(first * w.vec_bytes(), std::as_bytes(std::span<const uint32_t>(buf)));
   });
   return stream_ns(l, w, 1);
@@ -272,12 +284,157 @@ double copy(SimLaunch& l) {
   return stream_ns(l, w, 2);
 }
 
+// ---- Grid-stride and whole-grid layouts.
+//
+// read_stream / write_stream / copy_stream: each trip the whole grid (g
+// work-items) covers vectors [b, b + UNROLL g), work-item j % g taking
+// vector j of the stretch; b starts at `first` and advances by the stretch,
+// wrapping at n by one subtraction, for ceil(count / stretch) trips. Values
+// depend on the index only, so once b comes back to a value already seen
+// the remaining trips repeat stores already made; reads are summed trip by
+// trip (their cost is the bytes the launch moves). write_grid / copy_grid:
+// vectors [first, first + global) mod n, one each. Time: level_ns over the
+// bytes moved, the footprint being the n vectors of every array.
+struct GridStride {
+  int vec = 4;
+  uint64_t stretch = 0;  // vectors per trip
+  uint64_t n = 0, first = 0, trips = 0;
+  size_t items = 0, groups = 0;
+  uint64_t vec_bytes() const { return uint64_t{static_cast<uint32_t>(vec)} * 4; }
+};
+
+GridStride grid_stride_of(SimLaunch& l, uint32_t n, uint32_t first, uint64_t count, bool one_trip) {
+  GridStride s;
+  s.vec = static_cast<int>(l.define_int("VEC", 0));
+  if (s.vec != 1 && s.vec != 2 && s.vec != 4 && s.vec != 8 && s.vec != 16)
+    throw DeviceError("sim: bandwidth.cl needs -DVEC=1, 2, 4, 8 or 16");
+  const long long unroll = one_trip ? 1 : l.define_int("UNROLL", 4);
+  if (unroll <= 0 || unroll > 1024) throw DeviceError("sim: bandwidth.cl UNROLL out of range");
+  s.items = l.global().total();
+  const size_t lsz = l.local().total();
+  s.groups = lsz ? (s.items + lsz - 1) / lsz : 1;
+  s.stretch = static_cast<uint64_t>(unroll) * s.items;
+  s.n = n;
+  s.first = first;
+  if (n == 0 || s.stretch == 0 || s.stretch > n || first >= n)
+    throw DeviceError("sim: bandwidth.cl stream does not fit its window");
+  s.trips = one_trip ? 1 : (count + s.stretch - 1) / s.stretch;
+  return s;
+}
+
+// Calls f(first_vector, vectors) for each trip's stretch, stopping where the
+// trips start to repeat (for stores); `all` visits every trip (for sums).
+template <class F>
+void for_each_stretch(const GridStride& s, bool all, F f) {
+  std::vector<bool> seen;
+  uint64_t b = s.first;
+  for (uint64_t t = 0; t < s.trips; ++t) {
+    if (!all) {
+      if (seen.empty()) seen.assign(s.n, false);
+      if (seen[b]) break;
+      seen[b] = true;
+    }
+    f(b, s.stretch);
+    b += s.stretch;
+    if (b >= s.n) b -= s.n;
+  }
+}
+
+void check_stream_fits(const GridStride& s, const SimBuffer& b, bool wraps_in_window) {
+  // Whole-grid launches wrap inside the window; a grid-stride stretch may
+  // run past n (into the slack the probe's buffers hold) where n is not a
+  // whole number of stretches.
+  uint64_t top = s.n;
+  if (!wraps_in_window)
+    for_each_stretch(s, false, [&](uint64_t first, uint64_t count) { top = std::max(top, first + count); });
+  if (top * s.vec_bytes() > b.size_bytes())
+    throw DeviceError("sim: bandwidth.cl stream walks past its buffer");
+}
+
+double stream_time(SimLaunch& l, const GridStride& s, int arrays) {
+  const double bytes = static_cast<double>(arrays) * static_cast<double>(s.trips) * s.stretch * s.vec_bytes();
+  return level_ns(l, bytes, static_cast<double>(arrays) * s.n * s.vec_bytes(), s.groups);
+}
+
+// read_stream(src, n, first, count, sums)
+double read_stream(SimLaunch& l) {
+  const SimBuffer& src = l.buffer(0);
+  const GridStride s = grid_stride_of(l, l.u32(1), l.u32(2), l.u32(3), false);
+  SimBuffer& sums = l.buffer(4);
+  check_stream_fits(s, src, false);
+  if (sums.size_bytes() < s.items * 4) throw DeviceError("sim: bandwidth.cl sums buffer too small");
+  const size_t words = static_cast<size_t>(s.vec);
+  std::vector<uint32_t> out(s.items), span(s.stretch * words);
+  for_each_stretch(s, true, [&](uint64_t first, uint64_t count) {
+    src.read(first * s.vec_bytes(), std::as_writable_bytes(std::span<uint32_t>(span)));
+    for (uint64_t j = 0; j < count; ++j) {
+      uint32_t h = 0;
+      for (size_t k = 0; k < words; ++k) h += span[j * words + k];
+      out[j % s.items] += h;
+    }
+  });
+  sums.write(0, std::as_bytes(std::span<const uint32_t>(out)));
+  return stream_time(l, s, 1);
+}
+
+// write_stream(dst, n, first, count, seed) and write_grid(dst, n, first, seed)
+double store_hashed(SimLaunch& l, bool grid) {
+  SimBuffer& dst = l.buffer(0);
+  const GridStride s = grid_stride_of(l, l.u32(1), l.u32(2), grid ? 0 : l.u32(3), grid);
+  const uint32_t seed = l.u32(grid ? 3 : 4);
+  check_stream_fits(s, dst, grid);
+  std::vector<uint32_t> buf;
+  for_each_stretch(s, false, [&](uint64_t first, uint64_t count) {
+    // A whole-grid launch wraps at n inside its one stretch.
+    const uint64_t head = grid ? std::min(count, s.n - first) : count;
+    hashed_vectors(first, head, s.vec, seed, buf);
+    dst.write(first * s.vec_bytes(), std::as_bytes(std::span<const uint32_t>(buf)));
+    if (head < count) {
+      hashed_vectors(0, count - head, s.vec, seed, buf);
+      dst.write(0, std::as_bytes(std::span<const uint32_t>(buf)));
+    }
+  });
+  return stream_time(l, s, 1);
+}
+
+// copy_stream(src, dst, n, first, count) and copy_grid(src, dst, n, first)
+double copy_vectors(SimLaunch& l, bool grid) {
+  const SimBuffer& src = l.buffer(0);
+  SimBuffer& dst = l.buffer(1);
+  if (src.id() == dst.id()) throw Unsupported("sim: bandwidth.cl copy onto its own source");
+  const GridStride s = grid_stride_of(l, l.u32(2), l.u32(3), grid ? 0 : l.u32(4), grid);
+  check_stream_fits(s, src, grid);
+  check_stream_fits(s, dst, grid);
+  std::vector<std::byte> buf;
+  const auto move = [&](uint64_t first, uint64_t count) {
+    buf.resize(count * s.vec_bytes());
+    src.read(first * s.vec_bytes(), buf);
+    dst.write(first * s.vec_bytes(), buf);
+  };
+  for_each_stretch(s, false, [&](uint64_t first, uint64_t count) {
+    const uint64_t head = grid ? std::min(count, s.n - first) : count;
+    move(first, head);
+    if (head < count) move(0, count - head);
+  });
+  return stream_time(l, s, 2);
+}
+
+double write_stream(SimLaunch& l) { return store_hashed(l, false); }
+double write_grid(SimLaunch& l) { return store_hashed(l, true); }
+double copy_stream(SimLaunch& l) { return copy_vectors(l, false); }
+double copy_grid(SimLaunch& l) { return copy_vectors(l, true); }
+
 }  // namespace
 
 void register_sim_family_bandwidth(FamilyTable& table) {
   table.add({"bandwidth.cl", "read", 0, read});
   table.add({"bandwidth.cl", "write", 0, write});
   table.add({"bandwidth.cl", "copy", 0, copy});
+  table.add({"bandwidth.cl", "read_stream", 0, read_stream});
+  table.add({"bandwidth.cl", "write_stream", 0, write_stream});
+  table.add({"bandwidth.cl", "copy_stream", 0, copy_stream});
+  table.add({"bandwidth.cl", "write_grid", 0, write_grid});
+  table.add({"bandwidth.cl", "copy_grid", 0, copy_grid});
 }
 
 }  // namespace gpuscope::sim
