@@ -172,10 +172,11 @@ class OccupancyProbe {
     std::vector<std::string> opts = {fmt::format("-DREGS={}", regs)};
     if (nv_verbose_) {
       opts.push_back("-cl-nv-verbose");
-      // NVIDIA's driver caches compiled programs across runs, keyed by
-      // source and options, and a build served from that cache runs no
-      // ptxas and logs no register count. A macro no kernel uses, unique to
-      // this run, makes every build a real one (tens of ms each).
+      // NVIDIA's driver caches what ptxas made across runs, keyed by the
+      // PTX, and a build served from that cache logs no register count. A
+      // number unique to this run, which occupancy.cl writes into the PTX
+      // as a comment, makes every build a real one (tens of ms each). (An
+      // unused macro alone did not: the PTX stayed the same.)
       opts.push_back(fmt::format("-DGPUSCOPE_RUN_NONCE={}", run_nonce_));
     }
     Kernel& k = dev_.kernel({"occupancy.cl", "occupancy", opts});
