@@ -46,11 +46,20 @@ std::vector<std::string> series_ids(const std::vector<ReportRun>& runs) {
 }
 
 // Finding ids grouped by area, in area order, then as the runs list them.
-std::vector<std::pair<std::string, std::vector<std::string>>> findings_by_area(const std::vector<ReportRun>& runs) {
+// `measured`: ids some run measured (a reference's other values are listed
+// apart); else the ids only references have.
+std::vector<std::pair<std::string, std::vector<std::string>>> findings_by_area(const std::vector<ReportRun>& runs,
+                                                                               bool measured = true) {
   std::vector<std::pair<std::string, std::vector<std::string>>> areas;
   for (const auto& title : area_titles()) areas.emplace_back(title, std::vector<std::string>{});
+  const auto in_a_run = [&](const std::string& id) {
+    return std::any_of(runs.begin(), runs.end(), [&](const ReportRun& r) {
+      return (!r.reference || &r == &runs[0]) && r.results->find_finding(id);
+    });
+  };
   for (const auto& run : runs) {
     for (const auto& f : run.results->findings) {
+      if (in_a_run(f.id) != measured) continue;
       for (auto& [title, ids] : areas)
         if (title == area_title(f.id) && std::find(ids.begin(), ids.end(), f.id) == ids.end()) ids.push_back(f.id);
     }
@@ -82,10 +91,20 @@ json point_row(const Point& p, const std::string& source) {
   return row;
 }
 
+// A marker's label: the unit is on the axis, so "L1 latency" says no more
+// than "L1": "L1 16.2 ns".
+std::string marker_label(const Finding& f) {
+  std::string label = label_for(f.id);
+  for (const char* word : {" capacity", " latency", " size", " bandwidth"})
+    if (label.ends_with(word) && label.size() > std::string_view(word).size())
+      label.resize(label.size() - std::string_view(word).size());
+  return label + " " + format_value(f);
+}
+
 // The markers a run's findings put on a series: a finding citing the series
 // whose unit is the x unit is a vertical line (a knee: a capacity), the y
 // unit a horizontal one (a level: a latency, a bandwidth).
-json markers_for(const Series& axis_source, size_t run_index, const Results& r, size_t& slot) {
+json markers_for(const Series& axis_source, size_t run_index, const Results& r) {
   json out = json::array();
   for (const auto& f : r.findings) {
     if (std::find(f.evidence.begin(), f.evidence.end(), axis_source.id) == f.evidence.end()) continue;
@@ -100,9 +119,8 @@ json markers_for(const Series& axis_source, size_t run_index, const Results& r, 
                    {"value", *v},
                    {"low", f.low ? json(*f.low) : json(nullptr)},
                    {"high", f.high ? json(*f.high) : json(nullptr)},
-                   {"label", label_for(f.id) + " " + format_value(f)},
-                   {"finding", f.id},
-                   {"slot", slot++}});
+                   {"label", marker_label(f)},
+                   {"finding", f.id}});
   }
   return out;
 }
@@ -118,7 +136,6 @@ json chart_data(const std::vector<ReportRun>& runs) {
       if (!first) first = run.results->find_series(id);
     json traces = json::array();
     json markers = json::array();
-    size_t slot = 0;
     bool log_x = wants_log_x(*first), log_y = wants_log_y(*first);
     for (size_t i = 0; i < runs.size(); ++i) {
       const Results& r = *runs[i].results;
@@ -134,7 +151,7 @@ json chart_data(const std::vector<ReportRun>& runs) {
           log_y = log_y && wants_log_y(*s);
         }
       }
-      for (auto& m : markers_for(*first, i, r, slot)) markers.push_back(std::move(m));
+      for (auto& m : markers_for(*first, i, r)) markers.push_back(std::move(m));
     }
     charts.push_back({{"id", id},
                       {"anchor", chart_anchor(id)},
@@ -264,19 +281,20 @@ std::string value_cell(const Finding* f) {
                      interval.empty() ? "" : "<br><span class=\"dim\">" + html_escape(interval) + "</span>");
 }
 
-std::string findings_section(const std::vector<ReportRun>& runs) {
+std::string findings_tables(const std::vector<ReportRun>& runs, bool measured) {
   const auto charted = series_ids(runs);
-  std::string out = "<h2 id=\"findings\">Findings</h2>\n";
+  std::string out;
   const bool single = runs.size() == 1;
-  out += "<p class=\"note\">Each value with its interval; <span class=\"low\">?</span> marks confidence below "
-         "0.5 (a guess). The evidence links go to the chart each value was read from.</p>\n";
-  for (const auto& [area, ids] : findings_by_area(runs)) {
-    out += "<h3>" + html_escape(area) + "</h3>\n<table class=\"findings\">\n<tr><th>finding</th>";
+  for (const auto& [area, ids] : findings_by_area(runs, measured)) {
+    out += "<h3>" + html_escape(area) + "</h3>\n<table class=\"findings\">\n<tr><th class=\"name\">finding</th>";
     for (size_t i = 0; i < runs.size(); ++i)
-      out += "<th>" + (single ? std::string("value") : swatch(i) + html_escape(runs[i].label)) + "</th>";
-    for (size_t i = 1; i < runs.size(); ++i) out += "<th>/ " + html_escape(runs[0].label) + "</th>";
-    out += single ? "<th>confidence</th>" : "";
-    out += "<th>evidence</th><th>method</th></tr>\n";
+      out += "<th class=\"value\">" + (single ? std::string("value") : swatch(i) + html_escape(runs[i].label)) +
+             "</th>";
+    for (size_t i = 1; i < runs.size(); ++i)
+      out += fmt::format("<th class=\"ratio\" title=\"{} / {}\">ratio</th>", html_escape(runs[i].label),
+                         html_escape(runs[0].label));
+    out += single ? "<th class=\"ratio\">confidence</th>" : "";
+    out += "<th class=\"evidence\">evidence</th><th>method and notes</th></tr>\n";
     for (const auto& id : ids) {
       std::vector<const Finding*> per_run;
       for (const auto& run : runs) per_run.push_back(run.results->find_finding(id));
@@ -294,14 +312,29 @@ std::string findings_section(const std::vector<ReportRun>& runs) {
       for (size_t i = 0; i < runs.size(); ++i) {
         const Finding* f = per_run[i];
         if (!f || f->method.empty()) continue;
-        methods += "<div>" + (single ? "" : swatch(i)) + html_escape(f->method) +
-                   (f->note.empty() ? "" : "<br><span class=\"note\">" + html_escape(f->note) + "</span>") + "</div>";
+        // A reference's method is its source: short, and the point of the row.
+        const std::string method = runs[i].reference
+                                       ? html_escape(f->method)
+                                       : "<details><summary>method</summary>" + html_escape(f->method) + "</details>";
+        methods += "<div>" + (single ? "" : swatch(i)) + method +
+                   (f->note.empty() ? "" : "<span class=\"note\">" + html_escape(f->note) + "</span>") + "</div>";
       }
       out += "<td>" + evidence_links(*any, charted) + "</td><td class=\"note\">" + methods + "</td></tr>\n";
     }
     out += "</table>\n";
   }
-  if (findings_by_area(runs).empty()) out += "<p>No findings.</p>\n";
+  return out;
+}
+
+std::string findings_section(const std::vector<ReportRun>& runs) {
+  std::string out = "<h2 id=\"findings\">Findings</h2>\n";
+  out += "<p class=\"note\">Each value with its interval; <span class=\"low\">?</span> marks confidence below "
+         "0.5 (a guess). The evidence links go to the chart each value was read from.</p>\n";
+  out += findings_tables(runs, true);
+  if (findings_by_area(runs, true).empty()) out += "<p>No findings.</p>\n";
+  if (!findings_by_area(runs, false).empty())
+    out += "<details id=\"unmeasured\"><summary>Published figures this run did not measure</summary>\n" +
+           findings_tables(runs, false) + "</details>\n";
   return out;
 }
 

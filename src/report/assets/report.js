@@ -58,6 +58,11 @@
       ctx.rect(area.left, area.top, area.right - area.left, area.bottom - area.top);
       ctx.clip();
       ctx.font = '11px sans-serif';
+      // Labels are staggered so that neighbours do not print over each other:
+      // knees along the top (a reference's along the bottom), levels along
+      // the left (a reference's along the right).
+      const slots = {};
+      const nextSlot = (key) => (slots[key] = (slots[key] || 0) + 1) - 1;
       for (const m of opts.markers || []) {
         const sc = m.axis === 'x' ? scales.x : scales.y;
         const at = (v) => sc.getPixelForValue(v);
@@ -77,8 +82,14 @@
         else { ctx.moveTo(area.left, p); ctx.lineTo(area.right, p); }
         ctx.stroke();
         ctx.fillStyle = c;
-        if (m.axis === 'x') ctx.fillText(m.label, p + 3, area.top + 12 + 12 * (m.slot % 4));
-        else ctx.fillText(m.label, area.left + 4 + 150 * (m.slot % 3), p - 3);
+        const k = nextSlot(m.axis + ref);
+        if (m.axis === 'x') {
+          ctx.textAlign = 'left';
+          ctx.fillText(m.label, p + 3, ref ? area.bottom - 4 - 12 * (k % 3) : area.top + 12 + 12 * (k % 3));
+        } else {
+          ctx.textAlign = ref ? 'right' : 'left';
+          ctx.fillText(m.label, ref ? area.right - 4 - 90 * (k % 2) : area.left + 4 + 90 * (k % 2), p - 3);
+        }
       }
       ctx.restore();
     },
