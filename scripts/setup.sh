@@ -8,6 +8,8 @@ packages=(
   ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers  # Khronos ICD loader, C and C++ headers
   libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev  # header-only or static at link time
   pocl-opencl-icd clinfo                                   # the CPU as an OpenCL device
+  libjs-chart.js                                           # the chart library report.html embeds
+  chromium                                                 # headless: the report's real-browser test
 )
 
 missing=()

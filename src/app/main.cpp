@@ -5,6 +5,10 @@
 #include "backends/backend.hpp"
 #include "core/error.hpp"
 #include "probes/probe.hpp"
+#include "report/html_report.hpp"
+#include "report/markdown_report.hpp"
+#include "report/progress.hpp"
+#include "report/reference.hpp"
 #include "report/results_json.hpp"
 #include "report/terminal_summary.hpp"
 
@@ -17,7 +21,9 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 namespace gpuscope {
@@ -27,6 +33,56 @@ constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
 
 bool stdout_wants_color() { return isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr; }
+bool stderr_wants_color() { return stderr_is_terminal() && std::getenv("NO_COLOR") == nullptr; }
+
+// Writes beside `path` and renames over it, so a reader never sees half a file.
+void write_text_file_atomic(const std::string& text, const std::string& path) {
+  const std::filesystem::path target(path);
+  if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path());
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) throw std::runtime_error("cannot write " + tmp);
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+// What --compare and --format add to run, analyze and report.
+struct ReportArgs {
+  std::string compare;          // a known device or a reference .json; empty: none
+  std::string format = "text";  // what goes to stdout: "text" (the spec sheet) or "md"
+};
+
+// The reference a --compare names, as a Results reporters can draw; found
+// before any device time is spent.
+std::optional<Results> load_reference(const ReportArgs& a) {
+  if (a.compare.empty()) return std::nullopt;
+  return reference_as_results(find_reference(a.compare));
+}
+
+std::vector<ReportRun> report_runs(const Results& r, const std::optional<Results>& reference) {
+  std::vector<ReportRun> runs = {{r.device.name.empty() ? r.device.id : r.device.name, &r, false}};
+  if (reference)
+    runs.push_back({reference->device.id.substr(reference->device.id.find(':') + 1), &*reference, true});
+  return runs;
+}
+
+void print_summary(const Results& r, const std::optional<Results>& reference, const ReportArgs& a) {
+  if (a.format == "md")
+    std::cout << format_markdown(report_runs(r, reference));
+  else
+    std::cout << format_summary(r, {stdout_wants_color()}, reference ? &*reference : nullptr);
+}
+
+// results.json's companions in `dir`: report.html and report.md.
+void write_reports(const Results& r, const std::optional<Results>& reference,
+                   const std::filesystem::path& dir) {
+  const auto runs = report_runs(r, reference);
+  write_text_file_atomic(render_html_report(runs), (dir / "report.html").string());
+  write_text_file_atomic(format_markdown(runs), (dir / "report.md").string());
+}
 
 std::vector<std::string> split_list(const std::string& s) {
   std::vector<std::string> out;
@@ -43,7 +99,12 @@ std::string utc_now() {
   return buf;
 }
 
-int cmd_list() {
+int cmd_list(bool references) {
+  if (references) {
+    for (const auto& p : known_references())
+      std::cout << fmt::format("{:<12} {:<40} {} values\n", p.name, p.device.name, p.values.size());
+    return 0;
+  }
   const auto devices = enumerate_devices();
   if (devices.empty()) {
     std::cerr << "gpuscope: no devices found; install an OpenCL driver (PoCL for the CPU: "
@@ -65,7 +126,8 @@ struct RunArgs {
   double budget_scale = 1;
 };
 
-int cmd_run(const RunArgs& a, const std::string& command_line) {
+int cmd_run(const RunArgs& a, const ReportArgs& ra, const std::string& command_line) {
+  const auto reference = load_reference(ra);
   std::vector<const ProbeDef*> probes;
   if (a.probes.empty()) {
     for (const auto& p : probe_registry()) probes.push_back(&p);
@@ -106,14 +168,18 @@ int cmd_run(const RunArgs& a, const std::string& command_line) {
   r.findings = analysis::analyze_all(r);
   write_results_file_atomic(r, results_path);
 
-  const bool show_progress = !a.quiet;
+  std::vector<PlannedProbe> plan;
+  for (const ProbeDef* p : probes) plan.push_back({p->name, planned_budget_s(*p, options, r.device)});
+  ProgressDisplay progress(std::cerr, !a.quiet && stderr_is_terminal(), stderr_wants_color(), plan,
+                           stderr_columns());
   int status = 0;
-  for (const ProbeDef* p : probes) {
-    ProbeContext ctx{*device, options, 0, [&](const std::string& line) {
-                       if (show_progress) std::cerr << "  " << line << "\n";
-                     }};
-    ctx.budget_s = planned_budget_s(*p, options, r.device);
-    if (show_progress) std::cerr << fmt::format("gpuscope: {} on {} ...\n", p->name, r.device.name);
+  for (size_t i = 0; i < probes.size(); ++i) {
+    const ProbeDef* p = probes[i];
+    // A fresh context per probe: a device error reopens the device (below).
+    ProbeContext ctx{*device, options, plan[i].budget_s,
+                     [&](const std::string& line) { progress.point(line); }};
+    ctx.progress_fraction = [&](double done) { progress.fraction(done); };
+    progress.begin_probe(i);
     const auto t0 = std::chrono::steady_clock::now();
     try {
       auto series = p->run(ctx);
@@ -145,22 +211,88 @@ int cmd_run(const RunArgs& a, const std::string& command_line) {
     r.run["probes"][p->name] = {{"wall_s", wall_s}};
     r.findings = analysis::analyze_all(r);
     write_results_file_atomic(r, results_path);
-    if (show_progress) std::cerr << fmt::format("gpuscope: {} done in {:.1f} s\n", p->name, wall_s);
+    write_reports(r, reference, a.out);
+    progress.end_probe(wall_s);
   }
-  std::cout << format_summary(r, {stdout_wants_color()});
-  std::cout << "\nresults: " << results_path << "\n";
+  progress.finish();
+  write_reports(r, reference, a.out);
+  print_summary(r, reference, ra);
+  const std::filesystem::path out(a.out);
+  std::cout << "\nresults: " << results_path << "\nreport:  " << (out / "report.html").string() << "  "
+            << (out / "report.md").string() << "\n";
   return status;
 }
 
-int cmd_analyze(const std::string& path, const std::string& out) {
+int cmd_analyze(const std::string& path, const std::string& out, const ReportArgs& ra) {
+  const auto reference = load_reference(ra);
   Results r = read_results_file(path);
   r.findings = analysis::analyze_all(r);
-  std::cout << format_summary(r, {stdout_wants_color()});
+  print_summary(r, reference, ra);
   if (!out.empty()) {
     const std::string results_path = (std::filesystem::path(out) / "results.json").string();
     write_results_file_atomic(r, results_path);
-    std::cout << "\nresults: " << results_path << "\n";
+    write_reports(r, reference, out);
+    std::cout << "\nresults: " << results_path
+              << "\nreport:  " << (std::filesystem::path(out) / "report.html").string() << "\n";
   }
+  return 0;
+}
+
+// The findings stored in RESULTS.json (not recomputed: the report shows what
+// the run concluded), as report.html beside it or at --out ("-": stdout).
+int cmd_report(const std::string& path, std::string out, const ReportArgs& ra) {
+  const auto reference = load_reference(ra);
+  const Results r = read_results_file(path);
+  const auto runs = report_runs(r, reference);
+  const bool md = ra.format == "md";
+  const std::string text = md ? format_markdown(runs) : render_html_report(runs);
+  if (out == "-") {
+    std::cout << text;
+    return 0;
+  }
+  if (out.empty())
+    out = (std::filesystem::path(path).parent_path() / (md ? "report.md" : "report.html")).string();
+  write_text_file_atomic(text, out);
+  std::cout << "report: " << out << "\n";
+  return 0;
+}
+
+// Each input is a results.json or, where no such file exists, a known
+// device's name (its published figures).
+int cmd_compare(const std::vector<std::string>& inputs, const std::string& out, const ReportArgs& ra) {
+  if (inputs.size() < 2) throw UsageError("compare needs at least two results files (or known device names)");
+  std::vector<Results> results;
+  std::vector<bool> is_reference;
+  std::vector<std::string> stems;
+  results.reserve(inputs.size());
+  for (const auto& in : inputs) {
+    const bool file = std::filesystem::exists(in);
+    if (!file && !in.ends_with(".json")) {
+      results.push_back(reference_as_results(find_reference(in)));
+      is_reference.push_back(true);
+    } else {
+      results.push_back(read_results_file(in));
+      is_reference.push_back(false);
+    }
+    stems.push_back(std::filesystem::path(in).stem().string());
+  }
+  std::vector<ReportRun> runs;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const DeviceInfo& d = results[i].device;
+    std::string label = is_reference[i] ? d.id.substr(d.id.find(':') + 1) : (d.name.empty() ? d.id : d.name);
+    // Two runs of one device are told apart by their file names.
+    const auto same = [&](size_t j) { return j != i && results[j].device.name == d.name; };
+    bool duplicate = false;
+    for (size_t j = 0; j < results.size(); ++j) duplicate = duplicate || same(j);
+    if (duplicate && !is_reference[i]) label += " (" + stems[i] + ")";
+    runs.push_back({label, &results[i], is_reference[i]});
+  }
+  if (ra.format == "md")
+    std::cout << format_markdown(runs);
+  else
+    std::cout << format_comparison(runs, {stdout_wants_color()});
+  write_text_file_atomic(render_html_report(runs), out);
+  std::cout << "\ncomparison: " << out << "\n";
   return 0;
 }
 
@@ -176,6 +308,20 @@ int main_impl(int argc, char** argv) {
   app.set_version_flag("--version", std::string("gpuscope ") + GPUSCOPE_VERSION);
 
   auto* list = app.add_subcommand("list", "list devices: ID, type, name, API version");
+  bool list_references = false;
+  list->add_flag("--references", list_references, "list the known devices --compare takes instead");
+
+  // --compare and --format, shared by run, analyze and report.
+  ReportArgs report_args;
+  const auto add_report_options = [&](CLI::App* cmd, const char* format_help) {
+    cmd->add_option(
+        "--compare", report_args.compare,
+        "put a known device's published figures beside this one (names: `gpuscope list --references`; "
+        "or a reference .json)");
+    cmd->add_option("--format", report_args.format, format_help)
+        ->check(CLI::IsMember({"text", "md"}))
+        ->capture_default_str();
+  };
 
   RunArgs run_args;
   auto* run = app.add_subcommand("run", "run probes on a device and infer its parameters");
@@ -194,10 +340,33 @@ int main_impl(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
 
+  add_report_options(run, "summary on stdout: text (spec sheet) or md (Markdown)");
+
   std::string analyze_path, analyze_out;
   auto* analyze = app.add_subcommand("analyze", "recompute findings from a results.json, no device needed");
   analyze->add_option("results", analyze_path, "results.json of an earlier run")->required();
-  analyze->add_option("--out", analyze_out, "write DIR/results.json with the recomputed findings");
+  analyze->add_option("--out", analyze_out,
+                      "write DIR/results.json with the recomputed findings, and report.html, report.md");
+  add_report_options(analyze, "summary on stdout: text (spec sheet) or md (Markdown)");
+
+  std::string report_path, report_out;
+  auto* report =
+      app.add_subcommand("report", "write the HTML report of a results.json (charts, findings, device)");
+  report->add_option("results", report_path, "results.json of a run")->required();
+  report->add_option("--out", report_out,
+                     "file to write (default: report.html beside RESULTS; - for stdout)");
+  add_report_options(report, "html (self-contained page) or md (Markdown); text means html here");
+
+  std::vector<std::string> compare_inputs;
+  std::string compare_out = "gpuscope-compare.html";
+  auto* compare = app.add_subcommand(
+      "compare", "findings of several runs side by side with ratios, and an HTML page with overlaid charts");
+  compare->add_option("results", compare_inputs, "results.json files (or known device names) to compare")
+      ->required();
+  compare->add_option("--out", compare_out, "the HTML comparison to write")->capture_default_str();
+  compare->add_option("--format", report_args.format, "table on stdout: text or md")
+      ->check(CLI::IsMember({"text", "md"}))
+      ->capture_default_str();
 
   try {
     app.parse(argc, argv);
@@ -212,9 +381,11 @@ int main_impl(int argc, char** argv) {
     return kExitUsage;
   }
 
-  if (*list) return cmd_list();
-  if (*run) return cmd_run(run_args, join_args(argc, argv));
-  if (*analyze) return cmd_analyze(analyze_path, analyze_out);
+  if (*list) return cmd_list(list_references);
+  if (*run) return cmd_run(run_args, report_args, join_args(argc, argv));
+  if (*analyze) return cmd_analyze(analyze_path, analyze_out, report_args);
+  if (*report) return cmd_report(report_path, report_out, report_args);
+  if (*compare) return cmd_compare(compare_inputs, compare_out, report_args);
   return kExitUsage;
 }
 

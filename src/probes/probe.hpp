@@ -26,6 +26,9 @@ struct ProbeContext {
   const ProbeOptions& options;
   double budget_s = 0;  // wall time the probe may spend on refinement and revisits
   ProgressFn progress = [](const std::string&) {};
+  // Optional: how far the probe is, 0..1, for the progress display's ETA
+  // (without it the ETA is reckoned from budget_s and the time spent).
+  std::function<void(double done_fraction)> progress_fraction = [](double) {};
 };
 
 struct ProbeDef {

@@ -51,6 +51,8 @@ std::string format_quantity(double v, const std::string& unit) {
   return number + " " + unit;
 }
 
+}  // namespace
+
 std::string format_interval(const Finding& f) {
   if (!f.low && !f.high) return "";
   const auto bound = [&](const std::optional<double>& b) {
@@ -65,6 +67,8 @@ std::string value_with_interval(const Finding& f) {
 }
 
 bool is_low_confidence(const Finding& f) { return f.confidence < kLowConfidence; }
+
+namespace {
 
 // ---- Text ------------------------------------------------------------------
 
@@ -124,6 +128,8 @@ std::string wrap(const std::string& text, size_t indent) {
 // area, and the unit is printed beside the value, so both leave the label:
 // "memory.tlb.miss_penalty_ns" -> "tlb miss penalty",
 // "host.h2d_gbps" -> "host h2d bandwidth".
+}  // namespace
+
 std::string label_for(const std::string& id) {
   std::string_view rest = id;
   for (std::string_view area : {"memory.", "compute.", "exec.", "device."}) {
@@ -156,6 +162,8 @@ std::string label_for(const std::string& id) {
   for (const auto& w : words) label += (label.empty() ? "" : " ") + w;
   return label.empty() ? id : label;
 }
+
+namespace {
 
 // ---- Grouping --------------------------------------------------------------
 
@@ -272,15 +280,29 @@ struct Widths {
   size_t value = 0;
 };
 
-std::string format_finding_line(const Finding& f, const Widths& w, const Painter& paint) {
+// The reference's kind of figure, from the method reference_as_results wrote.
+std::string reference_kind(const Finding& f) {
+  return f.method.starts_with("spec") ? "spec" : f.method.starts_with("measurement") ? "meas" : "";
+}
+
+// `ref`: the reference's value for the same id, printed beneath in its columns.
+std::string format_finding_line(const Finding& f, const Finding* ref, const std::string& ref_name, const Widths& w,
+                                const Painter& paint) {
   std::string out =
       fmt::format("  {}  {}{}  {}\n", pad(label_for(f.id), w.label), pad(value_with_interval(f), w.value),
                   paint.mark(is_low_confidence(f)), paint.dim(fmt::format("conf {:.2f}", f.confidence)));
+  if (ref)
+    out += paint.dim(fmt::format("  {}  {}{}  {} {}", pad("", w.label), pad(value_with_interval(*ref), w.value),
+                                 paint.mark(false), ref_name, reference_kind(*ref))) +
+           "\n";
   if (!f.note.empty()) out += paint.dim(wrap(f.note, 6));
   return out;
 }
 
-std::string format_level_table(const LevelTable& table, const Painter& paint) {
+// `ref`: the reference's levels; each run level the reference also has gets a
+// dim row beneath it in the same columns, named after the reference.
+std::string format_level_table(const LevelTable& table, const LevelTable& ref, const std::string& ref_name,
+                               const Painter& paint) {
   const bool any_bandwidth =
       std::any_of(table.begin(), table.end(), [](const auto& e) { return e.second.bandwidth; });
   const auto cell = [](const Finding* f) { return f ? value_with_interval(*f) : std::string("-"); };
@@ -289,11 +311,14 @@ std::string format_level_table(const LevelTable& table, const Painter& paint) {
   if (any_bandwidth) headers.emplace_back("bandwidth");
   std::vector<size_t> widths;
   for (const auto& h : headers) widths.push_back(h.size());
-  for (const auto& [level, row] : table) {
-    widths[0] = std::max(widths[0], level.size());
-    widths[1] = std::max(widths[1], cell(row.capacity).size());
-    widths[2] = std::max(widths[2], cell(row.latency).size());
-    if (any_bandwidth) widths[3] = std::max(widths[3], cell(row.bandwidth).size());
+  for (const auto* t : {&table, &ref}) {
+    for (const auto& [level, row] : *t) {
+      if (t == &ref && !table.contains(level)) continue;
+      widths[0] = std::max(widths[0], level.size());
+      widths[1] = std::max(widths[1], cell(row.capacity).size());
+      widths[2] = std::max(widths[2], cell(row.latency).size());
+      if (any_bandwidth) widths[3] = std::max(widths[3], cell(row.bandwidth).size());
+    }
   }
 
   // Every value column is followed by its mark slot, the header included.
@@ -323,6 +348,14 @@ std::string format_level_table(const LevelTable& table, const Painter& paint) {
       printed.push_back(f->note);
     }
     out += line + "  " + paint.dim(fmt::format("{:.2f}", min_confidence)) + "\n";
+    if (const auto it = ref.find(level); it != ref.end()) {
+      std::vector<const Finding*> ref_cells = {it->second.capacity, it->second.latency};
+      if (any_bandwidth) ref_cells.push_back(it->second.bandwidth);
+      std::string ref_line = "  " + pad("", widths[0]);
+      for (size_t i = 0; i < ref_cells.size(); ++i)
+        ref_line += "  " + pad(cell(ref_cells[i]), widths[i + 1]) + paint.mark(false);
+      out += paint.dim(ref_line + "  " + ref_name) + "\n";
+    }
   }
   return out + paint.dim(notes);
 }
@@ -368,9 +401,85 @@ std::string format_value(const Finding& f) {
   return format_quantity(std::get<double>(f.value), f.unit);
 }
 
-std::string format_summary(const Results& r, const SummaryStyle& style) {
+std::string area_title(const std::string& finding_id) {
+  for (const auto& g : kGroups)
+    if (prefix_index(g, finding_id)) return g.title;
+  return "Other";
+}
+
+std::vector<std::string> area_titles() {
+  std::vector<std::string> out;
+  for (const auto& g : kGroups) out.emplace_back(g.title);
+  out.emplace_back("Other");
+  return out;
+}
+
+std::string format_comparison(const std::vector<ReportRun>& runs, const SummaryStyle& style) {
+  const Painter paint(style);
+  std::string out;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const DeviceInfo& d = runs[i].results->device;
+    out += fmt::format("{} {}\n", paint.bold(fmt::format("[{}] {}", i + 1, runs[i].label)),
+                       paint.dim(runs[i].reference ? "published figures" : d.id + " | " + d.api));
+  }
+  std::vector<std::string> ids;
+  for (const auto& run : runs)
+    for (const auto& f : run.results->findings)
+      if (std::find(ids.begin(), ids.end(), f.id) == ids.end()) ids.push_back(f.id);
+  const auto cell = [&](const ReportRun& run, const std::string& id) {
+    const Finding* f = run.results->find_finding(id);
+    return f ? value_with_interval(*f) : std::string("-");
+  };
+  const auto ratio = [&](size_t i, const std::string& id) {
+    const Finding* a = runs[0].results->find_finding(id);
+    const Finding* b = runs[i].results->find_finding(id);
+    const auto* x = a ? std::get_if<double>(&a->value) : nullptr;
+    const auto* y = b ? std::get_if<double>(&b->value) : nullptr;
+    return x && y && *x != 0 ? fmt::format("{:.3g}x", *y / *x) : std::string();
+  };
+  size_t label_width = 0;
+  std::vector<size_t> widths(runs.size(), 0);
+  for (const auto& id : ids) {
+    label_width = std::max(label_width, label_for(id).size());
+    for (size_t i = 0; i < runs.size(); ++i) widths[i] = std::max(widths[i], cell(runs[i], id).size());
+  }
+  label_width = std::min<size_t>(label_width, 30);
+  for (size_t i = 0; i < runs.size(); ++i) widths[i] = std::max<size_t>(std::min<size_t>(widths[i], 36), 3);
+  for (const auto& area : area_titles()) {
+    std::vector<std::string> in_area;
+    for (const auto& id : ids)
+      if (area_title(id) == area) in_area.push_back(id);
+    if (in_area.empty()) continue;
+    out += "\n" + paint.bold(area) + "\n";
+    std::string head = "  " + pad("", label_width);
+    for (size_t i = 0; i < runs.size(); ++i) head += "  " + pad(fmt::format("[{}]", i + 1), widths[i]) + paint.mark(false);
+    for (size_t i = 1; i < runs.size(); ++i) head += fmt::format("  [{}]/[1]", i + 1);
+    out += paint.dim(head) + "\n";
+    for (const auto& id : in_area) {
+      std::string line = "  " + pad(label_for(id), label_width);
+      for (size_t i = 0; i < runs.size(); ++i) {
+        const Finding* f = runs[i].results->find_finding(id);
+        line += "  " + pad(cell(runs[i], id), widths[i]) + paint.mark(f && !runs[i].reference && is_low_confidence(*f));
+      }
+      for (size_t i = 1; i < runs.size(); ++i) line += "  " + pad(ratio(i, id), 7);
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out += line + "\n";
+    }
+  }
+  if (ids.empty()) out += "\nNo findings.\n";
+  return out;
+}
+
+std::string format_summary(const Results& r, const SummaryStyle& style, const Results* reference) {
   const Painter paint(style);
   std::string out = format_header(r, paint);
+  const std::string ref_name = reference ? reference->device.id.substr(reference->device.id.find(':') + 1) : "";
+  if (reference) out += paint.dim("beside it (dim rows): " + reference->device.name + ", published figures") + "\n";
+  LevelTable ref_table;
+  if (reference)
+    for (const auto& f : reference->findings)
+      if (const Finding** slot = table_cell(ref_table, f)) *slot = &f;
+  const auto ref_of = [&](const Finding& f) { return reference ? reference->find_finding(f.id) : nullptr; };
 
   // The level table takes the per-level capacity, latency and bandwidth;
   // everything else is one line each.
@@ -395,6 +504,7 @@ std::string format_summary(const Results& r, const SummaryStyle& style) {
     if (is_in_table(&f)) continue;
     widths.label = std::max(widths.label, label_for(f.id).size());
     widths.value = std::max(widths.value, value_with_interval(f).size());
+    if (const Finding* g = ref_of(f)) widths.value = std::max(widths.value, value_with_interval(*g).size());
   }
   // Long outliers should not push every line past the width.
   widths.label = std::min<size_t>(widths.label, 34);
@@ -404,9 +514,9 @@ std::string format_summary(const Results& r, const SummaryStyle& style) {
     const bool has_table = title == kGroups[0].title && !table.empty();
     if (findings.empty()) continue;
     out += "\n" + paint.bold(title) + "\n";
-    if (has_table) out += format_level_table(table, paint);
+    if (has_table) out += format_level_table(table, ref_table, ref_name, paint);
     for (const Finding* f : findings)
-      if (!is_in_table(f)) out += format_finding_line(*f, widths, paint);
+      if (!is_in_table(f)) out += format_finding_line(*f, ref_of(*f), ref_name, widths, paint);
   }
   if (r.findings.empty()) out += "\nNo findings.\n";
 
@@ -415,6 +525,15 @@ std::string format_summary(const Results& r, const SummaryStyle& style) {
     out += "\n" + paint.warn(kLowConfidenceMark) +
            " confidence below 0.5: treat as a guess (method and evidence in results.json)\n";
 
+  if (reference) {
+    size_t unmatched = 0;
+    for (const auto& f : reference->findings) unmatched += r.find_finding(f.id) ? 0 : 1;
+    if (unmatched > 0)
+      out += "\n" + paint.dim(fmt::format("{} more published figures for {} that this run did not measure "
+                                           "(all in report.html)",
+                                           unmatched, ref_name)) +
+             "\n";
+  }
   if (!r.skipped.empty()) out += format_skipped(r.skipped, paint);
   return out;
 }

@@ -1,0 +1,166 @@
+// Draws report.html's charts with Chart.js (inlined before this script).
+// Input: the JSON in #gpuscope-data (html_report.cpp writes it):
+//   {runs: [{label, reference}], charts: [{id, anchor, x: {name, unit, log}, y: {...},
+//    traces: [{run, points: [[x, y, lo, hi], ...]}],
+//    markers: [{run, axis: "x"|"y", value, low, high, label}]}]}
+// Contract with the real-browser test: when done, <body> carries data-charts
+// (how many), data-drawn (how many drew), data-errors (script errors seen,
+// counted by the handler in <head>), data-render-ms and data-ready="1"; every
+// canvas carries data-drawn="1" and data-painted (non-blank pixels).
+(function () {
+  'use strict';
+  const t0 = performance.now();
+  const data = JSON.parse(document.getElementById('gpuscope-data').textContent);
+  const palette = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#17becf'];
+  const color = (run) => palette[run % palette.length];
+  const alpha = (hex, a) => hex + Math.round(a * 255).toString(16).padStart(2, '0');
+
+  // Binary prefixes for bytes, three figures otherwise: what the text shows.
+  function quantity(v, unit) {
+    if (unit === 'B') {
+      const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+      let i = 0;
+      while (Math.abs(v) >= 1024 && i + 1 < units.length) { v /= 1024; i++; }
+      return (Number.isInteger(v) ? v : v.toPrecision(3)) + ' ' + units[i];
+    }
+    const s = Math.abs(v) >= 1000 || Number.isInteger(v) ? Math.round(v).toString() : v.toPrecision(3);
+    return unit ? s + ' ' + unit : s;
+  }
+
+  // Log axes over bytes get ticks at powers of two, at most about ten.
+  function powerOfTwoTicks(axis) {
+    if (axis.min <= 0 || axis.max <= 0) return;
+    const lo = Math.ceil(Math.log2(axis.min)), hi = Math.floor(Math.log2(axis.max));
+    const step = Math.max(1, Math.ceil((hi - lo + 1) / 10));
+    const ticks = [];
+    for (let e = lo; e <= hi; e += step) ticks.push({value: Math.pow(2, e)});
+    if (ticks.length >= 2) axis.ticks = ticks;
+  }
+
+  function scale(ax) {
+    const s = {
+      type: ax.log ? 'logarithmic' : 'linear',
+      title: {display: true, text: ax.name + (ax.unit ? ' (' + ax.unit + ')' : '')},
+      ticks: {callback: (v) => quantity(Number(v), ax.unit), autoSkip: true, maxRotation: 0},
+    };
+    if (ax.log && ax.unit === 'B') s.afterBuildTicks = powerOfTwoTicks;
+    return s;
+  }
+
+  // Levels (y) and knees (x) read off this curve: a line at the value and a
+  // light band over the interval, labelled with the finding.
+  const markerPlugin = {
+    id: 'gpuscopeMarkers',
+    afterDatasetsDraw(chart, args, opts) {
+      const {ctx, chartArea: area, scales} = chart;
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(area.left, area.top, area.right - area.left, area.bottom - area.top);
+      ctx.clip();
+      ctx.font = '11px sans-serif';
+      // Labels are staggered so that neighbours do not print over each other:
+      // knees along the top (a reference's along the bottom), levels along
+      // the left (a reference's along the right).
+      const slots = {};
+      const nextSlot = (key) => (slots[key] = (slots[key] || 0) + 1) - 1;
+      for (const m of opts.markers || []) {
+        const sc = m.axis === 'x' ? scales.x : scales.y;
+        const at = (v) => sc.getPixelForValue(v);
+        const c = color(m.run);
+        const ref = data.runs[m.run].reference;
+        if (m.low !== null && m.high !== null && m.high > m.low) {
+          ctx.fillStyle = alpha(c, 0.10);
+          if (m.axis === 'x') ctx.fillRect(at(m.low), area.top, at(m.high) - at(m.low), area.bottom - area.top);
+          else ctx.fillRect(area.left, at(m.high), area.right - area.left, at(m.low) - at(m.high));
+        }
+        ctx.strokeStyle = c;
+        ctx.lineWidth = 1.5;
+        ctx.setLineDash(ref ? [2, 3] : [6, 4]);
+        ctx.beginPath();
+        const p = at(m.value);
+        if (m.axis === 'x') { ctx.moveTo(p, area.top); ctx.lineTo(p, area.bottom); }
+        else { ctx.moveTo(area.left, p); ctx.lineTo(area.right, p); }
+        ctx.stroke();
+        ctx.fillStyle = c;
+        const k = nextSlot(m.axis + ref);
+        if (m.axis === 'x') {
+          ctx.textAlign = 'left';
+          ctx.fillText(m.label, p + 3, ref ? area.bottom - 4 - 12 * (k % 3) : area.top + 12 + 12 * (k % 3));
+        } else {
+          ctx.textAlign = ref ? 'right' : 'left';
+          ctx.fillText(m.label, ref ? area.right - 4 - 90 * (k % 2) : area.left + 4 + 90 * (k % 2), p - 3);
+        }
+      }
+      ctx.restore();
+    },
+  };
+
+  let drawn = 0;
+  const drawnPlugin = {
+    id: 'gpuscopeDrawn',
+    afterDraw(chart) {
+      const canvas = chart.canvas;
+      if (canvas.dataset.drawn) return;
+      const img = chart.ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+      let painted = 0;
+      for (let i = 3; i < img.length; i += 4) if (img[i] !== 0) painted++;
+      canvas.dataset.drawn = '1';
+      canvas.dataset.painted = String(painted);
+      drawn++;
+    },
+  };
+
+  for (const c of data.charts) {
+    const datasets = [];
+    for (const t of c.traces) {
+      const run = data.runs[t.run];
+      const col = color(t.run);
+      const pts = t.points.map((p) => ({x: p[0], y: p[1], src: p[4]}));
+      if (run.reference) {
+        datasets.push({label: run.label + ' (published)', data: pts, showLine: false, pointStyle: 'triangle',
+                       pointRadius: 7, borderColor: col, backgroundColor: alpha(col, 0.5)});
+        continue;
+      }
+      datasets.push({label: run.label, data: pts, showLine: true, borderColor: col, backgroundColor: col,
+                     borderWidth: 1.5, pointRadius: 2, tension: 0});
+      // Sample spread: from the fastest to the slowest sample of each point.
+      if (t.points.some((p) => p[2] !== null)) {
+        datasets.push({label: '', data: t.points.map((p) => ({x: p[0], y: p[2] === null ? p[1] : p[2]})),
+                       showLine: true, pointRadius: 0, borderWidth: 0, fill: false});
+        datasets.push({label: '', data: t.points.map((p) => ({x: p[0], y: p[3] === null ? p[1] : p[3]})),
+                       showLine: true, pointRadius: 0, borderWidth: 0, fill: '-1',
+                       backgroundColor: alpha(col, 0.15)});
+      }
+    }
+    const canvas = document.getElementById('canvas-' + c.anchor);
+    new Chart(canvas, {
+      type: 'scatter',
+      data: {datasets},
+      options: {
+        animation: false,
+        responsive: true,
+        maintainAspectRatio: false,
+        parsing: false,
+        scales: {x: scale(c.x), y: scale(c.y)},
+        plugins: {
+          legend: {labels: {filter: (item) => item.text !== ''}},
+          tooltip: {
+            filter: (item) => item.dataset.label !== '',
+            callbacks: {
+              label: (item) => item.dataset.label + ': ' + quantity(item.raw.x, c.x.unit) + ' -> ' +
+                               quantity(item.raw.y, c.y.unit) + (item.raw.src ? ' (' + item.raw.src + ')' : ''),
+            },
+          },
+          gpuscopeMarkers: {markers: c.markers},
+        },
+      },
+      plugins: [markerPlugin, drawnPlugin],
+    });
+  }
+  const body = document.body.dataset;
+  body.charts = String(data.charts.length);
+  body.drawn = String(drawn);
+  body.renderMs = (performance.now() - t0).toFixed(0);
+  body.errors = String(window.gpuscopeErrors.length);
+  body.ready = '1';
+})();

@@ -1,0 +1,490 @@
+#include "report/html_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+#include "report/assets.hpp"
+#include "report/terminal_summary.hpp"
+
+namespace gpuscope {
+
+namespace {
+
+using nlohmann::json;
+
+// An asset inlined in a <script> or <style> element must not close it early.
+std::string inline_asset(std::string_view name, std::string_view closing) {
+  const std::string_view text = asset_text(name);
+  if (text.find(closing) != std::string_view::npos)
+    throw std::logic_error(fmt::format("asset {} contains {}: cannot be inlined", name, closing));
+  return std::string(text);
+}
+
+std::string finding_anchor(const std::string& id) { return "finding-" + chart_anchor(id).substr(6); }
+
+// "Chart.js v3.9.1" from the library's licence banner, for the footer.
+std::string chart_library_version() {
+  const std::string_view js = asset_text("chart.min.js");
+  const size_t at = js.find("Chart.js v");
+  if (at == std::string_view::npos) return "Chart.js";
+  const size_t end = js.find_first_of(" \n\r*", at + 10);
+  return std::string(js.substr(at, end - at));
+}
+
+// Series ids in order of first appearance over the runs (runs[0] first).
+std::vector<std::string> series_ids(const std::vector<ReportRun>& runs) {
+  std::vector<std::string> ids;
+  for (const auto& run : runs)
+    for (const auto& s : run.results->series)
+      if (std::find(ids.begin(), ids.end(), s.id) == ids.end()) ids.push_back(s.id);
+  return ids;
+}
+
+// Finding ids grouped by area, in area order, then as the runs list them.
+// `measured`: ids some run measured (a reference's other values are listed
+// apart); else the ids only references have.
+std::vector<std::pair<std::string, std::vector<std::string>>> findings_by_area(const std::vector<ReportRun>& runs,
+                                                                               bool measured = true) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> areas;
+  for (const auto& title : area_titles()) areas.emplace_back(title, std::vector<std::string>{});
+  const auto in_a_run = [&](const std::string& id) {
+    return std::any_of(runs.begin(), runs.end(), [&](const ReportRun& r) {
+      return (!r.reference || &r == &runs[0]) && r.results->find_finding(id);
+    });
+  };
+  for (const auto& run : runs) {
+    for (const auto& f : run.results->findings) {
+      if (in_a_run(f.id) != measured) continue;
+      for (auto& [title, ids] : areas)
+        if (title == area_title(f.id) && std::find(ids.begin(), ids.end(), f.id) == ids.end()) ids.push_back(f.id);
+    }
+  }
+  std::erase_if(areas, [](const auto& a) { return a.second.empty(); });
+  return areas;
+}
+
+// A scalar finding's value, for ratios; none for booleans and lists.
+std::optional<double> scalar(const Finding& f) {
+  if (const auto* d = std::get_if<double>(&f.value)) return *d;
+  return std::nullopt;
+}
+
+// ---- Chart data --------------------------------------------------------------
+
+json point_row(const Point& p, const std::string& source) {
+  json lo = nullptr, hi = nullptr;
+  if (!p.samples.empty()) {
+    const auto [mn, mx] = std::minmax_element(p.samples.begin(), p.samples.end());
+    if (std::isfinite(*mn) && std::isfinite(*mx)) {
+      lo = *mn;
+      hi = *mx;
+    }
+  }
+  const auto num = [](double v) { return std::isfinite(v) ? json(v) : json(nullptr); };
+  json row = json::array({num(p.x), num(p.y), lo, hi});
+  if (!source.empty()) row.push_back(source);
+  return row;
+}
+
+// A marker's label: the unit is on the axis, so "L1 latency" says no more
+// than "L1": "L1 16.2 ns".
+std::string marker_label(const Finding& f) {
+  std::string label = label_for(f.id);
+  for (const char* word : {" capacity", " latency", " size", " bandwidth"})
+    if (label.ends_with(word) && label.size() > std::string_view(word).size())
+      label.resize(label.size() - std::string_view(word).size());
+  return label + " " + format_value(f);
+}
+
+// The markers a run's findings put on a series: a finding citing the series
+// whose unit is the x unit is a vertical line (a knee: a capacity), the y
+// unit a horizontal one (a level: a latency, a bandwidth).
+json markers_for(const Series& axis_source, size_t run_index, const Results& r) {
+  json out = json::array();
+  for (const auto& f : r.findings) {
+    if (std::find(f.evidence.begin(), f.evidence.end(), axis_source.id) == f.evidence.end()) continue;
+    const auto v = scalar(f);
+    if (!v || !std::isfinite(*v)) continue;
+    const char* axis = nullptr;
+    if (!f.unit.empty() && f.unit == axis_source.x.unit) axis = "x";
+    else if (!f.unit.empty() && f.unit == axis_source.y.unit) axis = "y";
+    if (!axis) continue;
+    out.push_back({{"run", run_index},
+                   {"axis", axis},
+                   {"value", *v},
+                   {"low", f.low ? json(*f.low) : json(nullptr)},
+                   {"high", f.high ? json(*f.high) : json(nullptr)},
+                   {"label", marker_label(f)},
+                   {"finding", f.id}});
+  }
+  return out;
+}
+
+json chart_data(const std::vector<ReportRun>& runs) {
+  json runs_json = json::array();
+  for (const auto& run : runs) runs_json.push_back({{"label", run.label}, {"reference", run.reference}});
+  json charts = json::array();
+  for (const auto& id : series_ids(runs)) {
+    // The axes come from the first run that has the series.
+    const Series* first = nullptr;
+    for (const auto& run : runs)
+      if (!first) first = run.results->find_series(id);
+    json traces = json::array();
+    json markers = json::array();
+    bool log_x = wants_log_x(*first), log_y = wants_log_y(*first);
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const Results& r = *runs[i].results;
+      if (const Series* s = r.find_series(id)) {
+        json points = json::array();
+        const json& sources = s->meta.contains("sources") ? s->meta["sources"] : json::array();
+        for (size_t k = 0; k < s->points.size(); ++k)
+          points.push_back(point_row(s->points[k], k < sources.size() ? sources[k].get<std::string>() : ""));
+        traces.push_back({{"run", i}, {"points", std::move(points)}});
+        // A reference's few points must not decide the axes of a measured curve.
+        if (!runs[i].reference && s != first) {
+          log_x = log_x && wants_log_x(*s);
+          log_y = log_y && wants_log_y(*s);
+        }
+      }
+      for (auto& m : markers_for(*first, i, r)) markers.push_back(std::move(m));
+    }
+    charts.push_back({{"id", id},
+                      {"anchor", chart_anchor(id)},
+                      {"x", {{"name", first->x.name}, {"unit", first->x.unit}, {"log", log_x}}},
+                      {"y", {{"name", first->y.name}, {"unit", first->y.unit}, {"log", log_y}}},
+                      {"traces", std::move(traces)},
+                      {"markers", std::move(markers)}});
+  }
+  return {{"runs", std::move(runs_json)}, {"charts", std::move(charts)}};
+}
+
+// ---- HTML sections -----------------------------------------------------------
+
+std::string swatch(size_t run_index) {
+  static const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"};
+  return fmt::format("<span class=\"swatch\" style=\"background:{}\"></span>", kPalette[run_index % 7]);
+}
+
+std::string device_section(const std::vector<ReportRun>& runs) {
+  const auto count = [](uint64_t v) { return v ? fmt::format("{}", v) : std::string(); };
+  const auto bytes = [](uint64_t v) { return v ? format_bytes(static_cast<double>(v)) : std::string(); };
+  using Getter = std::function<std::string(const DeviceInfo&)>;
+  const std::vector<std::pair<const char*, Getter>> rows = {
+      {"name", [](const DeviceInfo& d) { return d.name; }},
+      {"vendor", [](const DeviceInfo& d) { return d.vendor; }},
+      {"type", [](const DeviceInfo& d) { return d.type; }},
+      {"id", [](const DeviceInfo& d) { return d.id; }},
+      {"API", [](const DeviceInfo& d) { return d.api; }},
+      {"driver", [](const DeviceInfo& d) { return d.driver_version; }},
+      {"platform", [](const DeviceInfo& d) { return d.platform; }},
+      {"compute units", [&](const DeviceInfo& d) { return count(d.compute_units); }},
+      {"clock (reported)", [](const DeviceInfo& d) { return d.clock_mhz ? fmt::format("{} MHz", d.clock_mhz) : ""; }},
+      {"global memory", [&](const DeviceInfo& d) { return bytes(d.global_mem_bytes); }},
+      {"largest allocation", [&](const DeviceInfo& d) { return bytes(d.max_alloc_bytes); }},
+      {"local memory",
+       [&](const DeviceInfo& d) {
+         return d.local_mem_bytes ? bytes(d.local_mem_bytes) + (d.local_mem_dedicated ? " (dedicated)" : " (global)")
+                                  : "";
+       }},
+      {"global cache (reported)", [&](const DeviceInfo& d) { return bytes(d.global_cache_bytes); }},
+      {"cache line (reported)",
+       [](const DeviceInfo& d) { return d.global_cache_line_bytes ? fmt::format("{} B", d.global_cache_line_bytes) : ""; }},
+      {"max work-group size", [&](const DeviceInfo& d) { return count(d.max_work_group_size); }},
+      {"vendor queries", [](const DeviceInfo& d) { return d.vendor_info.empty() ? "" : d.vendor_info.dump(); }},
+  };
+  std::string out = "<h2 id=\"device\">Device</h2>\n<table class=\"device\">\n";
+  if (runs.size() > 1) {
+    out += "<tr><th></th>";
+    for (size_t i = 0; i < runs.size(); ++i) out += "<th>" + swatch(i) + html_escape(runs[i].label) + "</th>";
+    out += "</tr>\n";
+  }
+  for (const auto& [name, get] : rows) {
+    std::string cells;
+    bool any = false;
+    for (const auto& run : runs) {
+      const std::string v = get(run.results->device);
+      any = any || !v.empty();
+      cells += "<td>" + html_escape(v) + "</td>";
+    }
+    if (any) out += fmt::format("<tr><th>{}</th>{}</tr>\n", name, cells);
+  }
+  out += "</table>\n";
+  // Extensions are long: folded away.
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto& ext = runs[i].results->device.extensions;
+    if (ext.empty()) continue;
+    std::string list;
+    for (const auto& e : ext) list += (list.empty() ? "" : " ") + e;
+    out += fmt::format("<details><summary>{} extensions of {}</summary><p class=\"note\">{}</p></details>\n",
+                       ext.size(), html_escape(runs[i].label), html_escape(list));
+  }
+  return out;
+}
+
+std::string run_section(const std::vector<ReportRun>& runs) {
+  std::string out = "<h2 id=\"run\">How this was measured</h2>\n";
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Results& r = *runs[i].results;
+    if (runs.size() > 1) out += "<h3>" + swatch(i) + html_escape(runs[i].label) + "</h3>\n";
+    if (runs[i].reference) {
+      out += "<p class=\"note\">Published figures, not a run: " +
+             html_escape(r.run.value("about", std::string())) +
+             " Each value's source is in its row's method column.</p>\n";
+      continue;
+    }
+    const std::string command = r.run.contains("command") && r.run["command"].is_string()
+                                    ? r.run["command"].get<std::string>()
+                                    : std::string("(not recorded)");
+    out += "<table>\n";
+    out += "<tr><th>command</th><td><pre class=\"command\">" + html_escape(command) + "</pre></td></tr>\n";
+    out += "<tr><th>tool</th><td>gpuscope " + html_escape(r.tool_version) + "</td></tr>\n";
+    if (r.run.contains("started_utc") && r.run["started_utc"].is_string())
+      out += "<tr><th>started</th><td>" + html_escape(r.run["started_utc"].get<std::string>()) + "</td></tr>\n";
+    if (r.run.contains("quick") && r.run["quick"].is_boolean() && r.run["quick"].get<bool>())
+      out += "<tr><th>mode</th><td>--quick: fewer points and samples</td></tr>\n";
+    if (r.run.contains("probes") && r.run["probes"].is_object() && !r.run["probes"].empty()) {
+      std::string probes;
+      for (const auto& [name, p] : r.run["probes"].items()) {
+        const double wall = p.is_object() && p.contains("wall_s") && p["wall_s"].is_number() ? p["wall_s"].get<double>()
+                                                                                             : std::nan("");
+        probes += (probes.empty() ? "" : ", ") + html_escape(name) +
+                  (std::isfinite(wall) ? fmt::format(" {:.1f} s", wall) : "");
+      }
+      out += "<tr><th>probes</th><td>" + probes + "</td></tr>\n";
+    }
+    out += "</table>\n";
+  }
+  return out;
+}
+
+std::string evidence_links(const Finding& f, const std::vector<std::string>& charted) {
+  std::string out;
+  for (const auto& e : f.evidence) {
+    const bool has_chart = std::find(charted.begin(), charted.end(), e) != charted.end();
+    out += (out.empty() ? "" : ", ") +
+           (has_chart ? fmt::format("<a href=\"#{}\">{}</a>", html_escape(chart_anchor(e)), html_escape(e))
+                      : html_escape(e));
+  }
+  return out;
+}
+
+std::string value_cell(const Finding* f) {
+  if (!f) return "<td class=\"num dim\">-</td>";
+  const std::string mark = is_low_confidence(*f) ? " <span class=\"low\" title=\"confidence below 0.5\">?</span>" : "";
+  const std::string interval = format_interval(*f);
+  return fmt::format("<td class=\"num\">{}{}{}</td>", html_escape(format_value(*f)), mark,
+                     interval.empty() ? "" : "<br><span class=\"dim\">" + html_escape(interval) + "</span>");
+}
+
+std::string findings_tables(const std::vector<ReportRun>& runs, bool measured) {
+  const auto charted = series_ids(runs);
+  std::string out;
+  const bool single = runs.size() == 1;
+  for (const auto& [area, ids] : findings_by_area(runs, measured)) {
+    out += "<h3>" + html_escape(area) + "</h3>\n<table class=\"findings\">\n<tr><th class=\"name\">finding</th>";
+    for (size_t i = 0; i < runs.size(); ++i)
+      out += "<th class=\"value\">" + (single ? std::string("value") : swatch(i) + html_escape(runs[i].label)) +
+             "</th>";
+    for (size_t i = 1; i < runs.size(); ++i)
+      out += fmt::format("<th class=\"ratio\" title=\"{} / {}\">ratio</th>", html_escape(runs[i].label),
+                         html_escape(runs[0].label));
+    out += single ? "<th class=\"ratio\">confidence</th>" : "";
+    out += "<th class=\"evidence\">evidence</th><th>method and notes</th></tr>\n";
+    for (const auto& id : ids) {
+      std::vector<const Finding*> per_run;
+      for (const auto& run : runs) per_run.push_back(run.results->find_finding(id));
+      const Finding* any = *std::find_if(per_run.begin(), per_run.end(), [](const Finding* f) { return f; });
+      out += fmt::format("<tr id=\"{}\"><td>{}<br><code class=\"dim\">{}</code></td>", html_escape(finding_anchor(id)),
+                         html_escape(label_for(id)), html_escape(id));
+      for (const Finding* f : per_run) out += value_cell(f);
+      for (size_t i = 1; i < runs.size(); ++i) {
+        const auto a = per_run[0] ? scalar(*per_run[0]) : std::nullopt;
+        const auto b = per_run[i] ? scalar(*per_run[i]) : std::nullopt;
+        out += (a && b && *a != 0) ? fmt::format("<td class=\"num\">{:.3g}x</td>", *b / *a) : "<td></td>";
+      }
+      if (single) out += fmt::format("<td class=\"num\">{:.2f}</td>", any->confidence);
+      std::string methods;
+      for (size_t i = 0; i < runs.size(); ++i) {
+        const Finding* f = per_run[i];
+        if (!f || f->method.empty()) continue;
+        // A reference's method is its source: short, and the point of the row.
+        const std::string method = runs[i].reference
+                                       ? html_escape(f->method)
+                                       : "<details><summary>method</summary>" + html_escape(f->method) + "</details>";
+        methods += "<div>" + (single ? "" : swatch(i)) + method +
+                   (f->note.empty() ? "" : "<span class=\"note\">" + html_escape(f->note) + "</span>") + "</div>";
+      }
+      out += "<td>" + evidence_links(*any, charted) + "</td><td class=\"note\">" + methods + "</td></tr>\n";
+    }
+    out += "</table>\n";
+  }
+  return out;
+}
+
+std::string findings_section(const std::vector<ReportRun>& runs) {
+  std::string out = "<h2 id=\"findings\">Findings</h2>\n";
+  out += "<p class=\"note\">Each value with its interval; <span class=\"low\">?</span> marks confidence below "
+         "0.5 (a guess). The evidence links go to the chart each value was read from.</p>\n";
+  out += findings_tables(runs, true);
+  if (findings_by_area(runs, true).empty()) out += "<p>No findings.</p>\n";
+  if (!findings_by_area(runs, false).empty())
+    out += "<details id=\"unmeasured\"><summary>Published figures this run did not measure</summary>\n" +
+           findings_tables(runs, false) + "</details>\n";
+  return out;
+}
+
+std::string skipped_section(const std::vector<ReportRun>& runs) {
+  std::string out;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    for (const auto& s : runs[i].results->skipped) {
+      out += fmt::format("<tr><td>{}{}</td><td><pre>{}</pre></td></tr>\n", runs.size() > 1 ? swatch(i) : "",
+                         html_escape(s.probe), html_escape(s.reason));
+    }
+  }
+  if (out.empty()) return "";
+  return "<h2 id=\"skipped\">Skipped probes</h2>\n<table>\n<tr><th>probe</th><th>reason</th></tr>\n" + out +
+         "</table>\n";
+}
+
+std::string charts_section(const std::vector<ReportRun>& runs) {
+  std::string out = "<h2 id=\"charts\">Charts</h2>\n";
+  const auto ids = series_ids(runs);
+  if (ids.empty()) return out + "<p>No series.</p>\n";
+  out += "<p class=\"note\">Lines: the measured estimate of each point; shading: from its fastest to its slowest "
+         "sample. Dashed lines: levels and knees read off the curve, shaded over their interval";
+  if (std::any_of(runs.begin(), runs.end(), [](const ReportRun& r) { return r.reference; }))
+    out += "; dotted lines and triangles: published figures";
+  out += ".</p>\n<div class=\"charts\">\n";
+  for (const auto& id : ids) {
+    const Series* first = nullptr;
+    for (const auto& run : runs)
+      if (!first) first = run.results->find_series(id);
+    std::string cited;
+    for (const auto& run : runs) {
+      for (const auto& f : run.results->findings) {
+        if (std::find(f.evidence.begin(), f.evidence.end(), id) == f.evidence.end()) continue;
+        if (cited.find(finding_anchor(f.id)) != std::string::npos) continue;
+        cited += (cited.empty() ? "" : ", ") +
+                 fmt::format("<a href=\"#{}\">{}</a>", html_escape(finding_anchor(f.id)), html_escape(f.id));
+      }
+    }
+    const std::string anchor = chart_anchor(id);
+    out += fmt::format(
+        "<figure id=\"{0}\">\n<h3>{1}</h3>\n<div class=\"chart-box\"><canvas id=\"canvas-{0}\" role=\"img\" "
+        "aria-label=\"{2} against {3}\"></canvas></div>\n<figcaption>{2} against {3}, {4} points{5}</figcaption>\n"
+        "</figure>\n",
+        html_escape(anchor), html_escape(id), html_escape(first->y.name), html_escape(first->x.name),
+        first->points.size(), cited.empty() ? "" : "; findings: " + cited);
+  }
+  return out + "</div>\n";
+}
+
+}  // namespace
+
+std::string html_escape(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string json_for_script(const json& j) {
+  // Invalid UTF-8 from a driver is replaced rather than thrown on.
+  const std::string text = j.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '<': out += "\\u003c"; break;
+      case '>': out += "\\u003e"; break;
+      case '&': out += "\\u0026"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string chart_anchor(const std::string& series_id) {
+  std::string out = "chart-";
+  for (char c : series_id) {
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                      c == '_' || c == '-';
+    out += keep ? c : '-';
+  }
+  return out;
+}
+
+namespace {
+
+// The axis scale a series' meta asks for ("log"/"linear"), else whether its
+// values are positive and span at least `min_span`.
+bool wants_log(const Series& s, const char* meta_key, bool x, double min_span) {
+  if (s.meta.is_object() && s.meta.contains(meta_key) && s.meta[meta_key].is_string())
+    return s.meta[meta_key].get<std::string>() == "log";
+  double lo = std::numeric_limits<double>::infinity(), hi = 0;
+  for (const auto& p : s.points) {
+    const double v = x ? p.x : p.y;
+    if (!std::isfinite(v)) continue;
+    if (v <= 0) return false;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  return hi > 0 && hi / lo >= min_span;
+}
+
+}  // namespace
+
+bool wants_log_x(const Series& s) { return wants_log(s, "x_scale", true, 16); }
+bool wants_log_y(const Series& s) { return wants_log(s, "y_scale", false, 10); }
+
+std::string render_html_report(const std::vector<ReportRun>& runs) {
+  if (runs.empty() || std::any_of(runs.begin(), runs.end(), [](const ReportRun& r) { return !r.results; }))
+    throw std::invalid_argument("render_html_report needs at least one run");
+  const Results& main = *runs[0].results;
+  const std::string device = main.device.name.empty() ? main.device.id : main.device.name;
+  std::string title = "gpuscope: " + device;
+  for (size_t i = 1; i < runs.size(); ++i) title += (i == 1 ? " vs " : ", ") + runs[i].label;
+
+  std::string html;
+  html += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
+  html += "<meta name=\"generator\" content=\"gpuscope " + html_escape(GPUSCOPE_VERSION) + "\">\n";
+  html += "<title>" + html_escape(title) + "</title>\n";
+  // Counts script errors for the real-browser test (and a curious reader).
+  html += "<script>window.gpuscopeErrors = []; window.addEventListener('error', function (e) { "
+          "window.gpuscopeErrors.push(String(e.message)); });</script>\n";
+  html += "<style>\n" + inline_asset("report.css", "</style") + "\n</style>\n</head>\n<body>\n";
+  html += "<h1>" + html_escape(title) + "</h1>\n";
+  html += "<p class=\"dim\">" + html_escape(main.device.id) + (main.tool_version.empty() ? "" : " | gpuscope " +
+          html_escape(main.tool_version)) + " | <a href=\"#findings\">findings</a> | <a href=\"#charts\">charts</a>"
+          " | <a href=\"#device\">device</a> | <a href=\"#run\">command</a></p>\n";
+  html += findings_section(runs);
+  html += skipped_section(runs);
+  html += charts_section(runs);
+  html += device_section(runs);
+  html += run_section(runs);
+  html += "<p class=\"dim\">Written by gpuscope " + html_escape(GPUSCOPE_VERSION) + "; charts drawn by " +
+          html_escape(chart_library_version()) + " (MIT licence), embedded in this file.</p>\n";
+  html += "<script type=\"application/json\" id=\"gpuscope-data\">" + json_for_script(chart_data(runs)) +
+          "</script>\n";
+  html += "<script>\n" + inline_asset("chart.min.js", "</script") + "\n</script>\n";
+  html += "<script>\n" + inline_asset("report.js", "</script") + "\n</script>\n";
+  html += "</body>\n</html>\n";
+  return html;
+}
+
+}  // namespace gpuscope

@@ -1,0 +1,39 @@
+// report.html: one self-contained page (no network, no files beside it) with
+// the device, the exact command, the findings by area and a chart for every
+// series, each finding linked to the chart it was read from. Chart.js is
+// inlined from the copy embedded at build time.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/results.hpp"
+#include "report/report_run.hpp"
+
+namespace gpuscope {
+
+// A report of runs[0] with the others beside it: findings side by side with
+// the ratio to runs[0], their curves overlaid on runs[0]'s charts, and their
+// levels and knees drawn on the curve they came from. One run gives a plain
+// report; `gpuscope compare` passes several.
+std::string render_html_report(const std::vector<ReportRun>& runs);
+
+// Text for HTML element content and attribute values: & < > " ' escaped.
+std::string html_escape(const std::string& s);
+
+// JSON that is safe inside <script>: < > & escaped as \u003c \u003e \u0026
+// (they only ever occur inside JSON strings), so a driver's device name
+// "</script><script>..." stays data.
+std::string json_for_script(const nlohmann::json& j);
+
+// The fragment id of a series' chart: "chart-" and the id with every
+// character outside [A-Za-z0-9._-] replaced by '-'.
+std::string chart_anchor(const std::string& series_id);
+
+// Whether a series is drawn on a log x axis: a meta "x_scale" of "log" or
+// "linear" decides; else positive x spanning at least 16x (a geometric sweep).
+bool wants_log_x(const Series& s);
+// The same for y: meta "y_scale", else positive y spanning at least 10x.
+bool wants_log_y(const Series& s);
+
+}  // namespace gpuscope

@@ -1,0 +1,146 @@
+#include "report/markdown_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "report/terminal_summary.hpp"
+
+namespace gpuscope {
+
+namespace {
+
+std::string kind_of(const Finding& f) {
+  return f.method.starts_with("spec") ? " (spec)" : f.method.starts_with("measurement") ? " (meas)" : "";
+}
+
+std::string cell_of(const Finding* f, bool reference) {
+  if (!f) return "-";
+  std::string s = value_with_interval(*f);
+  if (reference) s += kind_of(*f);
+  if (!reference && is_low_confidence(*f)) s += " ?";
+  return markdown_cell(s);
+}
+
+}  // namespace
+
+std::string markdown_cell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '|': out += "\\|"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '\n':
+      case '\r': out += ' '; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string format_markdown(const std::vector<ReportRun>& runs) {
+  if (runs.empty() || !runs[0].results) throw std::invalid_argument("format_markdown needs at least one run");
+  const Results& main = *runs[0].results;
+  const DeviceInfo& d = main.device;
+  std::string out = "## gpuscope: " + markdown_cell(d.name.empty() ? d.id : d.name) + "\n\n";
+
+  std::vector<std::string> facts;
+  for (const auto& s : {d.vendor, d.type, d.api, d.driver_version.empty() ? "" : "driver " + d.driver_version})
+    if (!s.empty()) facts.push_back(markdown_cell(s));
+  if (d.compute_units) facts.push_back(fmt::format("{} compute units", d.compute_units));
+  if (d.clock_mhz) facts.push_back(fmt::format("{} MHz", d.clock_mhz));
+  if (d.global_mem_bytes) facts.push_back(format_bytes(static_cast<double>(d.global_mem_bytes)) + " memory");
+  std::string line;
+  for (const auto& f : facts) line += (line.empty() ? "" : " | ") + f;
+  if (!line.empty()) out += line + "\n\n";
+  if (main.run.contains("command") && main.run["command"].is_string()) {
+    // A code span cannot hold its own delimiter; a run of backticks longer than any inside can.
+    const std::string cmd = main.run["command"].get<std::string>();
+    size_t longest = 0, run = 0;
+    for (char c : cmd) longest = std::max(longest, run = (c == '`' ? run + 1 : 0));
+    const std::string fence(longest + 1, '`');
+    std::string flat = cmd;
+    std::replace(flat.begin(), flat.end(), '\n', ' ');
+    out += "Command: " + fence + " " + flat + " " + fence + " (gpuscope " + markdown_cell(main.tool_version) + ")\n\n";
+  }
+  for (size_t i = 1; i < runs.size(); ++i) {
+    const DeviceInfo& o = runs[i].results->device;
+    out += fmt::format("Beside it: **{}**{}\n\n", markdown_cell(runs[i].label),
+                       runs[i].reference ? " (published figures: spec = vendor specification, meas = someone's "
+                                           "measurement)"
+                                         : ": " + markdown_cell(o.name.empty() ? o.id : o.name));
+  }
+
+  // Rows: runs[0]'s findings by area; a comparison adds the ids only the
+  // other runs have, except a reference's (they would be all dashes).
+  std::vector<std::string> ids;
+  for (const auto& run : runs) {
+    if (&run != &runs[0] && run.reference) continue;
+    for (const auto& f : run.results->findings)
+      if (std::find(ids.begin(), ids.end(), f.id) == ids.end()) ids.push_back(f.id);
+  }
+  bool any_low = false;
+  for (const auto& area : area_titles()) {
+    std::vector<std::string> in_area;
+    for (const auto& id : ids)
+      if (area_title(id) == area) in_area.push_back(id);
+    if (in_area.empty()) continue;
+    out += "### " + area + "\n\n| finding | ";
+    std::string rule = "|---|";
+    if (runs.size() == 1) {
+      out += "value | confidence | evidence |\n";
+      rule += "---|---|---|\n";
+    } else {
+      for (const auto& run : runs) {
+        out += markdown_cell(run.label) + " | ";
+        rule += "---|";
+      }
+      for (size_t i = 1; i < runs.size(); ++i) {
+        out += markdown_cell(runs[i].label + " / " + runs[0].label) + " | ";
+        rule += "---|";
+      }
+      out += "\n";
+      rule += "\n";
+    }
+    out += rule;
+    for (const auto& id : in_area) {
+      std::vector<const Finding*> per_run;
+      for (const auto& run : runs) per_run.push_back(run.results->find_finding(id));
+      out += "| " + markdown_cell(label_for(id)) + " | ";
+      if (runs.size() == 1) {
+        const Finding& f = *per_run[0];
+        std::string evidence;
+        for (const auto& e : f.evidence) evidence += (evidence.empty() ? "" : ", ") + markdown_cell(e);
+        out += cell_of(&f, false) + " | " + fmt::format("{:.2f}", f.confidence) + " | " + evidence + " |\n";
+        any_low = any_low || is_low_confidence(f);
+        continue;
+      }
+      for (size_t i = 0; i < runs.size(); ++i) {
+        out += cell_of(per_run[i], runs[i].reference) + " | ";
+        any_low = any_low || (per_run[i] && !runs[i].reference && is_low_confidence(*per_run[i]));
+      }
+      for (size_t i = 1; i < runs.size(); ++i) {
+        const auto* a = per_run[0] ? std::get_if<double>(&per_run[0]->value) : nullptr;
+        const auto* b = per_run[i] ? std::get_if<double>(&per_run[i]->value) : nullptr;
+        out += (a && b && *a != 0) ? fmt::format("{:.3g}x | ", *b / *a) : " | ";
+      }
+      out += "\n";
+    }
+    out += "\n";
+  }
+  if (ids.empty()) out += "No findings.\n\n";
+  if (any_low) out += "? confidence below 0.5: treat as a guess.\n\n";
+
+  std::string skipped;
+  for (const auto& run : runs)
+    for (const auto& s : run.results->skipped)
+      skipped += fmt::format("- {}{}: {}\n", runs.size() > 1 ? markdown_cell(run.label) + " " : "",
+                             markdown_cell(s.probe), markdown_cell(s.reason.substr(0, s.reason.find('\n'))));
+  if (!skipped.empty()) out += "### Skipped\n\n" + skipped + "\n";
+  return out;
+}
+
+}  // namespace gpuscope
