@@ -2,7 +2,7 @@
 # The whole default run on the GPU machine, twice, timed, plus a quick run of
 # every probe on the machine's CPU through PoCL's single-threaded driver.
 # Usage: bench/gpu_full.sh OUTDIR [gpuscope binary]
-# Writes OUTDIR/{full1,full2,pocl}.json, OUTDIR/log.txt, OUTDIR/smi.csv.
+# Writes OUTDIR/{full1,full2,pocl}.json, OUTDIR/report1.{html,md}, OUTDIR/log.txt, OUTDIR/smi.csv.
 set -uo pipefail
 out=${1:?usage: bench/gpu_full.sh OUTDIR [binary]}
 bin=${2:-build/release/gpuscope}
@@ -21,6 +21,7 @@ for i in 1 2; do
   "$bin" run -q --device "$gpu" --out "/tmp/full$i" > "/tmp/full$i.txt" 2>&1
   echo "full run $i: exit $? in $(awk "BEGIN {print $(date +%s.%N) - $start}") s" | tee -a "$log"
   cp "/tmp/full$i/results.json" "$out/full$i.json"
+  [ "$i" = 1 ] && cp /tmp/full1/report.html "$out/report1.html" && cp /tmp/full1/report.md "$out/report1.md"
   cat "/tmp/full$i.txt" >> "$log"
 done
 kill $smi 2>/dev/null
