@@ -41,9 +41,9 @@ class H200FullRun : public ::testing::TestWithParam<const char*> {
 
 TEST_P(H200FullRun, EveryProbeRanAndNothingWasSkipped) {
   EXPECT_TRUE(r_.skipped.empty());
-  for (const char* probe : {"latency", "bandwidth", "local", "texture", "coalescing", "tlb", "geometry", "transfer",
-                            "launch", "atomics", "scheduling", "clock", "compute", "oplatency", "divergence",
-                            "occupancy", "icache"})
+  for (const char* probe :
+       {"latency", "bandwidth", "local", "texture", "coalescing", "tlb", "geometry", "transfer", "launch",
+        "atomics", "scheduling", "clock", "compute", "oplatency", "divergence", "occupancy", "icache"})
     EXPECT_TRUE(r_.run["probes"].contains(probe)) << probe;
 }
 
@@ -110,7 +110,9 @@ TEST_P(H200FullRun, HostAndScheduling) {
   EXPECT_NEAR(value("device.measured_clock_mhz"), 1980, 25);
 }
 
-INSTANTIATE_TEST_SUITE_P(Recorded, H200FullRun, ::testing::Values("h200_full_run1.json", "h200_full_run2.json"));
+INSTANTIATE_TEST_SUITE_P(Recorded, H200FullRun,
+                         ::testing::Values("h200_full_run1.json", "h200_full_run2.json",
+                                           "h200_final_run1.json", "h200_final_run2.json"));
 
 }  // namespace
 }  // namespace gpuscope
