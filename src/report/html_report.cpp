@@ -293,7 +293,7 @@ std::string findings_tables(const std::vector<ReportRun>& runs, bool measured) {
     for (size_t i = 1; i < runs.size(); ++i)
       out += fmt::format("<th class=\"ratio\" title=\"{} / {}\">ratio</th>", html_escape(runs[i].label),
                          html_escape(runs[0].label));
-    out += single ? "<th class=\"ratio\">confidence</th>" : "";
+    out += single ? "<th class=\"conf\">confidence</th>" : "";
     out += "<th class=\"evidence\">evidence</th><th>method and notes</th></tr>\n";
     for (const auto& id : ids) {
       std::vector<const Finding*> per_run;
