@@ -319,18 +319,21 @@ class OccupancyProbe {
     }
     // Capacities are usually a power of two: one more work-group than the
     // last count that fitted settles it at once; bisection otherwise.
+    // Points are kept sorted by x, so a new point is found by its x, not
+    // at the back.
+    const auto y_at = [&](size_t groups) {
+      const auto it = std::find_if(s.points.begin(), s.points.end(),
+                                   [&](const Point& p) { return p.x == static_cast<double>(groups * wg_); });
+      return it == s.points.end() ? 0.0 : it->y;
+    };
     if (!quick && hi > lo + 1) {
       add_wave_point(s, k, lo + 1);
-      if (s.points.back().x == static_cast<double>((lo + 1) * wg_) && s.points.back().y > 1.5 * y0)
-        hi = lo + 1;
+      if (y_at(lo + 1) > 1.5 * y0) hi = lo + 1;
     }
     while (!quick && hi > lo + 1) {
       const size_t mid = (lo + hi) / 2;
       add_wave_point(s, k, mid);
-      const double y = std::find_if(s.points.begin(), s.points.end(), [&](const Point& p) {
-                         return p.x == static_cast<double>(mid * wg_);
-                       })->y;
-      (y > 1.5 * y0 ? hi : lo) = mid;
+      (y_at(mid) > 1.5 * y0 ? hi : lo) = mid;
     }
   }
 

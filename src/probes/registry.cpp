@@ -27,14 +27,15 @@ const std::vector<ProbeDef>& probe_registry() {
        run_scheduling_probe},
       {"clock", "the running clock: SM counters on NVIDIA, a dependent chain elsewhere", 0.5,
        run_clock_probe},
-      // compute + oplatency + divergence + occupancy + icache: 22.7 s planned.
-      // On a fresh H200 (cold compile cache) they took 25.6 s with 25
-      // planned and 26.6 s with 23.5 (occupancy 7.8 s of 4.5: its waves and
-      // first local points always run; compute 8.8 of 8.5); warm, 16 s.
+      // compute + oplatency + divergence + occupancy + icache: 20.8 s planned.
+      // On a fresh H200 (cold compile cache: ~0.3 s per build) they took
+      // 25.6 s with 25 planned, 26.6 with 23.5, 27.2 with 22.7 and 25.0
+      // with 21.7; warm, 15-19 s. Occupancy's wave search then spent 4 of its 10 points on a
+      // bisection that a misread point had left open (fixed since).
       {"compute",
        "arithmetic throughput per type and op, independent chains: rates, ratios to fp32 FMA, dual issue",
-       8.0, run_compute_probe},
-      {"oplatency", "dependent chains per type and op: latency in ns and cycles", 5.0, run_oplatency_probe},
+       7.5, run_compute_probe},
+      {"oplatency", "dependent chains per type and op: latency in ns and cycles", 4.0, run_oplatency_probe},
       {"divergence",
        "branch sides against agreeing block size, waves switched on by stride: wave width, scheduler "
        "partitions",
@@ -44,7 +45,7 @@ const std::vector<ProbeDef>& probe_registry() {
        4.5, run_occupancy_probe},
       {"icache",
        "issue-bound adds against loop-body size, binary size against adds: instruction cache, code bytes",
-       3.2, run_icache_probe},
+       2.8, run_icache_probe},
   };
   return probes;
 }
