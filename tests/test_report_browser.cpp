@@ -78,7 +78,7 @@ TEST(ReportBrowser, ChromiumDrawsEveryChartWithoutScriptErrors) {
                              " --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir=" +
                              (dir / "profile").string() + " --virtual-time-budget=5000 ";
   int code = -1;
-  const std::string dom = run_stdout(common + "--dump-dom file://" + html.string(), &code);
+  const std::string dom = run_stdout(common + "--dump-dom file://" + html.string() + "#selftest", &code);
   ASSERT_EQ(code, 0) << "chromium --dump-dom failed";
   ASSERT_NE(dom.find("<body"), std::string::npos) << dom.substr(0, 2000);
   const std::string charts = body_attribute(dom, "data-charts");
@@ -89,6 +89,7 @@ TEST(ReportBrowser, ChromiumDrawsEveryChartWithoutScriptErrors) {
   EXPECT_EQ(body_attribute(dom, "data-drawn"), charts) << "some charts did not draw";
   // Every canvas drew something: a blank chart has no painted pixels.
   EXPECT_EQ(dom.find("data-painted=\"0\""), std::string::npos) << "a chart drew nothing";
+  EXPECT_NE(dom.find("data-painted=\""), std::string::npos) << "#selftest did not count painted pixels";
 
   const fs::path png = dir / "report.png";
   run_stdout(common + "--window-size=1400,3000 --screenshot=" + png.string() + " file://" + html.string(),
