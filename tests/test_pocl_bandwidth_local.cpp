@@ -7,18 +7,14 @@
 #include "cli_runner.hpp"
 #include "report/results_json.hpp"
 
+#include "cpu_device.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
 namespace gpuscope {
 namespace {
-
-std::string cpu_device() {
-  for (const auto& d : enumerate_devices())
-    if (d.type == "cpu") return d.id;
-  return "";
-}
 
 // One quick run of both probes (ctest runs each TEST in its own process,
 // so the two probes are checked in one TEST to pay for one run).
@@ -27,7 +23,7 @@ Results quick_run() {
     const auto dir = std::filesystem::temp_directory_path() / "gpuscope_pocl_bandwidth_local";
     std::filesystem::remove_all(dir);
     const auto r = test::run_gpuscope(
-        "run --quick --quiet --probes bandwidth,local --device " + cpu_device() + " --out " + dir.string(),
+        "run --quick --quiet --probes bandwidth,local --device " + cpu_device_id() + " --out " + dir.string(),
         "POCL_DEVICES=basic");
     EXPECT_EQ(r.exit_code, 0) << r.output;
     return read_results_file((dir / "results.json").string());

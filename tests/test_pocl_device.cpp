@@ -5,6 +5,8 @@
 #include "core/error.hpp"
 #include "report/results_json.hpp"
 
+#include "cpu_device.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -14,12 +16,6 @@
 
 namespace gpuscope {
 namespace {
-
-std::string cpu_device_id() {
-  for (const auto& d : enumerate_devices())
-    if (d.type == "cpu") return d.id;
-  return "";
-}
 
 TEST(OpenClBackend, DescribesTheCpuDevice) {
   const auto devices = enumerate_devices();

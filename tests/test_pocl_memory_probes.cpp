@@ -7,6 +7,8 @@
 #include "cli_runner.hpp"
 #include "report/results_json.hpp"
 
+#include "cpu_device.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -14,14 +16,8 @@
 namespace gpuscope {
 namespace {
 
-std::string cpu_device() {
-  for (const auto& d : enumerate_devices())
-    if (d.type == "cpu") return d.id;
-  return "";
-}
-
 TEST(MemoryProbesOnPocl, QuickRunYieldsCurvesAndFindings) {
-  const std::string id = cpu_device();
+  const std::string id = cpu_device_id();
   ASSERT_FALSE(id.empty()) << "no OpenCL CPU device";
   const auto dir = std::filesystem::temp_directory_path() / "gpuscope_pocl_mem2";
   std::filesystem::remove_all(dir);

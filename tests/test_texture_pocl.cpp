@@ -7,18 +7,14 @@
 #include "probes/probe.hpp"
 #include "report/results_json.hpp"
 
+#include "cpu_device.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
 namespace gpuscope {
 namespace {
-
-std::string cpu_device_id() {
-  for (const auto& d : enumerate_devices())
-    if (d.type == "cpu") return d.id;
-  return "";
-}
 
 // A cycle of n slots stride_px pixels apart, slot i -> i + 1, as RGBA uint32
 // pixels whose .x holds the next slot's pixel index.

@@ -497,34 +497,33 @@ class ClDevice final : public Device {
   }
 
   TransferTiming timed_write(Buffer& dst, std::span<const std::byte> src, bool blocking) override {
-    try {
-      TransferTiming t;
-      cl::Event ev;
-      const auto t0 = std::chrono::steady_clock::now();
-      queue_.enqueueWriteBuffer(as_cl(dst).buffer, blocking ? CL_TRUE : CL_FALSE, 0, src.size(), src.data(),
-                                nullptr, &ev);
-      if (!blocking) spin_wait(ev);
-      t.host_ns = ns_since(t0);
-      t.device_ns = event_ns(ev);
-      return t;
-    } catch (const cl::Error& e) {
-      rethrow(e, "timed write");
-    }
+    return timed_transfer("timed write", blocking, [&](cl_bool block, cl::Event* ev) {
+      queue_.enqueueWriteBuffer(as_cl(dst).buffer, block, 0, src.size(), src.data(), nullptr, ev);
+    });
   }
 
   TransferTiming timed_read(const Buffer& src, std::span<std::byte> dst, bool blocking) override {
+    return timed_transfer("timed read", blocking, [&](cl_bool block, cl::Event* ev) {
+      queue_.enqueueReadBuffer(as_cl(src).buffer, block, 0, dst.size(), dst.data(), nullptr, ev);
+    });
+  }
+
+  // Times one enqueued copy: host time from the call until it is done (the
+  // call itself waits when blocking; otherwise the host spins on its event),
+  // device time from the event's profile.
+  template <class Enqueue>
+  TransferTiming timed_transfer(const char* what, bool blocking, Enqueue enqueue) {
     try {
       TransferTiming t;
       cl::Event ev;
       const auto t0 = std::chrono::steady_clock::now();
-      queue_.enqueueReadBuffer(as_cl(src).buffer, blocking ? CL_TRUE : CL_FALSE, 0, dst.size(), dst.data(),
-                               nullptr, &ev);
+      enqueue(blocking ? CL_TRUE : CL_FALSE, &ev);
       if (!blocking) spin_wait(ev);
       t.host_ns = ns_since(t0);
       t.device_ns = event_ns(ev);
       return t;
     } catch (const cl::Error& e) {
-      rethrow(e, "timed read");
+      rethrow(e, what);
     }
   }
 
