@@ -5,6 +5,8 @@
 #include "analysis/bandwidth.hpp"
 #include "report/results_json.hpp"
 
+#include "recorded.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -282,12 +284,6 @@ TEST(LocalAnalysis, WiderLocalReadsAtTheSameLatencyAreNotOnChip) {
   EXPECT_FALSE(std::get<bool>(on_chip->value)) << on_chip->note;
 }
 
-Results load(const std::string& name) {
-  Results r = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/" + name);
-  r.findings = analysis::analyze_all(r);
-  return r;
-}
-
 double value(const Results& r, const std::string& id) {
   const Finding* f = r.find_finding(id);
   if (f == nullptr) ADD_FAILURE() << "no finding " << id;
@@ -299,7 +295,7 @@ double value(const Results& r, const std::string& id) {
 // L2 ~9.7-10 TB/s measured, HBM3e 4.8 TB/s spec (3.9-4.5 measured), shared
 // memory 128 B/clk/SM = 33.4 TB/s at 132 SMs and 1.98 GHz.
 TEST(RecordedBandwidth, H200MatchesTheLatencyLevels) {
-  const Results r = load("h200_latency_bandwidth_local.json");
+  const Results r = load_recorded("h200_latency_bandwidth_local.json");
   EXPECT_NEAR(value(r, "memory.L1.bandwidth_gbps"), 32300, 1500);
   const double l2 = value(r, "memory.L2.bandwidth_gbps");
   EXPECT_GT(l2, 8500);
@@ -314,7 +310,7 @@ TEST(RecordedBandwidth, H200MatchesTheLatencyLevels) {
 }
 
 TEST(RecordedBandwidth, H200AloneStillFindsL1AndDram) {
-  const Results r = load("h200_bandwidth_local.json");
+  const Results r = load_recorded("h200_bandwidth_local.json");
   EXPECT_NEAR(value(r, "memory.L1.bandwidth_gbps"), 32300, 1500);
   const double dram = value(r, "memory.dram.bandwidth_gbps");
   EXPECT_GT(dram, 4200);
@@ -331,7 +327,7 @@ TEST(RecordedBandwidth, H200AloneStillFindsL1AndDram) {
 TEST(RecordedBandwidth, H200DramIsTheBestLayout) {
   for (const char* file : {"h200_bandwidth_stream_latency.json", "h200_bandwidth_stream.json"}) {
     SCOPED_TRACE(file);
-    const Results r = load(file);
+    const Results r = load_recorded(file);
     const double read = value(r, "memory.dram.bandwidth_gbps");
     EXPECT_GT(read, 4450);
     EXPECT_LT(read, 4800);  // the HBM3e spec
@@ -363,7 +359,7 @@ TEST(RecordedBandwidth, H200DramIsTheBestLayout) {
 TEST(RecordedLocal, H200SharedMemoryIsOnChip) {
   for (const char* file : {"h200_latency_bandwidth_local.json", "h200_bandwidth_local.json"}) {
     SCOPED_TRACE(file);
-    const Results r = load(file);
+    const Results r = load_recorded(file);
     // ~28-30 cycles at 1.98 GHz (published: 29-30).
     EXPECT_NEAR(value(r, "local.latency_ns"), 14.5, 1.5);
     EXPECT_GT(value(r, "local.bandwidth_gbps"), 30000);  // >= 90% of 128 B/clk/SM
@@ -377,7 +373,7 @@ TEST(RecordedLocal, PoclLocalMemoryIsOrdinaryMemory) {
   for (const char* file :
        {"pocl_xeon_basic_bandwidth_local_quick.json", "pocl_epyc_basic_bandwidth_local_quick.json"}) {
     SCOPED_TRACE(file);
-    const Results r = load(file);
+    const Results r = load_recorded(file);
     EXPECT_EQ(value(r, "local.on_chip"), 0);
     EXPECT_EQ(value(r, "local.capacity_bytes"), static_cast<double>(r.device.local_mem_bytes));
     EXPECT_GT(value(r, "local.latency_ns"), 0);

@@ -6,6 +6,8 @@
 #include "analysis/execution.hpp"
 #include "report/results_json.hpp"
 
+#include "recorded.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -267,12 +269,6 @@ TEST(Icache, NoDropIsALowerBound) {
 
 // --- recorded curves (tests/data/README.md) ---
 
-Results load(const std::string& name) {
-  Results r = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/" + name);
-  r.findings = analysis::analyze_all(r);
-  return r;
-}
-
 const Finding& need(const Results& r, const std::string& id) {
   const Finding* f = r.find_finding(id);
   if (f == nullptr) throw std::runtime_error("no finding " + id);
@@ -284,7 +280,7 @@ class H200Exec : public ::testing::TestWithParam<const char*> {};
 // Wave width 32, 4 partitions per SM, 64 warps per SM, an instruction-cache
 // knee at 2-3 K FADDs (32-48 KiB of 16-byte instructions), PTX text.
 TEST_P(H200Exec, WarpPartitionsWavesIcache) {
-  const Results r = load(GetParam());
+  const Results r = load_recorded(GetParam());
   const Finding& w = need(r, "exec.wave_width");
   EXPECT_EQ(number(w), 32);
   EXPECT_GE(w.confidence, 0.8);
@@ -309,7 +305,7 @@ INSTANTIATE_TEST_SUITE_P(Recorded, H200Exec, ::testing::Values("h200_exec_run1.j
 // The register sweep with ptxas' counts: cliffs where 65,536 registers per
 // SM, dealt to 4 partitions in whole warps, lose a warp per partition.
 TEST(H200ExecRecorded, RegisterCliffsAgreeWith64KRegistersPerSm) {
-  const Results r = load("h200_exec_early.json");
+  const Results r = load_recorded("h200_exec_early.json");
   const Finding& cliffs = need(r, "exec.registers.occupancy_cliffs");
   EXPECT_EQ(cliffs.unit, "registers");
   EXPECT_EQ(list(cliffs), (std::vector<double>{48, 56, 64, 72, 80, 96}));
@@ -330,7 +326,7 @@ TEST(H200ExecRecorded, RegisterCliffsAgreeWith64KRegistersPerSm) {
 
 // The quick form on the H200: the same width and waves from fewer points.
 TEST(H200ExecRecorded, QuickForm) {
-  const Results r = load("h200_exec_quick.json");
+  const Results r = load_recorded("h200_exec_quick.json");
   EXPECT_EQ(number(need(r, "exec.wave_width")), 32);
   const Finding& waves = need(r, "exec.max_waves_per_cu");
   EXPECT_LE(*waves.low, 64);
@@ -342,7 +338,7 @@ class PoclExec : public ::testing::TestWithParam<const char*> {};
 // CPUs through PoCL: no lockstep lanes (wave width 1, a guess), no
 // partition test, program binaries in PoCL's container.
 TEST_P(PoclExec, HonestLowConfidence) {
-  const Results r = load(GetParam());
+  const Results r = load_recorded(GetParam());
   const Finding& w = need(r, "exec.wave_width");
   EXPECT_EQ(number(w), 1);
   EXPECT_LT(w.confidence, 0.5);

@@ -3,6 +3,8 @@
 #include "analysis/analyze.hpp"
 #include "report/results_json.hpp"
 
+#include "recorded.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -13,12 +15,6 @@ namespace {
 
 constexpr double KiB = 1024.0;
 constexpr double MiB = 1024.0 * KiB;
-
-Results load(const std::string& name) {
-  Results r = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/" + name);
-  r.findings = analysis::analyze_all(r);  // recomputed: the stored findings may be older
-  return r;
-}
 
 double value(const Results& r, const std::string& id) {
   const Finding* f = r.find_finding(id);
@@ -52,7 +48,7 @@ class HopperCurves : public ::testing::TestWithParam<Hopper> {};
 // in ../shared/reference/published.md.
 TEST_P(HopperCurves, FindsL1SplitL2AndDram) {
   const Hopper& h = GetParam();
-  const Results r = load(h.file);
+  const Results r = load_recorded(h.file);
   EXPECT_EQ(value(r, "memory.cache_levels"), 3);
   // 256 KB of SRAM hold L1 and shared memory; misses begin at ~215 KiB and
   // half the loads still hit at 256 KiB (CUDA's chase agrees: 157 of 32..275
@@ -110,7 +106,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(RecordedCurves, EpycThroughPoclFindsL1AndL2) {
   for (const char* file : {"pocl_epyc_basic_latency_run1.json", "pocl_epyc_basic_latency_run2.json"}) {
     SCOPED_TRACE(file);
-    const Results r = load(file);
+    const Results r = load_recorded(file);
     EXPECT_NEAR(value(r, "memory.L1.capacity_bytes") / (32 * KiB), 1.0, 0.25);
     EXPECT_NEAR(value(r, "memory.L2.capacity_bytes") / (1 * MiB), 1.0, 0.25);
     EXPECT_NEAR(value(r, "memory.L1.latency_ns"), 1.15, 0.15);  // 4 cycles at ~3.5 GHz
@@ -122,7 +118,7 @@ TEST(RecordedCurves, EpycThroughPoclFindsL1AndL2) {
 // The Xeon of the GPU machine (L1d 48 KiB, L2 2 MiB) through PoCL's
 // single-threaded driver with buffers on huge pages: the final probe.
 TEST(RecordedCurves, XeonWithHugePagesFindsL1AndL2) {
-  const Results r = load("pocl_xeon_basic_latency_thp.json");
+  const Results r = load_recorded("pocl_xeon_basic_latency_thp.json");
   EXPECT_EQ(r.device.vendor_info.value("gpuscope_buffers", ""),
             "host memory, transparent huge pages requested");
   EXPECT_NEAR(value(r, "memory.L1.capacity_bytes") / (48 * KiB), 1.0, 0.25);
@@ -139,7 +135,7 @@ TEST(RecordedCurves, XeonThroughPoclKeepsLevelsInOrder) {
   for (const char* file : {"pocl_xeon_basic_latency.json", "pocl_xeon_basic_latency_final.json",
                            "pocl_xeon_pthread_latency.json"}) {
     SCOPED_TRACE(file);
-    const Results r = load(file);
+    const Results r = load_recorded(file);
     const int levels = static_cast<int>(value(r, "memory.cache_levels"));
     ASSERT_GE(levels, 2);
     double previous = 0;

@@ -3,18 +3,14 @@
 #include "analysis/analyze.hpp"
 #include "report/results_json.hpp"
 
+#include "recorded.hpp"
+
 #include <gtest/gtest.h>
 
 namespace gpuscope {
 namespace {
 
 constexpr double MiB = 1024.0 * 1024.0;
-
-Results load(const std::string& name) {
-  Results r = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/" + name);
-  r.findings = analysis::analyze_all(r);
-  return r;
-}
 
 const Finding* get(const Results& r, const std::string& id) {
   const Finding* f = r.find_finding(id);
@@ -33,7 +29,7 @@ class H200Coalescing : public ::testing::TestWithParam<const char*> {};
 // kernel there): misaligned starts cost ~3%, strides fall to 64 B and level
 // off (the L2 fetches 64 B from HBM), the group sweep grows linearly to 192-256.
 TEST_P(H200Coalescing, ReadsOffsetStrideAndGroupCurves) {
-  const Results r = load(GetParam());
+  const Results r = load_recorded(GetParam());
   const double mis = value(r, "memory.coalescing.misaligned_ratio");
   EXPECT_GE(mis, 0.93);
   EXPECT_LE(mis, 1.0);
@@ -60,7 +56,7 @@ class H200Geometry : public ::testing::TestWithParam<const char*> {};
 // NVIDIA's L1: 128 B lines filled in 32 B sectors, one per SM; the L2 is one
 // cache for all SMs.
 TEST_P(H200Geometry, SectoredPrivateL1SharedL2) {
-  const Results r = load(GetParam());
+  const Results r = load_recorded(GetParam());
   EXPECT_EQ(value(r, "memory.L1.fetch_bytes"), 32);
   const Finding* l1 = get(r, "memory.L1.shared_by_cus");
   const Finding* l2 = get(r, "memory.L2.shared_by_cus");
@@ -73,7 +69,7 @@ INSTANTIATE_TEST_SUITE_P(Recorded, H200Geometry,
                          ::testing::Values("h200_geometry_run1.json", "h200_mem2_quick.json"));
 
 TEST(H200Geometry, LineIs128Bytes) {
-  const Results r = load("h200_geometry_run1.json");
+  const Results r = load_recorded("h200_geometry_run1.json");
   EXPECT_EQ(value(r, "memory.line_bytes"), 128);
 }
 
@@ -84,7 +80,7 @@ TEST(H200Geometry, LineIs128Bytes) {
 // latency probe's chase is flat (+0.2%) from 1 to 2 GiB. So: no TLB level
 // runs out below 1 GiB; the reach is reported as that lower bound.
 TEST(H200Tlb, NoTranslationCostUpToAGiB) {
-  const Results r = load("h200_mem2_quick.json");
+  const Results r = load_recorded("h200_mem2_quick.json");
   const Finding* reach = get(r, "memory.tlb.reach_bytes");
   ASSERT_NE(reach, nullptr);
   EXPECT_GE(number(*reach), 512 * MiB);
@@ -110,7 +106,7 @@ TEST(H200Tlb, ReachNoteReadsTheLatencyCurve) {
 // and the 2 MiB-strided chase shows a small first translation step past
 // 512 MiB (3.6 ns, at a confidence that says it is weak), none below.
 TEST(H200Geometry, FixedBinaryReadsBothFetchUnitsAndASmallTlbStep) {
-  const Results r = load("h200_tlb_geometry_launch.json");
+  const Results r = load_recorded("h200_tlb_geometry_launch.json");
   EXPECT_EQ(value(r, "memory.L1.fetch_bytes"), 32);
   EXPECT_EQ(value(r, "memory.L2.fetch_bytes"), 64);
   EXPECT_EQ(value(r, "memory.line_bytes"), 128);
@@ -126,7 +122,7 @@ TEST(H200Geometry, FixedBinaryReadsBothFetchUnitsAndASmallTlbStep) {
 class PoclMemory : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(PoclMemory, AnalysisRunsAndStaysInRange) {
-  const Results r = load(GetParam());
+  const Results r = load_recorded(GetParam());
   const double mis = value(r, "memory.coalescing.misaligned_ratio");
   EXPECT_GT(mis, 0);
   EXPECT_LT(mis, 2);

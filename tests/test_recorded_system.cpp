@@ -5,16 +5,12 @@
 #include "analysis/system.hpp"
 #include "report/results_json.hpp"
 
+#include "recorded.hpp"
+
 #include <gtest/gtest.h>
 
 namespace gpuscope {
 namespace {
-
-Results load(const std::string& name) {
-  Results r = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/" + name);
-  r.findings = analysis::analyze_all(r);
-  return r;
-}
 
 const Finding& get(const Results& r, const std::string& id) {
   const Finding* f = r.find_finding(id);
@@ -28,7 +24,7 @@ class H200System : public ::testing::TestWithParam<const char*> {};
 // live in device memory (kernels read them at HBM speed) and every map
 // copies them across the link: not zero copy.
 TEST_P(H200System, TransfersAndZeroCopy) {
-  const Results r = load(GetParam());
+  const Results r = load_recorded(GetParam());
   for (const char* id : {"host.h2d_gbps", "host.d2h_gbps"}) {
     EXPECT_GT(number(get(r, id)), 45) << id;
     EXPECT_LT(number(get(r, id)), 64) << id;
@@ -44,7 +40,7 @@ TEST_P(H200System, TransfersAndZeroCopy) {
 }
 
 TEST_P(H200System, LaunchAtomicsSchedulingClock) {
-  const Results r = load(GetParam());
+  const Results r = load_recorded(GetParam());
   const double dispatch = number(get(r, "launch.dispatch_us"));
   const double roundtrip = number(get(r, "launch.roundtrip_us"));
   EXPECT_GT(dispatch, 1);
@@ -87,7 +83,7 @@ INSTANTIATE_TEST_SUITE_P(Recorded, H200System,
 TEST(XeonSystem, ZeroCopyAndOneGroupPerCore) {
   for (const char* file : {"pocl_xeon_basic_system.json", "pocl_xeon_pthread_system.json"}) {
     SCOPED_TRACE(file);
-    const Results r = load(file);
+    const Results r = load_recorded(file);
     EXPECT_TRUE(std::get<bool>(get(r, "host.zero_copy").value));
     EXPECT_FALSE(std::get<bool>(get(r, "host.svm_map_copies").value));
     EXPECT_TRUE(std::get<bool>(get(r, "sched.one_workgroup_per_cu").value));
@@ -103,7 +99,7 @@ TEST(XeonSystem, ZeroCopyAndOneGroupPerCore) {
 // time: the ping-pong's partner never runs while a player spins. The capped
 // spin gives up, and no latency is claimed.
 TEST(XeonSystem, SingleThreadedDriverClaimsNoPingPongLatency) {
-  const Results r = load("pocl_xeon_basic_system.json");
+  const Results r = load_recorded("pocl_xeon_basic_system.json");
   EXPECT_EQ(r.find_finding("atomics.global.latency_ns"), nullptr);
   EXPECT_EQ(r.find_finding("atomics.local.latency_ns"), nullptr);
   const Series* g = r.find_series("atomics.ping_pong.global");
@@ -112,7 +108,7 @@ TEST(XeonSystem, SingleThreadedDriverClaimsNoPingPongLatency) {
   EXPECT_NE(g->meta["not_measurable"]["32"].get<std::string>().find("no forward progress"),
             std::string::npos);
   // The threaded driver runs the two work-groups on two threads.
-  const Results t = load("pocl_xeon_pthread_system.json");
+  const Results t = load_recorded("pocl_xeon_pthread_system.json");
   const double latency = number(get(t, "atomics.global.latency_ns"));
   EXPECT_GT(latency, 10);
   EXPECT_LT(latency, 1000);

@@ -4,6 +4,8 @@
 #include "analysis/analyze.hpp"
 #include "report/results_json.hpp"
 
+#include "recorded.hpp"
+
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -12,12 +14,6 @@ namespace gpuscope {
 namespace {
 
 constexpr double KiB = 1024.0;
-
-Results load(const std::string& name) {
-  Results r = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/" + name);
-  r.findings = analysis::analyze_all(r);  // recomputed: the stored findings may be older
-  return r;
-}
 
 const Finding& get(const Results& r, const std::string& id) {
   const Finding* f = r.find_finding(id);
@@ -44,7 +40,7 @@ class H200Texture1D : public ::testing::TestWithParam<Run> {};
 // shared memory (published.md); the 1D buffer image path sees it whole,
 // and the sharing experiment finds the load/store path in the same cache.
 TEST_P(H200Texture1D, FindsTheUnifiedL1SharedWithLoads) {
-  const Results r = load(GetParam().file);
+  const Results r = load_recorded(GetParam().file);
   const Finding& l1 = get(r, "texture.L1.capacity_bytes");
   EXPECT_GE(number(l1), 200 * KiB);
   EXPECT_LE(number(l1), 270 * KiB);
@@ -73,7 +69,7 @@ INSTANTIATE_TEST_SUITE_P(Runs, H200Texture1D,
 // latency; and half the texel rate. The sharing sweep, sized by that small
 // level, saw no raise at the one footprint where it could have: a weak "no".
 TEST(H200Texture2D, SmallFirstLevelAndHalfTheTexelRate) {
-  const Results r = load("h200_texture_2d.json");
+  const Results r = load_recorded("h200_texture_2d.json");
   EXPECT_NEAR(number(get(r, "texture.L1.capacity_bytes")), 56 * KiB, 8 * KiB);
   EXPECT_NEAR(number(get(r, "texture.L1.latency_ns")), 49.4, 1.0);
   EXPECT_GT(number(get(r, "texture.L2.latency_ns")), 100);
@@ -96,7 +92,7 @@ class PoclTexture : public ::testing::TestWithParam<Cpu> {};
 
 TEST_P(PoclTexture, FindsTheCpuL1AndThatItIsShared) {
   const Cpu& c = GetParam();
-  const Results r = load(c.file);
+  const Results r = load_recorded(c.file);
   const Finding& l1 = get(r, "texture.L1.capacity_bytes");
   EXPECT_LE(*l1.low, c.l1_bytes);
   EXPECT_GE(*l1.high, c.l1_bytes);
