@@ -4,6 +4,7 @@
 // ../shared/reference/published.md, so a change to any analysis that would
 // misread a real GPU fails here.
 #include "analysis/analyze.hpp"
+#include "recorded.hpp"
 #include "report/results_json.hpp"
 
 #include <gtest/gtest.h>
@@ -113,6 +114,33 @@ TEST_P(H200FullRun, HostAndScheduling) {
 INSTANTIATE_TEST_SUITE_P(Recorded, H200FullRun,
                          ::testing::Values("h200_full_run1.json", "h200_full_run2.json",
                                            "h200_final_run1.json", "h200_final_run2.json"));
+
+}  // namespace
+}  // namespace gpuscope
+
+namespace gpuscope {
+namespace {
+
+// The five execution probes alone on a fresh H200 (cold compile cache), with
+// the budgets and the occupancy wave search as they are now.
+TEST(H200ExecSetCold, ExecutionFindingsFromTheTimedSet) {
+  const Results r = load_recorded("h200_exec_set_cold.json");
+  EXPECT_TRUE(r.skipped.empty());
+  const Finding* width = r.find_finding("exec.wave_width");
+  const Finding* waves = r.find_finding("exec.max_waves_per_cu");
+  const Finding* fp64 = r.find_finding("compute.fp64.fma.throughput_gops");
+  const Finding* cliffs = r.find_finding("exec.registers.occupancy_cliffs");
+  ASSERT_TRUE(width && waves && fp64 && cliffs);
+  EXPECT_EQ(number(*width), 32);
+  EXPECT_EQ(number(*waves), 64);
+  EXPECT_GE(2 * number(*fp64), 33000);
+  EXPECT_EQ(cliffs->unit, "registers");
+  EXPECT_EQ(std::get<std::vector<double>>(cliffs->value).front(), 48);
+  // The wave search settles 2048 vs 2112 work-items in 6 points.
+  const Series* s = r.find_series("occupancy.waves");
+  ASSERT_NE(s, nullptr);
+  EXPECT_LE(s->points.size(), 6u);
+}
 
 }  // namespace
 }  // namespace gpuscope
