@@ -95,11 +95,10 @@ class TlbProbe {
 
  private:
   // 2 GiB on a GPU, 1 GiB on a CPU (256 MiB quick), within a quarter of the
-  // device's memory and its largest allocation. On the H200 a chase buffer of
-  // exactly 4 or 8 GiB lost the driver's queue (CL_INVALID_COMMAND_QUEUE at
-  // the allocation's touch), and with it the rest of the run; ChaseRig now
-  // pads every buffer by 4 KiB, which should avoid it, but only 2 GiB has run
-  // on the GPU so far. The H200's first TLB rise starts at 1-2 GiB.
+  // device's memory and its largest allocation. (Larger chase buffers once
+  // lost the H200 driver's queue; the cause was the backend's buffer touch,
+  // since fixed, but only 2 GiB has run on the GPU.) The H200's first TLB
+  // step shows at 360-720 MiB.
   size_t planned_bytes() const {
     size_t want = cpu_ ? (quick_ ? 256 * kMiB : 1 * kGiB) : 2 * kGiB;
     if (info_.max_alloc_bytes) want = std::min<size_t>(want, info_.max_alloc_bytes);
