@@ -145,6 +145,10 @@ CacheLevelConfig read_cache(ObjectReader& r) {
   l.capacity_bytes = r.integer("capacity_bytes", 1, kBigInt);
   l.line_bytes = static_cast<uint32_t>(r.integer("line_bytes", 4, 4096));
   if (!std::has_single_bit(l.line_bytes)) fail(r.child("line_bytes"), "must be a power of two");
+  l.sector_bytes = static_cast<uint32_t>(r.integer("sector_bytes", 4, 4096, l.line_bytes));
+  if (!std::has_single_bit(l.sector_bytes) || l.sector_bytes > l.line_bytes)
+    fail(r.child("sector_bytes"), fmt::format("{} must be a power of two no larger than line_bytes ({})",
+                                              l.sector_bytes, l.line_bytes));
   l.associativity = static_cast<uint32_t>(r.integer("associativity", 1, 1u << 24));
   l.replacement = replacement_of(r.choice("replacement", {"lru", "random", "plru"}));
   l.hit_latency_ns = r.number("hit_latency_ns", 0.01, 1e6);
@@ -283,6 +287,40 @@ SimConfig parse_sim_config(const nlohmann::json& j, const std::string& id_name) 
     c.rates.fp16 = r.boolean("fp16", true);
     r.finish();
   }
+  // Atomics. Absent: a global round trip costs the first shared level's hit
+  // latency (where GPUs execute global atomics), a local one the local
+  // memory's latency, uncontended adds run one per core per clock and a
+  // contended add costs 4 clocks at the shared level.
+  {
+    const auto loads = c.path_levels(CachePath::load_store);
+    const CacheLevelConfig* shared = nullptr;
+    for (const auto* l : loads)
+      if (!l->per_core) {
+        shared = l;
+        break;
+      }
+    const double global_default = shared ? shared->hit_latency_ns : c.dram_latency_ns;
+    const double local_default = c.local.latency_ns > 0 ? c.local.latency_ns : loads.front()->hit_latency_ns;
+    const double clock_ns = 1e3 / c.core.clock_mhz;
+    if (const auto* a = top.raw("atomics", true)) {
+      ObjectReader r(*a, "atomics");
+      c.atomics.global_latency_ns = r.number("global_latency_ns", 0.01, 1e6, global_default);
+      c.atomics.local_latency_ns = r.number("local_latency_ns", 0.01, 1e6, local_default);
+      c.atomics.global_adds_per_clock = r.number("global_adds_per_clock", 1e-3, 1e6, c.core.shader_cores);
+      c.atomics.contended_add_ns = r.number("contended_add_ns", 0.01, 1e6, 4 * clock_ns);
+      r.finish();
+    } else {
+      c.atomics = {global_default, local_default, static_cast<double>(c.core.shader_cores), 4 * clock_ns};
+    }
+  }
+  if (const auto* ic = top.raw("icache", true)) {
+    ObjectReader r(*ic, "icache");
+    c.icache.capacity_bytes = r.integer("capacity_bytes", 256, kBigInt);
+    c.icache.bytes_per_op = r.number("bytes_per_op", 0.5, 64, 8);
+    c.icache.base_code_bytes = r.integer("base_code_bytes", 0, kBigInt, 512);
+    c.icache.miss_bytes_per_clock = r.number("miss_bytes_per_clock", 0.01, 1e6, 8);
+    r.finish();
+  }
   // Absent: lanes diverge at the wave, the common case.
   c.divergence_granularity =
       static_cast<uint32_t>(top.integer("divergence_granularity", 1, 1024, c.core.wave_width));
@@ -293,6 +331,19 @@ SimConfig parse_sim_config(const nlohmann::json& j, const std::string& id_name) 
     r.finish();
   }
   c.launch_overhead_us = top.number("launch_overhead_us", 0, 1e6, 5);
+  // Launch timestamps. Absent: half the host's overhead passes before the
+  // kernel starts, and a full queue starts one launch every fifth of it.
+  if (const auto* la = top.raw("launch", true)) {
+    ObjectReader r(*la, "launch");
+    c.launch.dispatch_us = r.number("dispatch_us", 0, 1e6, c.launch_overhead_us / 2);
+    c.launch.back_to_back_us = r.number("back_to_back_us", 0, 1e6, c.launch_overhead_us / 5);
+    r.finish();
+    if (c.launch.dispatch_us > c.launch_overhead_us)
+      fail("launch.dispatch_us", fmt::format("{} us is more than launch_overhead_us ({} us), the whole round trip",
+                                             c.launch.dispatch_us, c.launch_overhead_us));
+  } else {
+    c.launch = {c.launch_overhead_us / 2, c.launch_overhead_us / 5};
+  }
   if (const auto* n = top.raw("noise", true)) {
     ObjectReader r(*n, "noise");
     c.noise.relative_sigma = r.number("relative_sigma", 0, 0.5, 0.01);

@@ -25,6 +25,11 @@ struct CacheLevelConfig {
   std::string name;  // "L1", "texture", "L2", "SLC": a label only
   uint64_t capacity_bytes = 0;
   uint32_t line_bytes = 64;
+  // What a miss fetches from the next level: the whole line, or only the
+  // sector holding the address (NVIDIA's L1 tags 128 B lines but fills
+  // 32 B sectors). A power of two dividing line_bytes; line_bytes when the
+  // description leaves it out.
+  uint32_t sector_bytes = 64;
   uint32_t associativity = 4;  // ways; capacity / line for fully associative
   Replacement replacement = Replacement::lru;
   double hit_latency_ns = 0;   // load-to-use latency of a dependent load that hits here (total)
@@ -85,6 +90,31 @@ struct RatesConfig {
   bool fp16 = true;
 };
 
+// Atomic operations. A round trip is one atomic whose result the next one
+// depends on (a compare-and-swap ping-pong between two players); an
+// uncontended add is one to a word of its own, which pipelines.
+struct AtomicsConfig {
+  double global_latency_ns = 0;          // round trip of a global atomic, core to L2 and back
+  double local_latency_ns = 0;           // round trip of a local-memory atomic
+  double global_adds_per_clock = 1;      // uncontended global atomic adds, whole device, per clock
+  double contended_add_ns = 0;           // one add to a word every work-item adds to (serialised)
+};
+
+// The instruction cache of a shader core and what the code it holds costs.
+struct IcacheConfig {
+  uint64_t capacity_bytes = 0;     // 0: no instruction cache modelled (every body fits)
+  double bytes_per_op = 8;         // code bytes of one FP32 add in a kernel body
+  uint64_t base_code_bytes = 512;  // the rest of a kernel's binary
+  double miss_bytes_per_clock = 8; // code refetched per clock per core once a loop does not fit
+};
+
+// Launch machinery beyond launch_overhead_us (the host's cost of one
+// launch it waits for, queued to completion seen).
+struct LaunchConfig {
+  double dispatch_us = 0;       // queued -> start on the device's timestamps
+  double back_to_back_us = 0;   // start -> start of consecutive launches in a full queue
+};
+
 struct HostConfig {
   double link_bandwidth_gbps = 8;  // host<->device copies
   bool zero_copy = false;          // host-visible buffers without a copy
@@ -112,8 +142,11 @@ struct SimConfig {
   LocalMemoryConfig local;
   RatesConfig rates;
   uint32_t divergence_granularity = 32;
+  AtomicsConfig atomics;
+  IcacheConfig icache;
   HostConfig host;
   double launch_overhead_us = 5;
+  LaunchConfig launch;
   NoiseConfig noise;
   nlohmann::json source;  // the description as given
 
