@@ -29,6 +29,29 @@ Finding reported(const std::string& id, double value, const std::string& unit, c
   return f;
 }
 
+// A pointer chase cannot tell a TLB running out of reach from a cache
+// running out of capacity: both are a step in its staircase (the seeds'
+// Adreno 530: 266 ns up to 16 MB, over 500 ns at 256 MB). The tlb probe's
+// page-strided chases see translation alone; where they measured a reach, a
+// step that starts near it or beyond is translation and the plateau before
+// it is DRAM. Near: a random chase over F bytes misses a TLB of reach R on
+// 1 - R/F of its loads, so its rise starts at R; 0.7 R leaves room for the
+// departure's interpolation. A real cache that large and no larger than the
+// reach is possible, and would then be read as DRAM: the note says why.
+HierarchyOptions hierarchy_options(const std::vector<Finding>& tlb) {
+  HierarchyOptions o;
+  for (const auto& f : tlb)
+    if (f.id == "memory.tlb.reach_bytes" && f.high && f.low && f.confidence >= 0.5) {
+      const double threshold = 0.7 * *f.low;
+      if (threshold < o.translation_threshold_bytes) {
+        o.translation_threshold_bytes = threshold;
+        o.translation_basis = fmt::format("0.7x the {:.1f} MiB the tlb probe measured before its TLB reach",
+                                          *f.low / 1048576);
+      }
+    }
+  return o;
+}
+
 }  // namespace
 
 std::vector<Finding> analyze_all(const Results& r) {
@@ -37,8 +60,35 @@ std::vector<Finding> analyze_all(const Results& r) {
   if (r.device.clock_mhz)
     out.push_back(reported("device.clock_mhz", r.device.clock_mhz, "MHz",
                            "the driver's figure (often the maximum boost clock), not a measurement"));
+  // TLB first: its reach tells the staircases below which step is translation.
+  std::vector<Finding> tlb_found;
+  if (const Series* control = r.find_series("tlb.control")) {
+    std::vector<const Series*> strided;
+    for (const auto& s : r.series)
+      if (s.id.rfind("tlb.stride_", 0) == 0) strided.push_back(&s);
+    tlb_found = tlb_findings(*control, strided);
+    // The latency probe's chase (one load per line, every page of its
+    // footprint) sees translation too; say how its curve stands against the
+    // reach measured here.
+    const Series* lat = r.find_series("latency.global");
+    for (auto& f : tlb_found)
+      if (f.id == "memory.tlb.reach_bytes" && lat && lat->points.size() >= 2) {
+        const double reach = number(f);
+        const Point* at = nullptr;
+        for (const auto& p : lat->points)
+          if (p.x <= reach) at = &p;
+        const Point& last = lat->points.back();
+        if (at && last.x > reach)
+          f.note += fmt::format(
+              " latency.global rises {:+.1f}% from this reach ({:.1f} ns) to its largest footprint "
+              "({:.0f} MiB, {:.1f} ns): a random chase over F bytes misses a TLB of reach R on "
+              "about 1 - R/F of its loads.",
+              100 * (last.y / at->y - 1), at->y, last.x / 1048576, last.y);
+      }
+  }
+  const HierarchyOptions staircase = hierarchy_options(tlb_found);
   if (const Series* s = r.find_series("latency.global")) {
-    auto found = hierarchy_findings(infer_cache_hierarchy(*s), s->id);
+    auto found = hierarchy_findings(infer_cache_hierarchy(*s, staircase), s->id);
     // A caveat the probe recorded about how the curve was measured belongs
     // with the count of levels, the first line a person reads.
     if (s->meta.contains("caveat") && !found.empty()) {
@@ -51,7 +101,7 @@ std::vector<Finding> analyze_all(const Results& r) {
   // curve is in the same results.
   if (const Series* read = r.find_series("bandwidth.read")) {
     const Series* lat = r.find_series("latency.global");
-    const std::optional<Hierarchy> h = lat ? std::optional(infer_cache_hierarchy(*lat)) : std::nullopt;
+    const std::optional<Hierarchy> h = lat ? std::optional(infer_cache_hierarchy(*lat, staircase)) : std::nullopt;
     // The other layouts the probe measures at its largest footprint: DRAM's
     // rates are the best layout's.
     std::vector<const Series*> layouts;
@@ -77,7 +127,7 @@ std::vector<Finding> analyze_all(const Results& r) {
   // Texture path: its own staircase, its bandwidth, and whether it shares
   // the load/store path's first-level cache (analysis/texture.hpp).
   if (const Series* s = r.find_series(kTextureLatencySeries)) {
-    auto found = texture_hierarchy_findings(infer_cache_hierarchy(*s), s->id);
+    auto found = texture_hierarchy_findings(infer_cache_hierarchy(*s, staircase), s->id);
     out.insert(out.end(), found.begin(), found.end());
   }
   if (const Series* s = r.find_series(kTextureBandwidthSeries)) {
@@ -100,31 +150,7 @@ std::vector<Finding> analyze_all(const Results& r) {
     auto found = coalescing_findings(wg, off, str);
     out.insert(out.end(), found.begin(), found.end());
   }
-  if (const Series* control = r.find_series("tlb.control")) {
-    std::vector<const Series*> strided;
-    for (const auto& s : r.series)
-      if (s.id.rfind("tlb.stride_", 0) == 0) strided.push_back(&s);
-    auto found = tlb_findings(*control, strided);
-    // The latency probe's chase (one load per line, every page of its
-    // footprint) reads a rise past 512 MiB as translation; say how its curve
-    // stands against the reach measured here.
-    const Series* lat = r.find_series("latency.global");
-    for (auto& f : found)
-      if (f.id == "memory.tlb.reach_bytes" && lat && lat->points.size() >= 2) {
-        const double reach = number(f);
-        const Point* at = nullptr;
-        for (const auto& p : lat->points)
-          if (p.x <= reach) at = &p;
-        const Point& last = lat->points.back();
-        if (at && last.x > reach)
-          f.note += fmt::format(
-              " latency.global rises {:+.1f}% from this reach ({:.1f} ns) to its largest footprint "
-              "({:.0f} MiB, {:.1f} ns): a random chase over F bytes misses a TLB of reach R on "
-              "about 1 - R/F of its loads.",
-              100 * (last.y / at->y - 1), at->y, last.x / 1048576, last.y);
-      }
-    out.insert(out.end(), found.begin(), found.end());
-  }
+  out.insert(out.end(), tlb_found.begin(), tlb_found.end());
   {
     std::vector<const Series*> lines;
     const Series* lone = r.find_series("geometry.shared_1");

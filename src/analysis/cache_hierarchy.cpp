@@ -316,9 +316,10 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
     const Departure d = step_log > 0 ? find_departure(c, p, far_log, options) : Departure{};
     if (d.seen && d.at_bytes > options.translation_threshold_bytes) {
       translation_note = fmt::format(
-          "Latency rises again from about {} (beyond {}): address translation (TLB reach), not a cache; "
+          "Latency rises again from about {} (beyond {}{}): address translation (TLB reach), not a cache; "
           "DRAM latency is read from the plateau before it.",
-          bytes_text(d.at_bytes), bytes_text(options.translation_threshold_bytes));
+          bytes_text(d.at_bytes), bytes_text(options.translation_threshold_bytes),
+          options.translation_basis.empty() ? "" : ", " + options.translation_basis);
       h.notes.push_back(translation_note);
       plateaus.resize(k + 1);
       departures.emplace_back();

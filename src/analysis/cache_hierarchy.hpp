@@ -44,6 +44,9 @@ struct Hierarchy {
 struct HierarchyOptions {
   // Steps starting beyond this footprint are address translation (TLB reach), not caches.
   double translation_threshold_bytes = 512.0 * 1024 * 1024;
+  // Where the threshold came from, for the note ("no GPU cache is that large"
+  // when empty; analyze.cpp sets it from the tlb probe's measured reach).
+  std::string translation_basis;
   // Adjacent plateaus closer than this in latency are one level.
   double min_step_ratio = 1.15;
   // A plateau needs this many points spanning at least this many octaves of
