@@ -102,10 +102,15 @@ TEST(WaveWidth, StepOtherThanTwofoldLowersConfidence) {
 
 // --- scheduler partitions ---
 
-Series partition_series(const std::string& id, double active, double max_stride, double partitions) {
-  Series s = make_series(id, powers_of_two(1, max_stride), [&](double stride) {
-    const double used = std::min(active, partitions / std::gcd((long)stride, (long)partitions));
-    return 100.0 * used / std::min(active, partitions);
+// Throughput of `active` waves at each stride on `partitions` round-robin
+// partitions, by dealing the waves out one by one: the busiest partition
+// sets the time.
+Series partition_series(const std::string& id, double active, std::vector<double> strides, double partitions) {
+  Series s = make_series(id, strides, [&](double stride) {
+    std::vector<int> load(static_cast<size_t>(partitions), 0);
+    for (int w = 0; w < static_cast<int>(active); ++w)
+      ++load[static_cast<size_t>(w * static_cast<long>(stride)) % load.size()];
+    return 100.0 * active / *std::max_element(load.begin(), load.end());
   });
   s.meta["active_waves_per_group"] = active;
   return s;
@@ -115,20 +120,32 @@ class Partitions : public ::testing::TestWithParam<double> {};
 
 TEST_P(Partitions, RoundRobinModelRecoversTheCount) {
   const double p = GetParam();
-  const Series four = partition_series("divergence.partition", 4, 2, p);
-  const Series two = partition_series("divergence.partition_pairs", 2, 4, p);
-  const auto fs = partition_findings({&four, &two});
+  const Series four = partition_series("divergence.partition", 4, {1, 2}, p);
+  const Series two = partition_series("divergence.partition_pairs", 2, {1, 2, 4}, p);
+  const Series three = partition_series("divergence.partition_triples", 3, {1, 2, 3, 4}, p);
+  const auto fs = partition_findings({&four, &two, &three});
   ASSERT_EQ(fs.size(), 1u);
   EXPECT_EQ(number(fs[0]), p);
   EXPECT_GE(fs[0].confidence, 0.8);
 }
 
-// Adreno 530 (seed 002): 2; NVIDIA since Volta: 4.
-INSTANTIATE_TEST_SUITE_P(Seeds, Partitions, ::testing::Values(2.0, 4.0));
+// Adreno 530 (seed 002): 2; NVIDIA since Volta: 4; Mali-G52: 3 execution
+// engines per core.
+INSTANTIATE_TEST_SUITE_P(Seeds, Partitions, ::testing::Values(2.0, 3.0, 4.0));
+
+TEST(Partitions, PowerOfTwoStridesCannotSeeThree) {
+  // Without the triples' stride 3, three partitions look like one.
+  const Series four = partition_series("divergence.partition", 4, {1, 2}, 3);
+  const Series two = partition_series("divergence.partition_pairs", 2, {1, 2, 4}, 3);
+  const auto fs = partition_findings({&four, &two});
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(number(fs[0]), 1);
+  EXPECT_LT(fs[0].confidence, 0.5);
+}
 
 TEST(Partitions, NoEffectIsAmbiguousAndSaysSo) {
-  const Series four = partition_series("divergence.partition", 4, 2, 1);
-  const Series two = partition_series("divergence.partition_pairs", 2, 4, 1);
+  const Series four = partition_series("divergence.partition", 4, {1, 2}, 1);
+  const Series two = partition_series("divergence.partition_pairs", 2, {1, 2, 4}, 1);
   const auto fs = partition_findings({&four, &two});
   ASSERT_EQ(fs.size(), 1u);
   EXPECT_EQ(number(fs[0]), 1);

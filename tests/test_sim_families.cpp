@@ -128,10 +128,8 @@ INSTANTIATE_TEST_SUITE_P(Presets, SimComputeRecovery, testing::ValuesIn(kPresets
 class SimDivergenceRecovery : public testing::TestWithParam<std::string> {};
 
 // exec.wave_width exactly the description's divergence granularity; the
-// scheduler partitions exactly units_per_core where that is a power of two.
-// Mali-G52's 3 execution engines are not recoverable by the partition test:
-// with power-of-two strides, 4 waves land on 3 units 2-1-1 at every stride,
-// the same shape as one partition; the test says so rather than skips it.
+// scheduler partitions exactly units_per_core (Mali-G52's 3 execution
+// engines included: the probe's strides of 3 and 6 see them).
 TEST_P(SimDivergenceRecovery, WaveWidthAndPartitions) {
   const SimConfig c = load_sim_preset(GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
@@ -142,7 +140,7 @@ TEST_P(SimDivergenceRecovery, WaveWidthAndPartitions) {
   ASSERT_FALSE(width.empty());
   EXPECT_EQ(std::get<double>(width.front().value), static_cast<double>(c.divergence_granularity));
   std::vector<const Series*> parts;
-  for (const char* id : {"divergence.partition", "divergence.partition_pairs"})
+  for (const char* id : {"divergence.partition", "divergence.partition_pairs", "divergence.partition_triples"})
     if (const Series* s = r.find_series(id)) parts.push_back(s);
   const auto pf = parts.empty() ? std::vector<Finding>{} : analysis::partition_findings(parts);
   const double units = c.core.units_per_core;
@@ -150,13 +148,13 @@ TEST_P(SimDivergenceRecovery, WaveWidthAndPartitions) {
       "divergence %s: wave width configured %u, recovered %g; partitions configured %g, recovered %s\n",
       c.id_name.c_str(), c.divergence_granularity, std::get<double>(width.front().value), units,
       pf.empty() ? "-" : fmt::format("{}", std::get<double>(pf.front().value)).c_str());
-  if (std::has_single_bit(c.core.units_per_core) && !pf.empty())
-    EXPECT_EQ(std::get<double>(pf.front().value), units);
-  if (c.id_name == "mali-g52") {
-    ASSERT_FALSE(pf.empty());
-    EXPECT_EQ(std::get<double>(pf.front().value), 1.0)
-        << "the 3-partition blind spot changed: update the comment";
+  if (pf.empty()) {
+    // Too few waves in a work-group to space them out (Adreno 320: 128
+    // work-items of 32): the test cannot run, and must say nothing.
+    EXPECT_LT(c.core.max_work_group_size / c.core.wave_width, 8u);
+    return;
   }
+  EXPECT_EQ(std::get<double>(pf.front().value), units);
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, SimDivergenceRecovery, testing::ValuesIn(kPresets), test_name);

@@ -185,7 +185,8 @@ std::vector<Finding> analyze_all(const Results& r) {
     add(fs);
   }
   if (const Series* s = r.find_series("divergence.partition"))
-    add(partition_findings({s, r.find_series("divergence.partition_pairs")}));
+    add(partition_findings(
+        {s, r.find_series("divergence.partition_pairs"), r.find_series("divergence.partition_triples")}));
   if (const Series* s = r.find_series("occupancy.waves")) {
     const double w = wave_width.value_or(s->meta.value("wave_width_assumed", 0.0));
     const auto fs = max_waves_findings(*s, w);

@@ -183,17 +183,21 @@ std::vector<Finding> partition_findings(const std::vector<const Series*>& series
     }
   }
   if (obs.size() < 3) return {};
-  // P round-robin partitions: waves 0, s, 2s, ... (a of them) land on
-  // min(a, P / gcd(s, P)) partitions, against min(a, P) at stride 1.
+  // P round-robin partitions: waves 0, s, 2s, ... (a of them) cycle over
+  // P / gcd(s, P) partitions, so the busiest holds ceil(a gcd(s, P) / P) of
+  // them, against ceil(a / P) at stride 1; throughput goes as a over the
+  // busiest partition's load.
   auto predicted = [](const Obs& o, double partitions) {
     const double g = std::gcd(static_cast<long>(o.stride), static_cast<long>(partitions));
-    return std::min(o.active, partitions / g) / std::min(o.active, partitions);
+    return std::ceil(o.active / partitions) / std::ceil(o.active * g / partitions);
   };
   struct Fit {
     double partitions, error;
   };
   std::vector<Fit> fits;
-  for (double p = 1; p <= 16; p *= 2) {
+  // Powers of two and 3, 6, 12: GPUs with 3 execution engines per core exist
+  // (Mali-G52); strides of 3 and 6 are what tell them apart.
+  for (double p : {1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0}) {
     double err = 0;
     for (const Obs& o : obs) err += std::abs(std::log(o.ratio / predicted(o, p)));
     fits.push_back({p, err / static_cast<double>(obs.size())});
@@ -214,8 +218,8 @@ std::vector<Finding> partition_findings(const std::vector<const Series*>& series
   f.evidence = ids;
   f.method =
       "Throughput of a few working waves spaced `stride` apart in one work-group per compute unit, against "
-      "the model of P partitions taking waves round-robin (a waves at stride s use min(a, P/gcd(s, P)) of "
-      "them); P = 1..16 fitted by mean log error.";
+      "the model of P partitions taking waves round-robin (a waves at stride s load the busiest of them with "
+      "ceil(a gcd(s, P) / P)); P in 1, 2, 3, 4, 6, 8, 12, 16 fitted by mean log error.";
   f.confidence = best.error < 0.1 ? 0.8 : best.error < 0.2 ? 0.5 : 0.3;
   std::string detail;
   for (const Obs& o : obs)

@@ -99,26 +99,40 @@ class DivergenceProbe {
       out.front().meta["partition_test"] = "not run: fewer than 4 waves per work-group";
       return out;
     }
-    // Two sets: 4 working waves (so up to 4 partitions all get work at
-    // stride 1) at strides up to waves/4, and 2 working waves at strides up
-    // to waves/2 (which tells 2 partitions from 4 where a work-group holds
-    // only 8 waves).
-    for (const size_t active : {size_t{4}, size_t{2}}) {
-      const size_t max_stride = waves_per_group / active;
+    // Three sets: 4 working waves (so up to 4 partitions all get work at
+    // stride 1) at strides up to waves/4; 2 working waves at strides up to
+    // waves/2 (which tells 2 partitions from 4 where a work-group holds only
+    // 8 waves); and 3 working waves at strides 1, 2, 3, 4, 6, 8, ... up to
+    // waves/3, since power-of-two strides cannot see a partition count that
+    // is not a power of two (Mali-G52's 3 execution engines: 4 waves on 3
+    // partitions land 2-1-1 at every power-of-two stride, the shape of one
+    // partition; stride 3 puts 3 waves on one).
+    struct Set {
+      size_t active;
+      const char* id;
+    };
+    for (const Set set : {Set{4, "divergence.partition"}, Set{2, "divergence.partition_pairs"},
+                          Set{3, "divergence.partition_triples"}}) {
+      const size_t max_stride = waves_per_group / set.active;
       if (max_stride < 2) continue;
       Series part;
-      part.id = active == 4 ? "divergence.partition" : "divergence.partition_pairs";
+      part.id = set.id;
       part.probe = "divergence";
       part.x = {"stride", "waves"};
       part.y = {"throughput", "Gop/s"};
       part.meta = {{"kernel", "divergence.cl:partition"},
                    {"wave_width", wave},
                    {"work_group_size", wg_},
-                   {"active_waves_per_group", active},
+                   {"active_waves_per_group", set.active},
                    {"work_groups_per_compute_unit", 1},
                    {"chains", kChains}};
-      for (size_t stride = 1; stride <= max_stride; stride *= 2)
-        measure_partition(part, wave, stride, active);
+      std::vector<size_t> strides;
+      for (size_t stride = 1; stride <= max_stride; stride *= 2) {
+        strides.push_back(stride);
+        if (set.active == 3 && stride >= 2 && 3 * stride / 2 <= max_stride) strides.push_back(3 * stride / 2);
+      }
+      std::sort(strides.begin(), strides.end());
+      for (size_t stride : strides) measure_partition(part, wave, stride, set.active);
       out.push_back(part);
     }
     return out;
