@@ -100,20 +100,20 @@ class DivergenceProbe {
       return out;
     }
     // Three sets: 4 working waves (so up to 4 partitions all get work at
-    // stride 1) at strides up to waves/4; 2 working waves at strides up to
-    // waves/2 (which tells 2 partitions from 4 where a work-group holds only
-    // 8 waves); and 3 working waves at strides 1, 2, 3, 4, 6, 8, ... up to
-    // waves/3, since power-of-two strides cannot see a partition count that
-    // is not a power of two (Mali-G52's 3 execution engines: 4 waves on 3
-    // partitions land 2-1-1 at every power-of-two stride, the shape of one
-    // partition; stride 3 puts 3 waves on one).
+    // stride 1); 2 working waves (which tells 2 partitions from 4 where a
+    // work-group holds only 8 waves); and 3 working waves at strides 1, 2,
+    // 3, 4, 6, 8, ..., since power-of-two strides cannot see a partition
+    // count that is not a power of two (Mali-G52's 3 execution engines: 4
+    // waves on 3 partitions land 2-1-1 at every power-of-two stride, the
+    // shape of one partition; stride 3 puts 3 waves on one).
     struct Set {
       size_t active;
       const char* id;
     };
     for (const Set set : {Set{4, "divergence.partition"}, Set{2, "divergence.partition_pairs"},
                           Set{3, "divergence.partition_triples"}}) {
-      const size_t max_stride = waves_per_group / set.active;
+      // The last working wave, (active - 1) x stride, must be in the group.
+      const size_t max_stride = (waves_per_group - 1) / (set.active - 1);
       if (max_stride < 2) continue;
       Series part;
       part.id = set.id;
