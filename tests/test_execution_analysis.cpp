@@ -319,6 +319,29 @@ TEST_P(H200Exec, WarpPartitionsWavesIcache) {
 
 INSTANTIATE_TEST_SUITE_P(Recorded, H200Exec, ::testing::Values("h200_exec_run1.json", "h200_exec_run2.json"));
 
+// The H100 with the third partition set: 3 waves at stride 3 run as fast as
+// at stride 1 (they land on 3 of 4 partitions), which rules out 3 and 6;
+// at stride 2 they slow to 0.63x, as 4 partitions predict.
+class H100Partitions : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(H100Partitions, TriplesAgreeWithFour) {
+  const Results r = load_recorded(GetParam());
+  const Series* triples = r.find_series("divergence.partition_triples");
+  ASSERT_NE(triples, nullptr);
+  ASSERT_EQ(triples->points.size(), 3u);
+  EXPECT_NEAR(triples->points[2].y / triples->points[0].y, 1.0, 0.05);  // stride 3
+  EXPECT_LT(triples->points[1].y / triples->points[0].y, 0.75);         // stride 2
+  const Finding& p = need(r, "exec.scheduler_partitions");
+  EXPECT_EQ(number(p), 4);
+  EXPECT_GE(p.confidence, 0.8);
+  ASSERT_TRUE(p.low && p.high);
+  EXPECT_EQ(*p.low, 4);
+  EXPECT_EQ(*p.high, 4);
+}
+
+INSTANTIATE_TEST_SUITE_P(Recorded, H100Partitions,
+                         ::testing::Values("h100_divergence_triples_run1.json", "h100_divergence_triples_run2.json"));
+
 // The register sweep with ptxas' counts: cliffs where 65,536 registers per
 // SM, dealt to 4 partitions in whole warps, lose a warp per partition.
 TEST(H200ExecRecorded, RegisterCliffsAgreeWith64KRegistersPerSm) {
