@@ -89,6 +89,9 @@ def table_for(results):
     for i, c in enumerate(visible, 1):
         t.add(f"{c['name']} capacity B", value(c["capacity_bytes"]), f"memory.L{i}.capacity_bytes", 0.10)
         t.add(f"{c['name']} latency ns", value(c["hit_latency_ns"]), f"memory.L{i}.latency_ns", 0.05)
+    for i, c in enumerate(visible, 1):
+        bw = value(c["bytes_per_clock"]) * clock / 1e3 * (cores if c.get("per_core", False) else 1)
+        t.add(f"{c['name']} bandwidth GB/s", min(bw, 1e9), f"memory.L{i}.bandwidth_gbps", 0.05)
     t.add("DRAM latency ns (within TLB reach)", value(mem["dram"]["latency_ns"]), "memory.dram.latency_ns", 0.05)
     t.add("DRAM bandwidth GB/s", value(mem["dram"]["bandwidth_gbps"]), "memory.dram.bandwidth_gbps", 0.05)
     if tlb:
