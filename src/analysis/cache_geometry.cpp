@@ -52,20 +52,21 @@ std::optional<FetchReading> read_pairs_curve(const Series& pairs) {
 
 std::optional<LineReading> read_line_curves(const std::vector<const Series*>& lines) {
   LineReading r;
-  // The first level's hit latency: the lowest point of any stride's curve
-  // (each starts inside the level). A curve's capacity is where it crosses
-  // half way from that to the next plateau it reaches: half the loads hit
-  // there. Read this way a short plateau before the rise is enough. The next
-  // plateau is the first flat stretch clearly (1.5x) above the hit latency,
-  // not the curve's last point: a sweep that runs on past a second
-  // level (a 1 MiB system cache) would otherwise put the half way on that
-  // level's plateau and read its capacity for some strides and the first
-  // level's for others.
+  // The level every curve starts in: the highest of the curves' first
+  // points (each starts inside the first level when the sweep reaches down
+  // to it; a small first level that the larger strides' sweeps start past,
+  // like a 16 KiB L1 against sweeps from 32 KiB up, is then left out and the
+  // next level read instead, whose line the strides can all show). A curve's
+  // capacity is where it crosses half way from that to the next plateau it
+  // reaches: half the loads hit there. Read this way a short plateau before
+  // the rise is enough. The next plateau is the first flat stretch clearly
+  // (1.5x) above the start, not the curve's last point: a sweep that runs on
+  // past a second level (a 1 MiB system cache) would otherwise put the half
+  // way on that level's plateau and read its capacity for some strides and
+  // the first level's for others.
   double hit = 0;
   for (const Series* s : lines)
-    if (s && !s->points.empty())
-      for (const auto& p : s->points)
-        if (p.y > 0 && (hit == 0 || p.y < hit)) hit = p.y;
+    if (s && !s->points.empty() && s->points.front().y > hit) hit = s->points.front().y;
   for (const Series* s : lines) {
     if (!s || !s->meta.contains("stride_bytes") || s->points.size() < 3) continue;
     const auto& pts = s->points;
@@ -163,8 +164,16 @@ std::vector<SharingReading> read_sharing(const Series& lone, const Series& all) 
     if (!lone_y || !all_y) continue;
     r.lone_ns = *lone_y;
     r.all_ns = *all_y;
-    // Shared when the G chase stands past the geometric middle.
-    r.shared = r.all_ns > middle_ns;
+    // Shared when the G chase leaves the level more than sqrt(G) times
+    // earlier than the lone one (a random-replacement level lets a curve
+    // leave gradually, so the exits say more than one footprint's value);
+    // when the G chase never leaves it within the sweep, when the G chase
+    // stands past the geometric middle at the probe footprint.
+    const double exit_all = groups >= 2 ? crossing(all, lv.first_x, middle_ns) : 0;
+    if (groups >= 2 && std::isfinite(exit_all))
+      r.shared = exit_all < crossing(lone, lv.first_x, middle_ns) / std::sqrt(groups);
+    else
+      r.shared = r.all_ns > middle_ns;
     out.push_back(r);
   }
   return out;
