@@ -83,6 +83,26 @@ const Finding* finding(const std::vector<Finding>& fs, const std::string& id) {
 
 }  // namespace
 
+// A sectored level allocates the line on a miss but fills only the sector
+// accessed: another sector of that line misses it and is served by the next
+// level, which (with sectors of its own the same size) misses too, until a
+// load of a filled sector hits.
+TEST(SimSectors, MissingSectorOfAPresentLineGoesToTheNextLevel) {
+  const SimConfig c = config_of("sectored");
+  MemoryModel m(c, 1);
+  const uint64_t a = uint64_t{1} << 30;
+  const double dram =
+      c.dram_latency_ns + c.tlb.miss_penalty_ns;  // the first touch of the page misses the TLB
+  EXPECT_DOUBLE_EQ(m.access(a, CachePath::load_store), dram);
+  EXPECT_DOUBLE_EQ(m.access(a + 8, CachePath::load_store), c.caches[0].hit_latency_ns);  // same 32 B sector
+  EXPECT_DOUBLE_EQ(m.access(a + 32, CachePath::load_store), c.dram_latency_ns);  // same line, new sector
+  EXPECT_EQ(m.last_level(), -1);
+  EXPECT_DOUBLE_EQ(m.access(a + 40, CachePath::load_store), c.caches[0].hit_latency_ns);
+  // The L1 of another core has none of it; the shared L2 has both sectors.
+  EXPECT_DOUBLE_EQ(m.access(a + 32, CachePath::load_store, 1), c.caches[1].hit_latency_ns);
+  EXPECT_DOUBLE_EQ(m.access(a + 64, CachePath::load_store, 1), c.dram_latency_ns);
+}
+
 class SimMemlayoutRecovery : public testing::TestWithParam<std::string> {};
 
 // Fetch unit per level (= sector_bytes), line (= the first load-path
@@ -102,8 +122,8 @@ TEST_P(SimMemlayoutRecovery, GeometryFetchLineAndSharing) {
   const Series* lone = series(ss, "geometry.shared_1");
   const Series* all = series(ss, fmt::format("geometry.shared_{}", c.core.shader_cores));
   ASSERT_TRUE(lone && all);
-  const auto fs = analysis::geometry_findings(series(ss, "geometry.pairs_near"), series(ss, "geometry.pairs_far"),
-                                              lines, lone, all, 0);
+  const auto fs = analysis::geometry_findings(series(ss, "geometry.pairs_near"),
+                                              series(ss, "geometry.pairs_far"), lines, lone, all, 0);
   const auto levels = c.path_levels(CachePath::load_store);
 
   const Finding* line = finding(fs, "memory.line_bytes");
@@ -132,7 +152,8 @@ TEST_P(SimMemlayoutRecovery, GeometryFetchLineAndSharing) {
     const Finding* got = finding(fs, id);
     ASSERT_NE(got, nullptr) << id;
     std::printf("  %s (%s): configured %s, recovered %s\n", id.c_str(), levels[k]->name.c_str(),
-                levels[k]->per_core ? "private" : "shared", std::get<bool>(got->value) ? "shared" : "private");
+                levels[k]->per_core ? "private" : "shared",
+                std::get<bool>(got->value) ? "shared" : "private");
     EXPECT_EQ(std::get<bool>(got->value), !levels[k]->per_core) << id;
   }
 }
@@ -165,20 +186,21 @@ TEST_P(SimMemlayoutRecovery, TlbReachAndPenalty) {
   const double swept = smallest->points.back().x;
   const double step = static_cast<double>(c.tlb.entries) * std::max<double>(c.tlb.page_bytes, 65536.0);
   if (c.tlb.entries == 0 || step >= swept) {
-    std::printf("tlb %s: step expected at %.0f MiB (entries %u x max(page %llu, stride 64 KiB)), past the "
-                "sweep's %.0f MiB; recovered lower bound %.0f MiB, penalty %s\n",
-                c.id_name.c_str(), step / 1048576, c.tlb.entries,
-                static_cast<unsigned long long>(c.tlb.page_bytes), swept / 1048576, number(*reach) / 1048576,
-                penalty ? "reported" : "none");
+    std::printf(
+        "tlb %s: step expected at %.0f MiB (entries %u x max(page %llu, stride 64 KiB)), past the "
+        "sweep's %.0f MiB; recovered lower bound %.0f MiB, penalty %s\n",
+        c.id_name.c_str(), step / 1048576, c.tlb.entries, static_cast<unsigned long long>(c.tlb.page_bytes),
+        swept / 1048576, number(*reach) / 1048576, penalty ? "reported" : "none");
     EXPECT_FALSE(reach->high.has_value());
     EXPECT_EQ(penalty, nullptr);
     return;
   }
   ASSERT_NE(penalty, nullptr);
-  std::printf("tlb %s: reach configured %.1f MiB (step at %.1f MiB), recovered %.1f MiB; miss penalty "
-              "configured %.1f ns, recovered %.1f ns\n",
-              c.id_name.c_str(), static_cast<double>(c.tlb.reach_bytes()) / 1048576, step / 1048576,
-              number(*reach) / 1048576, c.tlb.miss_penalty_ns, number(*penalty));
+  std::printf(
+      "tlb %s: reach configured %.1f MiB (step at %.1f MiB), recovered %.1f MiB; miss penalty "
+      "configured %.1f ns, recovered %.1f ns\n",
+      c.id_name.c_str(), static_cast<double>(c.tlb.reach_bytes()) / 1048576, step / 1048576,
+      number(*reach) / 1048576, c.tlb.miss_penalty_ns, number(*penalty));
   EXPECT_NEAR(number(*reach) / step, 1.0, 0.10);
   if (c.tlb.page_bytes >= 65536) EXPECT_NEAR(number(*reach) / c.tlb.reach_bytes(), 1.0, 0.10);
   EXPECT_NEAR(number(*penalty) / c.tlb.miss_penalty_ns, 1.0, 0.05);
@@ -244,7 +266,8 @@ TEST_P(SimMemlayoutRecovery, CoalescingSegmentStridesAndSaturation) {
     EXPECT_NEAR(number(*got) / want, 1.0, 0.06) << m;
   }
 
-  const double max_wg = std::min<double>(c.core.max_work_group_size, static_cast<double>(wg->points.back().x));
+  const double max_wg =
+      std::min<double>(c.core.max_work_group_size, static_cast<double>(wg->points.back().x));
   double best = 0;
   for (double w = 1; w <= max_wg; w *= 2) best = std::max(best, copy_gbps(c, w));
   double want = 0;
@@ -252,8 +275,11 @@ TEST_P(SimMemlayoutRecovery, CoalescingSegmentStridesAndSaturation) {
     if (copy_gbps(c, w) >= 0.9 * best) want = w;
   const Finding* sat = finding(fs, "memory.coalescing.saturating_workgroup_size");
   ASSERT_NE(sat, nullptr);
-  const char* paper = c.id_name == "adreno-320" ? " (004 paper: 64)" : c.id_name == "adreno-420" ? " (004 paper: 128)" : "";
-  std::printf("  saturating_workgroup_size: Little's law %.0f%s, recovered %.0f\n", want, paper, number(*sat));
+  const char* paper = c.id_name == "adreno-320"   ? " (004 paper: 64)"
+                      : c.id_name == "adreno-420" ? " (004 paper: 128)"
+                                                  : "";
+  std::printf("  saturating_workgroup_size: Little's law %.0f%s, recovered %.0f\n", want, paper,
+              number(*sat));
   EXPECT_EQ(number(*sat), want);
 }
 

@@ -157,7 +157,8 @@ std::vector<SharingReading> read_sharing(const Series& lone, const Series& all) 
     r.probe_footprint = std::sqrt(lv.first_x * lv.last_x);
     if (groups >= 2) {
       const double exit = crossing(lone, lv.first_x, middle_ns);
-      if (std::isfinite(exit)) r.probe_footprint = std::clamp(exit / std::sqrt(groups), lv.first_x, lv.last_x);
+      if (std::isfinite(exit))
+        r.probe_footprint = std::clamp(exit / std::sqrt(groups), lv.first_x, lv.last_x);
     }
     const auto lone_y = y_at_log(lone, r.probe_footprint);
     const auto all_y = y_at_log(all, r.probe_footprint);

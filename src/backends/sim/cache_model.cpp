@@ -109,7 +109,8 @@ bool SetAssociativeCache::access(uint64_t address) {
   const uint64_t tag = address >> unit_shift_;
   const uint64_t set = tag % sets_;
   const uint32_t way = find(set, tag);
-  const uint64_t sector_bit = uint64_t{1} << ((address >> sector_shift_) & ((uint64_t{1} << (unit_shift_ - sector_shift_)) - 1));
+  const uint64_t sector_bit =
+      uint64_t{1} << ((address >> sector_shift_) & ((uint64_t{1} << (unit_shift_ - sector_shift_)) - 1));
   if (way < ways_) {
     touch(set, way);
     uint64_t& filled = sectors_[set * ways_ + way];
@@ -156,10 +157,9 @@ SetAssociativeCache& MemoryModel::instance(Level& l, uint32_t core) {
   auto& p = owner->instances[slot];
   if (!p) {
     const auto& c = *owner->cfg;
-    p = std::make_unique<SetAssociativeCache>(c.capacity_bytes / c.line_bytes, c.associativity,
-                                              std::countr_zero(c.line_bytes), c.replacement,
-                                              seed_ ^ (static_cast<uint64_t>(owner->index) << 32) ^ slot,
-                                              std::countr_zero(c.sector_bytes));
+    p = std::make_unique<SetAssociativeCache>(
+        c.capacity_bytes / c.line_bytes, c.associativity, std::countr_zero(c.line_bytes), c.replacement,
+        seed_ ^ (static_cast<uint64_t>(owner->index) << 32) ^ slot, std::countr_zero(c.sector_bytes));
   }
   return *p;
 }

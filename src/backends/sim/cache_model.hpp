@@ -20,10 +20,9 @@ class SetAssociativeCache {
   // 2^unit_shift bytes (a line, or a page for a TLB) and holding its bytes
   // in sectors of 2^sector_shift bytes (the whole unit when equal, at most
   // 64 sectors per unit).
-  SetAssociativeCache(uint64_t entries, uint32_t ways, uint32_t unit_shift, Replacement policy,
-                      uint64_t seed, uint32_t sector_shift);
-  SetAssociativeCache(uint64_t entries, uint32_t ways, uint32_t unit_shift, Replacement policy,
-                      uint64_t seed)
+  SetAssociativeCache(uint64_t entries, uint32_t ways, uint32_t unit_shift, Replacement policy, uint64_t seed,
+                      uint32_t sector_shift);
+  SetAssociativeCache(uint64_t entries, uint32_t ways, uint32_t unit_shift, Replacement policy, uint64_t seed)
       : SetAssociativeCache(entries, ways, unit_shift, policy, seed, unit_shift) {}
 
   // True when the unit is present with the sector holding `address`. A

@@ -12,14 +12,16 @@
 // Time: the groups run at the same time, one per shader core (group g on
 // core g % shader_cores): their loads go through the memory model
 // interleaved, one hop of each group in turn, so that per-core levels are
-// private to each group and shared levels are shared between them. The
-// model is fed a window of each group's chase, at least 4096 hops and as
-// many as the largest level on the load path has lines or the TLB entries,
-// and a group's time is its hop count times its window's mean latency; the
-// launch lasts as long as its slowest group. As in family_latency.cpp, the
-// windows of consecutive launches continue each other along each group's
-// walk (the model's own cursor, while the buffer is unchanged), so the
-// caches hold what a real walk would leave in them.
+// private to each group and shared levels are shared between them. (More
+// groups than cores would take turns on the cores; they are timed as if all
+// ran at once, since the probes launch at most one group per compute unit.)
+// The model is fed a window of each group's chase, at least 4096 hops and
+// as many as the largest level on the load path has lines or the TLB
+// entries, and a group's time is its hop count times its window's mean
+// latency; the launch lasts as long as its slowest group. As in
+// family_latency.cpp, the windows of consecutive launches continue each
+// other along each group's walk (the model's own cursor, while the buffer
+// is unchanged), so the caches hold what a real walk would leave in them.
 #include "backends/sim/family.hpp"
 #include "backends/sim/sim_device.hpp"
 #include "core/error.hpp"
@@ -36,7 +38,8 @@ constexpr uint32_t kHopsPerRound = 16;  // chase_layout.cl's HOP16
 
 uint32_t word_bytes(SimLaunch& l) {
   const long long bits = l.define_int("ADDR_BITS", 64);
-  if (bits != 32 && bits != 64) throw Unsupported(fmt::format("sim: chase_layout.cl with ADDR_BITS={}", bits));
+  if (bits != 32 && bits != 64)
+    throw Unsupported(fmt::format("sim: chase_layout.cl with ADDR_BITS={}", bits));
   return static_cast<uint32_t>(bits / 8);
 }
 

@@ -60,11 +60,13 @@ double fill(SimLaunch& l) {
   if (count * kElementBytes > a.size_bytes())
     throw DeviceError(fmt::format("sim: fill of {} elements past its buffer of {} B", count, a.size_bytes()));
   auto& memo = l.state<FillMemo>("coalescing.fill");
-  if (!(memo.buffer_id == a.id() && memo.written == a.last_write() && memo.count == count && memo.seed == seed)) {
+  if (!(memo.buffer_id == a.id() && memo.written == a.last_write() && memo.count == count &&
+        memo.seed == seed)) {
     std::vector<uint32_t> block;
     for (uint64_t i0 = 0; i0 < count; i0 += kFillBlock) {
       block.resize(std::min<uint64_t>(kFillBlock, count - i0));
-      for (size_t j = 0; j < block.size(); ++j) block[j] = coalescing_hash(static_cast<uint32_t>(i0 + j), seed);
+      for (size_t j = 0; j < block.size(); ++j)
+        block[j] = coalescing_hash(static_cast<uint32_t>(i0 + j), seed);
       a.write(i0 * kElementBytes, std::as_bytes(std::span<const uint32_t>(block)));
     }
     memo = {a.id(), a.last_write(), count, seed};
