@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace gpuscope::analysis {
 namespace {
@@ -51,19 +52,36 @@ std::optional<FetchReading> read_pairs_curve(const Series& pairs) {
 
 std::optional<LineReading> read_line_curves(const std::vector<const Series*>& lines) {
   LineReading r;
-  // The first level's hit latency: the lowest point of any stride's curve
-  // (each starts inside the level). A curve's capacity is where it crosses
-  // half way from that to its own last plateau (the next level): half the
-  // loads hit there. Read this way a short plateau before the rise is enough.
+  // The level every curve starts in: the highest of the curves' first
+  // points (each starts inside the first level when the sweep reaches down
+  // to it; a small first level that the larger strides' sweeps start past,
+  // like a 16 KiB L1 against sweeps from 32 KiB up, is then left out and the
+  // next level read instead, whose line the strides can all show). A curve's
+  // capacity is where it crosses half way from that to the next plateau it
+  // reaches: half the loads hit there. Read this way a short plateau before
+  // the rise is enough. The next plateau is the first flat stretch clearly
+  // (1.5x) above the start, not the curve's last point: a sweep that runs on
+  // past a second level (a 1 MiB system cache) would otherwise put the half
+  // way on that level's plateau and read its capacity for some strides and
+  // the first level's for others.
   double hit = 0;
   for (const Series* s : lines)
-    if (s && !s->points.empty())
-      for (const auto& p : s->points)
-        if (p.y > 0 && (hit == 0 || p.y < hit)) hit = p.y;
+    if (s && !s->points.empty() && s->points.front().y > hit) hit = s->points.front().y;
   for (const Series* s : lines) {
     if (!s || !s->meta.contains("stride_bytes") || s->points.size() < 3) continue;
-    const double miss = s->points.back().y;
-    if (!(hit > 0) || miss < 1.5 * hit) continue;  // never left the level
+    const auto& pts = s->points;
+    if (!(hit > 0) || pts.back().y < 1.5 * hit) continue;  // never left the level
+    // The next plateau: from the first point clearly above the hit latency
+    // whose successor stays within 5% of it, the points within 10%; the
+    // last point when no two neighbours are that flat.
+    double miss = pts.back().y;
+    for (size_t j = 0; j + 1 < pts.size(); ++j) {
+      if (pts[j].y < 1.5 * hit || pts[j + 1].y > 1.05 * pts[j].y || pts[j + 1].y < pts[j].y / 1.05) continue;
+      std::vector<double> next;
+      for (size_t i = j; i < pts.size() && pts[i].y <= 1.1 * pts[j].y; ++i) next.push_back(pts[i].y);
+      miss = median(next);
+      break;
+    }
     const double half = 0.5 * (hit + miss);
     for (size_t i = 1; i < s->points.size(); ++i) {
       const Point& a = s->points[i - 1];
@@ -98,25 +116,65 @@ std::optional<LineReading> read_line_curves(const std::vector<const Series*>& li
   return r;
 }
 
+namespace {
+
+// Footprint at which `s` first rises past `threshold_ns` on or after
+// `from_x`, interpolated in log footprint; infinity when it never does.
+double crossing(const Series& s, double from_x, double threshold_ns) {
+  const auto& p = s.points;
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (p[i].x < from_x * 0.999 || p[i].y <= threshold_ns) continue;
+    if (i == 0 || p[i - 1].x < from_x * 0.999) return p[i].x;
+    const double t = std::log(threshold_ns / p[i - 1].y) / std::log(p[i].y / p[i - 1].y);
+    return p[i - 1].x * std::pow(p[i].x / p[i - 1].x, t);
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+}  // namespace
+
 std::vector<SharingReading> read_sharing(const Series& lone, const Series& all) {
   std::vector<SharingReading> out;
   const Hierarchy h = infer_cache_hierarchy(lone);
+  const double groups = all.meta.contains("groups") ? all.meta["groups"].get<double>() : 0;
   for (size_t n = 0; n < h.levels.size(); ++n) {
     const CacheLevel& lv = h.levels[n];
     SharingReading r;
     r.level = static_cast<int>(n) + 1;
+    r.next_ns = n + 1 < h.levels.size() ? h.levels[n + 1].latency_ns
+                : h.dram                ? h.dram->latency_ns
+                                        : 2 * lv.latency_ns;
+    // Where the level's plateau is left: the curve passes the geometric
+    // middle between this level's latency and the next one's.
+    const double middle_ns = std::sqrt(lv.latency_ns * r.next_ns);
+    // Compared inside the plateau, where a shared level has already run out
+    // for the G groups: a shared level holds 1/G of itself per group, so the
+    // G chase leaves it G times earlier. The footprint is the lone chase's
+    // exit over sqrt(G): a factor sqrt(G) inside the level alone, a factor
+    // sqrt(G) past it shared. (The plateau's middle, used before, served an
+    // H200's 132 groups but not 2 or 4: a plateau wider than G still fits
+    // G regions at its middle.)
     r.probe_footprint = std::sqrt(lv.first_x * lv.last_x);
+    if (groups >= 2) {
+      const double exit = crossing(lone, lv.first_x, middle_ns);
+      if (std::isfinite(exit))
+        r.probe_footprint = std::clamp(exit / std::sqrt(groups), lv.first_x, lv.last_x);
+    }
     const auto lone_y = y_at_log(lone, r.probe_footprint);
     const auto all_y = y_at_log(all, r.probe_footprint);
     if (!lone_y || !all_y) continue;
     r.lone_ns = *lone_y;
     r.all_ns = *all_y;
-    r.next_ns = n + 1 < h.levels.size() ? h.levels[n + 1].latency_ns
-                : h.dram                ? h.dram->latency_ns
-                                        : 2 * lv.latency_ns;
-    // Shared when the G chase stands past the geometric middle between this
-    // level's latency and the next one's.
-    r.shared = std::log(r.all_ns) > 0.5 * (std::log(lv.latency_ns) + std::log(r.next_ns));
+    // Shared when the G chase leaves the level more than sqrt(G) times
+    // earlier than the lone one (a random-replacement level lets a curve
+    // leave gradually, so the exits say more than one footprint's value);
+    // when the G chase never leaves it within the sweep, when the G chase
+    // stands past the geometric middle at the probe footprint.
+    const double exit_all = groups >= 2 ? crossing(all, lv.first_x, middle_ns) : 0;
+    if (groups >= 2 && std::isfinite(exit_all))
+      r.shared = exit_all < crossing(lone, lv.first_x, middle_ns) / std::sqrt(groups);
+    else
+      r.shared = r.all_ns > middle_ns;
     out.push_back(r);
   }
   return out;

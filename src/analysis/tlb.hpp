@@ -16,7 +16,7 @@
 namespace gpuscope::analysis {
 
 struct TlbStep {
-  double reach_bytes = 0;                // geometric middle of the interval below
+  double reach_bytes = 0;                // the one power of two in [reach_low, reach_high), else their geometric middle
   double reach_low = 0, reach_high = 0;  // last footprint before the rise, first one on the new level
   double penalty_ns = 0;                 // rise of the translation time over the level below
   double penalty_low = 0, penalty_high = 0;

@@ -48,6 +48,18 @@ constexpr size_t kKiB = 1024;
 constexpr size_t kMiB = 1024 * kKiB;
 constexpr uint32_t kAnchorBytes = 512;
 
+// i's bits folded by XOR into log2(m) bits (m a power of two): slots whose
+// indices differ only in high bits (the ones a modulo-indexed cache maps to
+// the same set) get every offset in turn, since XOR with a shifted block of
+// bits is a bijection on the folded value.
+size_t skew(size_t i, size_t m) {
+  const int bits = std::countr_zero(m);
+  if (bits == 0) return 0;
+  size_t f = 0;
+  for (; i; i >>= bits) f ^= i & (m - 1);
+  return f;
+}
+
 class GeometryProbe {
  public:
   explicit GeometryProbe(ProbeContext& ctx)
@@ -158,15 +170,18 @@ class GeometryProbe {
     for (double f = scale * (cpu_ ? 4 : 16) * kKiB;
          f <= std::min(top, static_cast<double>(rig_.bytes())) * 1.0001; f *= step) {
       const auto n = static_cast<uint32_t>(std::max(2.0, std::round(f / static_cast<double>(stride))));
-      // Slot i sits (i * 5 mod S/32) x 32 B into its S-byte block: each slot
-      // still owns one line of its own when S > line, but the slots spread
-      // over all of the cache's sets (a power-of-two stride alone would use
-      // only 1 / (S / line) of them and halve the capacity seen at each
-      // doubling, whatever the line).
+      // Slot i sits skew(i) x 32 B into its S-byte block: each slot still
+      // owns one line of its own when S > line, but the slots spread over
+      // all of the cache's sets (a power-of-two stride alone would use only
+      // 1 / (S / line) of them and halve the capacity seen at each doubling,
+      // whatever the line). The skew must not repeat with a period that
+      // divides the sets' period in i: (i * 5 mod S/32), used before, did on
+      // a cache indexed by address bits (set = line mod sets), where slots i
+      // and i + sets / (S / line) then shared a set and a 128 B stride saw
+      // the same capacity as a 64 B one.
       std::vector<uint32_t> pos(n);
       for (uint32_t i = 0; i < n; ++i)
-        pos[i] =
-            static_cast<uint32_t>((static_cast<size_t>(i) * stride + (i * 5ULL) % (stride / 32) * 32) / w);
+        pos[i] = static_cast<uint32_t>((static_cast<size_t>(i) * stride + skew(i, stride / 32) * 32) / w);
       const auto visit = rig_.link_slots(random_visit_order(n, 0x11e5ULL ^ n ^ stride), pos);
       add(s, static_cast<double>(n) * static_cast<double>(stride), rig_.time(visit, 1, 0, hc_));
     }

@@ -13,10 +13,11 @@ constexpr uint32_t kScanWays = 16;
 }  // namespace
 
 SetAssociativeCache::SetAssociativeCache(uint64_t entries, uint32_t ways, uint32_t unit_shift,
-                                         Replacement policy, uint64_t seed)
+                                         Replacement policy, uint64_t seed, uint32_t sector_shift)
     : sets_(entries / ways),
       ways_(ways),
       unit_shift_(unit_shift),
+      sector_shift_(sector_shift),
       policy_(policy),
       use_index_(ways > kScanWays),
       rng_(seed) {
@@ -25,6 +26,7 @@ SetAssociativeCache::SetAssociativeCache(uint64_t entries, uint32_t ways, uint32
 
 void SetAssociativeCache::clear() {
   tags_.assign(sets_ * ways_, kEmpty);
+  sectors_.assign(sets_ * ways_, 0);
   index_.clear();
   if (policy_ == Replacement::lru) {
     prev_.resize(sets_ * ways_);
@@ -107,9 +109,14 @@ bool SetAssociativeCache::access(uint64_t address) {
   const uint64_t tag = address >> unit_shift_;
   const uint64_t set = tag % sets_;
   const uint32_t way = find(set, tag);
+  const uint64_t sector_bit =
+      uint64_t{1} << ((address >> sector_shift_) & ((uint64_t{1} << (unit_shift_ - sector_shift_)) - 1));
   if (way < ways_) {
     touch(set, way);
-    return true;
+    uint64_t& filled = sectors_[set * ways_ + way];
+    const bool hit = (filled & sector_bit) != 0;
+    filled |= sector_bit;
+    return hit;
   }
   const uint32_t v = victim(set);
   uint64_t& slot = tags_[set * ways_ + v];
@@ -118,6 +125,7 @@ bool SetAssociativeCache::access(uint64_t address) {
     index_[tag] = static_cast<uint32_t>(set * ways_ + v);
   }
   slot = tag;
+  sectors_[set * ways_ + v] = sector_bit;
   touch(set, v);
   return false;
 }
@@ -149,9 +157,9 @@ SetAssociativeCache& MemoryModel::instance(Level& l, uint32_t core) {
   auto& p = owner->instances[slot];
   if (!p) {
     const auto& c = *owner->cfg;
-    p = std::make_unique<SetAssociativeCache>(c.capacity_bytes / c.line_bytes, c.associativity,
-                                              std::countr_zero(c.line_bytes), c.replacement,
-                                              seed_ ^ (static_cast<uint64_t>(owner->index) << 32) ^ slot);
+    p = std::make_unique<SetAssociativeCache>(
+        c.capacity_bytes / c.line_bytes, c.associativity, std::countr_zero(c.line_bytes), c.replacement,
+        seed_ ^ (static_cast<uint64_t>(owner->index) << 32) ^ slot, std::countr_zero(c.sector_bytes));
   }
   return *p;
 }

@@ -17,11 +17,17 @@ namespace gpuscope::sim {
 class SetAssociativeCache {
  public:
   // capacity_units / ways sets of `ways` entries, each entry covering
-  // 2^unit_shift bytes (a line, or a page for a TLB).
-  SetAssociativeCache(uint64_t entries, uint32_t ways, uint32_t unit_shift, Replacement policy,
-                      uint64_t seed);
+  // 2^unit_shift bytes (a line, or a page for a TLB) and holding its bytes
+  // in sectors of 2^sector_shift bytes (the whole unit when equal, at most
+  // 64 sectors per unit).
+  SetAssociativeCache(uint64_t entries, uint32_t ways, uint32_t unit_shift, Replacement policy, uint64_t seed,
+                      uint32_t sector_shift);
+  SetAssociativeCache(uint64_t entries, uint32_t ways, uint32_t unit_shift, Replacement policy, uint64_t seed)
+      : SetAssociativeCache(entries, ways, unit_shift, policy, seed, unit_shift) {}
 
-  // True on a hit. A miss installs the unit, evicting per the policy.
+  // True when the unit is present with the sector holding `address`. A
+  // missing unit is installed (evicting per the policy) with that sector
+  // only; a present unit missing the sector gets it, and counts as used.
   bool access(uint64_t address);
   void clear();
 
@@ -32,9 +38,10 @@ class SetAssociativeCache {
 
   uint64_t sets_;
   uint32_t ways_;
-  uint32_t unit_shift_;
+  uint32_t unit_shift_, sector_shift_;
   Replacement policy_;
-  std::vector<uint64_t> tags_;  // sets * ways; kEmpty when invalid
+  std::vector<uint64_t> tags_;     // sets * ways; kEmpty when invalid
+  std::vector<uint64_t> sectors_;  // sets * ways; bit s: sector s of the unit is filled
   // LRU: per-entry recency links within the set (index of the way), head = MRU.
   std::vector<uint32_t> prev_, next_;
   std::vector<uint32_t> head_, tail_;
@@ -50,9 +57,11 @@ class MemoryModel {
   MemoryModel(const SimConfig& c, uint64_t seed);
 
   // Latency (ns) of one dependent access to `address` from shader core
-  // `core` on `path`: the first level on the path that holds the line, or
-  // DRAM, plus the TLB miss penalty when the page misses. Levels nearer than
-  // the one that hit are filled (an inclusive hierarchy).
+  // `core` on `path`: the first level on the path that holds the line with
+  // the sector of `address` filled, or DRAM, plus the TLB miss penalty when
+  // the page misses. Levels nearer than the one that hit get the sector (an
+  // inclusive hierarchy; a sectored level allocates the line on a miss but
+  // fills only the sector accessed).
   double access(uint64_t address, CachePath path, uint32_t core = 0);
 
   // Which level served the last access: its index in the config's caches,

@@ -149,6 +149,8 @@ CacheLevelConfig read_cache(ObjectReader& r) {
   if (!std::has_single_bit(l.sector_bytes) || l.sector_bytes > l.line_bytes)
     fail(r.child("sector_bytes"), fmt::format("{} must be a power of two no larger than line_bytes ({})",
                                               l.sector_bytes, l.line_bytes));
+  if (l.line_bytes / l.sector_bytes > 64)
+    fail(r.child("sector_bytes"), fmt::format("at most 64 sectors per line ({} B lines)", l.line_bytes));
   l.associativity = static_cast<uint32_t>(r.integer("associativity", 1, 1u << 24));
   l.replacement = replacement_of(r.choice("replacement", {"lru", "random", "plru"}));
   l.hit_latency_ns = r.number("hit_latency_ns", 0.01, 1e6);
