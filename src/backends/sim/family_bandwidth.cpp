@@ -18,7 +18,8 @@
 // - write and copy store what the kernel stores, vector by vector; a walk
 //   longer than one pass over its window stores the same values again
 //   (they depend on the index and the seed only; copy's source is another
-//   buffer), so only the first pass is written.
+//   buffer), so only the first pass is written, and a vector several
+//   groups' walks store to is stored once.
 //
 // Time: the launch's bytes (arrays x groups x count x vector bytes, the
 // probe's own count) pass through every level down to the one that holds
@@ -47,6 +48,9 @@ namespace {
 // Host memory the read model's prefix sums may take (4 B per vector of the
 // window); past it, reads are summed directly.
 constexpr uint64_t kMaxPrefixBytes = 64ull << 20;
+// Vectors a store or a sum goes through at a time: its staging (up to
+// 1 MiB at 64 B a vector) stays in the host's cache.
+constexpr uint64_t kPieceVectors = 1 << 14;
 
 struct Walk {
   int vec = 4;  // uint words per vector
@@ -154,6 +158,29 @@ const std::vector<uint32_t>& prefix_sums(SimLaunch& l, const SimBuffer& src, con
   return m.q;
 }
 
+// out[lid] += HSUM(v[k items + lid]) for k < rows, lid < items: the vectors
+// v of `vec` words a row of `items` work-items loads, `rows` times (a loop
+// the compiler vectorises for each width).
+template <int Vec>
+void add_hsums_of(const uint32_t* v, uint64_t rows, uint64_t items, uint32_t* out) {
+  for (uint64_t k = 0; k < rows; ++k, v += items * Vec)
+    for (uint64_t lid = 0; lid < items; ++lid) {
+      uint32_t h = 0;
+      for (int q = 0; q < Vec; ++q) h += v[lid * Vec + q];
+      out[lid] += h;
+    }
+}
+
+void add_hsums(const uint32_t* v, uint64_t rows, uint64_t items, int vec, uint32_t* out) {
+  switch (vec) {
+    case 1: return add_hsums_of<1>(v, rows, items, out);
+    case 2: return add_hsums_of<2>(v, rows, items, out);
+    case 4: return add_hsums_of<4>(v, rows, items, out);
+    case 8: return add_hsums_of<8>(v, rows, items, out);
+    default: return add_hsums_of<16>(v, rows, items, out);
+  }
+}
+
 // read(src, n, start, count, sums)
 double read(SimLaunch& l) {
   const SimBuffer& src = l.buffer(0);
@@ -167,18 +194,14 @@ double read(SimLaunch& l) {
     // Prefix sums would take too much host memory: sum the vectors each
     // work-item loads, one step's contiguous span at a time (cost: the
     // bytes the launch moves).
-    const size_t words = static_cast<size_t>(w.vec);
-    std::vector<uint32_t> span(uint64_t{w.step} * words);
+    std::vector<uint32_t> span(uint64_t{w.step} * static_cast<size_t>(w.vec));
     for (size_t g = 0; g < w.groups; ++g) {
       const uint64_t r = w.start[g] & (w.step - 1);
       uint64_t b = w.start[g] & ~(w.step - 1);
       for (uint64_t t = 0; t < w.trips(); ++t) {
         src.read((r + b) * w.vec_bytes(), std::as_writable_bytes(std::span<uint32_t>(span)));
-        for (uint64_t j = 0; j < w.step; ++j) {
-          uint32_t h = 0;
-          for (size_t k = 0; k < words; ++k) h += span[j * words + k];
-          out[g * w.lsz + j % w.lsz] += h;  // vector j of the step is work-item j % lsz's
-        }
+        // Vector k lsz + lid of the step is work-item lid's.
+        add_hsums(span.data(), w.unroll, w.lsz, w.vec, out.data() + g * w.lsz);
         b += w.step;
         if (b >= w.n) b -= w.n;
       }
@@ -215,39 +238,66 @@ double read(SimLaunch& l) {
   return stream_ns(l, w, 1);
 }
 
-// Calls f(first_vector, vectors) for each contiguous span a group's first
-// pass covers (later passes repeat it).
+// Calls f(first_vector, vectors) once for each contiguous span of the
+// vectors any group's walk stores to. A group's first pass covers at most
+// two runs (its cursor wraps at n once), later passes repeat it, and what a
+// store leaves depends on the vector's index only (write's hash, copy's
+// source), so vectors that several groups store to are stored once.
 template <class F>
 void for_each_span(const Walk& w, F f) {
-  const uint64_t trips = std::min<uint64_t>(w.trips(), w.n / w.step);
+  const uint64_t covered = std::min<uint64_t>(w.trips(), w.n / w.step) * w.step;
+  std::vector<std::pair<uint64_t, uint64_t>> runs;  // [begin, end)
   for (size_t g = 0; g < w.groups; ++g) {
     const uint64_t r = w.start[g] & (w.step - 1);
-    uint64_t b = w.start[g] & ~(w.step - 1);
-    for (uint64_t t = 0; t < trips; ++t) {
-      f(r + b, uint64_t{w.step});
-      b += w.step;
-      if (b >= w.n) b -= w.n;
-    }
+    const uint64_t b = w.start[g] & ~(w.step - 1);
+    const uint64_t to_end = std::min(covered, w.n - b);
+    if (to_end > 0) runs.emplace_back(r + b, r + b + to_end);
+    if (covered > to_end) runs.emplace_back(r, r + covered - to_end);
+  }
+  std::sort(runs.begin(), runs.end());
+  for (size_t i = 0; i < runs.size();) {
+    auto [begin, end] = runs[i];
+    for (++i; i < runs.size() && runs[i].first <= end; ++i) end = std::max(end, runs[i].second);
+    f(begin, end - begin);
   }
 }
 
 // What bandwidth.cl's stores write to vectors [first, first + count):
 // SPLAT((i * 0x9e3779b1) ^ seed), i the kernel's uint index.
-void hashed_vectors(uint64_t first, uint64_t count, int vec, uint32_t seed, std::vector<uint32_t>& buf) {
-  static constexpr uint32_t k4[4] = {0, 0x9e3779b9u, 0x7f4a7c15u, 0x85ebca6bu};
-  static constexpr uint32_t k16[4] = {0, 0xc2b2ae35u, 0x27d4eb2fu, 0x165667b1u};
-  buf.resize(count * static_cast<size_t>(vec));
-  for (uint64_t j = 0; j < count; ++j) {
+constexpr uint32_t kSplat4[4] = {0, 0x9e3779b9u, 0x7f4a7c15u, 0x85ebca6bu};
+constexpr uint32_t kSplat16[4] = {0, 0xc2b2ae35u, 0x27d4eb2fu, 0x165667b1u};
+
+template <int Vec>
+void hashed_vectors_of(uint64_t first, uint64_t count, uint32_t seed, uint32_t* o) {
+  for (uint64_t j = 0; j < count; ++j, o += Vec) {
     const uint32_t x = static_cast<uint32_t>(first + j) * 0x9e3779b1u ^ seed;
-    uint32_t* o = buf.data() + j * static_cast<size_t>(vec);
-    if (vec == 1) {
+    if constexpr (Vec == 1) {
       o[0] = x;
-    } else if (vec == 2) {
-      o[0] = x, o[1] = x ^ k4[1];
+    } else if constexpr (Vec == 2) {
+      o[0] = x, o[1] = x ^ kSplat4[1];
     } else {
-      for (int qd = 0; qd < vec / 4; ++qd)
-        for (int k = 0; k < 4; ++k) o[qd * 4 + k] = (x ^ k16[qd]) ^ k4[k];
+      for (int qd = 0; qd < Vec / 4; ++qd)
+        for (int k = 0; k < 4; ++k) o[qd * 4 + k] = (x ^ kSplat16[qd]) ^ kSplat4[k];
     }
+  }
+}
+
+// Stores them into dst, a bounded piece at a time (the piece stays in the
+// host's cache between being made and being copied into the buffer).
+void store_hashed_vectors(SimBuffer& dst, uint64_t first, uint64_t count, int vec, uint32_t seed) {
+  std::vector<uint32_t> buf(std::min<uint64_t>(count, kPieceVectors) * static_cast<size_t>(vec));
+  const uint64_t vec_bytes = uint64_t{static_cast<uint32_t>(vec)} * 4;
+  for (uint64_t j0 = 0; j0 < count; j0 += kPieceVectors) {
+    const uint64_t m = std::min<uint64_t>(kPieceVectors, count - j0);
+    switch (vec) {
+      case 1: hashed_vectors_of<1>(first + j0, m, seed, buf.data()); break;
+      case 2: hashed_vectors_of<2>(first + j0, m, seed, buf.data()); break;
+      case 4: hashed_vectors_of<4>(first + j0, m, seed, buf.data()); break;
+      case 8: hashed_vectors_of<8>(first + j0, m, seed, buf.data()); break;
+      default: hashed_vectors_of<16>(first + j0, m, seed, buf.data()); break;
+    }
+    dst.write((first + j0) * vec_bytes,
+              std::as_bytes(std::span<const uint32_t>(buf.data(), m * static_cast<size_t>(vec))));
   }
 }
 
@@ -258,12 +308,19 @@ double write(SimLaunch& l) {
   const Walk w = walk_of(l, l.buffer(2), n, l.u32(3));
   const uint32_t seed = l.u32(4);
   check_fits(w, dst, "write");
-  std::vector<uint32_t> buf;
-  for_each_span(w, [&](uint64_t first, uint64_t count) {
-    hashed_vectors(first, count, w.vec, seed, buf);
-    dst.write(first * w.vec_bytes(), std::as_bytes(std::span<const uint32_t>(buf)));
-  });
+  for_each_span(w, [&](uint64_t first, uint64_t count) { store_hashed_vectors(dst, first, count, w.vec, seed); });
   return stream_ns(l, w, 1);
+}
+
+// dst's vectors [first, first + count) = src's, through a bounded piece.
+void copy_span(const SimBuffer& src, SimBuffer& dst, uint64_t first, uint64_t count, uint64_t vec_bytes) {
+  const uint64_t piece = kPieceVectors * 64 / vec_bytes;
+  std::vector<std::byte> buf(std::min(count, piece) * vec_bytes);
+  for (uint64_t j0 = 0; j0 < count; j0 += piece) {
+    const auto part = std::span<std::byte>(buf).first(std::min(piece, count - j0) * vec_bytes);
+    src.read((first + j0) * vec_bytes, part);
+    dst.write((first + j0) * vec_bytes, part);
+  }
 }
 
 // copy(src, dst, n, start, count)
@@ -275,12 +332,7 @@ double copy(SimLaunch& l) {
   const Walk w = walk_of(l, l.buffer(3), n, l.u32(4));
   check_fits(w, src, "copy");
   check_fits(w, dst, "copy");
-  std::vector<std::byte> buf;
-  for_each_span(w, [&](uint64_t first, uint64_t count) {
-    buf.resize(count * w.vec_bytes());
-    src.read(first * w.vec_bytes(), buf);
-    dst.write(first * w.vec_bytes(), buf);
-  });
+  for_each_span(w, [&](uint64_t first, uint64_t count) { copy_span(src, dst, first, count, w.vec_bytes()); });
   return stream_ns(l, w, 2);
 }
 
@@ -363,14 +415,17 @@ double read_stream(SimLaunch& l) {
   SimBuffer& sums = l.buffer(4);
   check_stream_fits(s, src, false);
   if (sums.size_bytes() < s.items * 4) throw DeviceError("sim: bandwidth.cl sums buffer too small");
-  const size_t words = static_cast<size_t>(s.vec);
-  std::vector<uint32_t> out(s.items), span(s.stretch * words);
-  for_each_stretch(s, true, [&](uint64_t first, uint64_t count) {
-    src.read(first * s.vec_bytes(), std::as_writable_bytes(std::span<uint32_t>(span)));
-    for (uint64_t j = 0; j < count; ++j) {
-      uint32_t h = 0;
-      for (size_t k = 0; k < words; ++k) h += span[j * words + k];
-      out[j % s.items] += h;
+  // A stretch is UNROLL rows of the grid, read a bounded piece of rows at a
+  // time; vector j of a stretch is work-item j % items's.
+  const uint64_t rows = s.stretch / s.items;
+  const uint64_t piece_rows = std::max<uint64_t>(1, kPieceVectors / s.items);
+  std::vector<uint32_t> out(s.items), span(std::min(rows, piece_rows) * s.items * static_cast<size_t>(s.vec));
+  for_each_stretch(s, true, [&](uint64_t first, uint64_t) {
+    for (uint64_t k0 = 0; k0 < rows; k0 += piece_rows) {
+      const uint64_t m = std::min(piece_rows, rows - k0);
+      const auto part = std::span<uint32_t>(span).first(m * s.items * static_cast<size_t>(s.vec));
+      src.read((first + k0 * s.items) * s.vec_bytes(), std::as_writable_bytes(part));
+      add_hsums(part.data(), m, s.items, s.vec, out.data());
     }
   });
   sums.write(0, std::as_bytes(std::span<const uint32_t>(out)));
@@ -383,16 +438,11 @@ double store_hashed(SimLaunch& l, bool grid) {
   const GridStride s = grid_stride_of(l, l.u32(1), l.u32(2), grid ? 0 : l.u32(3), grid);
   const uint32_t seed = l.u32(grid ? 3 : 4);
   check_stream_fits(s, dst, grid);
-  std::vector<uint32_t> buf;
   for_each_stretch(s, false, [&](uint64_t first, uint64_t count) {
     // A whole-grid launch wraps at n inside its one stretch.
     const uint64_t head = grid ? std::min(count, s.n - first) : count;
-    hashed_vectors(first, head, s.vec, seed, buf);
-    dst.write(first * s.vec_bytes(), std::as_bytes(std::span<const uint32_t>(buf)));
-    if (head < count) {
-      hashed_vectors(0, count - head, s.vec, seed, buf);
-      dst.write(0, std::as_bytes(std::span<const uint32_t>(buf)));
-    }
+    store_hashed_vectors(dst, first, head, s.vec, seed);
+    if (head < count) store_hashed_vectors(dst, 0, count - head, s.vec, seed);
   });
   return stream_time(l, s, 1);
 }
@@ -405,12 +455,7 @@ double copy_vectors(SimLaunch& l, bool grid) {
   const GridStride s = grid_stride_of(l, l.u32(2), l.u32(3), grid ? 0 : l.u32(4), grid);
   check_stream_fits(s, src, grid);
   check_stream_fits(s, dst, grid);
-  std::vector<std::byte> buf;
-  const auto move = [&](uint64_t first, uint64_t count) {
-    buf.resize(count * s.vec_bytes());
-    src.read(first * s.vec_bytes(), buf);
-    dst.write(first * s.vec_bytes(), buf);
-  };
+  const auto move = [&](uint64_t first, uint64_t count) { copy_span(src, dst, first, count, s.vec_bytes()); };
   for_each_stretch(s, false, [&](uint64_t first, uint64_t count) {
     const uint64_t head = grid ? std::min(count, s.n - first) : count;
     move(first, head);

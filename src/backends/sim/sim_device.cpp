@@ -77,7 +77,13 @@ void SimBuffer::write(uint64_t offset, std::span<const std::byte> src) {
     const uint64_t c = at / kChunkBytes, in = at % kChunkBytes;
     const size_t n = std::min<size_t>(src.size() - done, kChunkBytes - in);
     if (!chunks_[c]) {
-      chunks_[c] = std::make_unique<std::byte[]>(kChunkBytes);  // value-initialised: zeros
+      // A new chunk reads as zeros where this write does not cover it; one
+      // the write fills is not zeroed first (a pass over memory saved).
+      chunks_[c] = std::make_unique_for_overwrite<std::byte[]>(kChunkBytes);
+      if (n < kChunkBytes) {
+        std::memset(chunks_[c].get(), 0, in);
+        std::memset(chunks_[c].get() + in + n, 0, kChunkBytes - in - n);
+      }
     }
     std::memcpy(chunks_[c].get() + in, src.data() + done, n);
     done += n;
@@ -334,10 +340,16 @@ MapTiming SimDevice::timed_map(Buffer& buf, MapDirection dir,
   const double api_ns = cfg_.launch_overhead_us * 1e3;
   const double copy_ns =
       cfg_.host.zero_copy ? 0.0 : static_cast<double>(b.size_bytes()) / cfg_.host.link_bandwidth_gbps;
-  // The host's view of the buffer. For to_device the old contents are
+  // The host's view of the buffer, in host memory kept on the device
+  // between maps (a new allocation per map would cost the host a page fault
+  // per page, more than the copy). For to_device the old contents are
   // invalidated (CL_MAP_WRITE_INVALIDATE_REGION): the mapping starts from
   // them here all the same, which no caller may rely on.
-  std::vector<std::byte> view(b.size_bytes());
+  auto& slot = state_slot("host.map_view");
+  if (!slot) slot = std::make_shared<std::vector<std::byte>>();
+  auto& staging = *static_cast<std::vector<std::byte>*>(slot.get());
+  if (staging.size() < b.size_bytes()) staging.resize(b.size_bytes());
+  const std::span<std::byte> view(staging.data(), b.size_bytes());
   b.read(0, view);
   MapTiming t;
   t.map_device_ns = with_noise(api_ns + (dir == MapDirection::to_host ? copy_ns : 0.0));
