@@ -38,6 +38,9 @@ SimBuffer::SimBuffer(std::shared_ptr<AddressSpace> space, uint64_t base, size_t 
 }
 
 SimBuffer::~SimBuffer() {
+  for (auto& c : chunks_)
+    if (c && space_->spare_chunks.size() * kChunkBytes < kSimMaxAllocBytes)
+      space_->spare_chunks.push_back(std::move(c));
   space_->buffers.erase(base_);
   space_->allocated_bytes -= bytes_;
 }
@@ -77,9 +80,15 @@ void SimBuffer::write(uint64_t offset, std::span<const std::byte> src) {
     const uint64_t c = at / kChunkBytes, in = at % kChunkBytes;
     const size_t n = std::min<size_t>(src.size() - done, kChunkBytes - in);
     if (!chunks_[c]) {
-      // A new chunk reads as zeros where this write does not cover it; one
-      // the write fills is not zeroed first (a pass over memory saved).
-      chunks_[c] = std::make_unique_for_overwrite<std::byte[]>(kChunkBytes);
+      // A new chunk (a freed buffer's, else fresh) reads as zeros where this
+      // write does not cover it; one the write fills is not zeroed first.
+      auto& spare = space_->spare_chunks;
+      if (spare.empty()) {
+        chunks_[c] = std::make_unique_for_overwrite<std::byte[]>(kChunkBytes);
+      } else {
+        chunks_[c] = std::move(spare.back());
+        spare.pop_back();
+      }
       if (n < kChunkBytes) {
         std::memset(chunks_[c].get(), 0, in);
         std::memset(chunks_[c].get() + in + n, 0, kChunkBytes - in - n);

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <vector>
 
 namespace gpuscope::sim {
 
@@ -31,6 +32,9 @@ struct AddressSpace {
   uint64_t write_stamp = 0;                      // bumped by every write, device-wide
   uint64_t next_id = 1;
   uint64_t allocated_bytes = 0;
+  // Storage chunks of freed buffers, reused by new ones (fresh host memory
+  // costs a page fault per page); at most kSimMaxAllocBytes of them.
+  std::vector<std::unique_ptr<std::byte[]>> spare_chunks;
 };
 
 class SimBuffer : public Buffer {
