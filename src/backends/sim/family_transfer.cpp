@@ -52,18 +52,20 @@ double read_sum(SimLaunch& l) {
                     global,
                     static_cast<uint64_t>(group),
                     std::vector<uint32_t>(groups, 0)};
-    constexpr uint64_t kChunk = 1 << 14;  // vectors per read (256 KiB: stays in the host's cache)
-    std::vector<uint32_t> words(kChunk * 4);
-    uint64_t item = 0;  // (i mod global) of the vector at i0
-    for (uint64_t i0 = 0; i0 < count; i0 += kChunk) {
-      const uint64_t n = std::min(kChunk, count - i0);
-      data.read(i0 * 16, std::as_writable_bytes(std::span<uint32_t>(words.data(), n * 4)));
-      for (uint64_t j = 0; j < n; ++j) {
+    uint64_t item = 0;  // (i mod global) of the next vector i
+    data.visit(0, count * 16, [&](const std::byte* p, size_t n) {
+      const uint64_t vectors = n / 16;  // pieces are whole vectors: chunks are multiples of 16 B
+      if (p == nullptr) {  // never written: zeros add nothing
+        item = (item + vectors) % global;
+        return;
+      }
+      const auto* words = reinterpret_cast<const uint32_t*>(p);
+      for (uint64_t j = 0; j < vectors; ++j) {
         const uint32_t h = words[4 * j] + words[4 * j + 1] + words[4 * j + 2] + words[4 * j + 3];
         m.partial[item / static_cast<uint64_t>(group)] += h;
         if (++item == global) item = 0;
       }
-    }
+    });
   }
   partial.write(0, std::as_bytes(std::span<const uint32_t>(m.partial)));
   const auto& c = l.config();

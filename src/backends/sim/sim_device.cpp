@@ -72,13 +72,28 @@ void SimBuffer::read(uint64_t offset, std::span<std::byte> dst) const {
   }
 }
 
-void SimBuffer::write(uint64_t offset, std::span<const std::byte> src) {
-  check(offset, src.size());
-  size_t done = 0;
-  while (done < src.size()) {
+void SimBuffer::visit(uint64_t offset, size_t n, const std::function<void(const std::byte*, size_t)>& f) const {
+  check(offset, n);
+  for (size_t done = 0; done < n;) {
     const uint64_t at = offset + done;
     const uint64_t c = at / kChunkBytes, in = at % kChunkBytes;
-    const size_t n = std::min<size_t>(src.size() - done, kChunkBytes - in);
+    const size_t m = std::min<size_t>(n - done, kChunkBytes - in);
+    f(chunks_[c] ? chunks_[c].get() + in : nullptr, m);
+    done += m;
+  }
+}
+
+void SimBuffer::write(uint64_t offset, std::span<const std::byte> src) {
+  fill(offset, src.size(), [&](std::byte* p, uint64_t at, size_t n) { std::memcpy(p, src.data() + (at - offset), n); });
+}
+
+void SimBuffer::fill(uint64_t offset, size_t size, const std::function<void(std::byte*, uint64_t, size_t)>& f) {
+  check(offset, size);
+  size_t done = 0;
+  while (done < size) {
+    const uint64_t at = offset + done;
+    const uint64_t c = at / kChunkBytes, in = at % kChunkBytes;
+    const size_t n = std::min<size_t>(size - done, kChunkBytes - in);
     if (!chunks_[c]) {
       // A new chunk (a freed buffer's, else fresh) reads as zeros where this
       // write does not cover it; one the write fills is not zeroed first.
@@ -94,7 +109,7 @@ void SimBuffer::write(uint64_t offset, std::span<const std::byte> src) {
         std::memset(chunks_[c].get() + in + n, 0, kChunkBytes - in - n);
       }
     }
-    std::memcpy(chunks_[c].get() + in, src.data() + done, n);
+    f(chunks_[c].get() + in, at, n);
     done += n;
   }
   last_write_ = ++space_->write_stamp;

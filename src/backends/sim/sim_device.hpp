@@ -18,6 +18,7 @@
 #include "core/random.hpp"
 
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
@@ -55,6 +56,13 @@ class SimBuffer : public Buffer {
 
   void read(uint64_t offset, std::span<std::byte> dst) const;
   void write(uint64_t offset, std::span<const std::byte> src);
+  // In place, chunk by chunk in order, for families that would otherwise
+  // copy through a staging buffer. visit: f(p, n) for each piece of
+  // [offset, offset + n); p is null where nothing was ever written (zeros).
+  // fill: f(p, at, n) must store all n bytes of the piece at offset `at`;
+  // it counts as one write.
+  void visit(uint64_t offset, size_t n, const std::function<void(const std::byte*, size_t)>& f) const;
+  void fill(uint64_t offset, size_t n, const std::function<void(std::byte*, uint64_t, size_t)>& f);
 
   template <class T>
   T load(uint64_t offset) const {
