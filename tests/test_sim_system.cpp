@@ -113,7 +113,8 @@ TEST(SimSystemKernels, LonePlayerAndWrappingAdds) {
   const uint32_t iters = 0x4000'0001u;
   const KernelArg a[] = {words.get(), iters, uint32_t{1}};
   dev.launch(add, Range::d1(64), Range::d1(32), a);
-  EXPECT_EQ(dev.read_values<uint32_t>(*words, 2), (std::vector<uint32_t>{static_cast<uint32_t>(64ull * iters), 0}));
+  EXPECT_EQ(dev.read_values<uint32_t>(*words, 2),
+            (std::vector<uint32_t>{static_cast<uint32_t>(64ull * iters), 0}));
 }
 
 // A kernel longer than the back-to-back gap: the next launch of an in-order

@@ -45,7 +45,7 @@ Outcome play(uint32_t rounds, uint32_t spin_cap, bool partner_present) {
     o.moves = rounds;
     return o;
   }
-  o.moves = 1;                       // i = 0: the counter is 0, as player 0 wants
+  o.moves = 1;                         // i = 0: the counter is 0, as player 0 wants
   if (rounds > 1) o.spins = spin_cap;  // i = 1 waits for a move nobody makes
   return o;
 }
@@ -70,8 +70,9 @@ double ping_pong_global(SimLaunch& l) {
   const bool use_64 = wide(l);
   const uint64_t start = use_64 ? counter.load<uint64_t>(0) : counter.load<uint32_t>(0);
   if (start != 0)
-    throw Unsupported("sim: atomics.cl ping_pong_global is modelled from a counter at 0 (the players' first "
-                      "move expects it)");
+    throw Unsupported(
+        "sim: atomics.cl ping_pong_global is modelled from a counter at 0 (the players' first "
+        "move expects it)");
   const Outcome o = play(rounds, spin_cap, true);
   for (uint32_t player = 0; player < 2; ++player) store_result(result, player, o);
   const uint64_t moves = 2ull * o.moves;
@@ -101,8 +102,7 @@ double ping_pong_local(SimLaunch& l) {
   const double moves = 2.0 * o.moves;
   const auto& a = l.config().atomics;
   // Alone, player 0 spins: each failed attempt is a round trip too.
-  return both ? moves * a.local_latency_ns
-              : (o.moves + static_cast<double>(o.spins)) * a.local_latency_ns;
+  return both ? moves * a.local_latency_ns : (o.moves + static_cast<double>(o.spins)) * a.local_latency_ns;
 }
 
 // add_throughput(words, iters, contended)

@@ -170,11 +170,16 @@ void add_hsums_of(const uint32_t* v, uint64_t rows, uint64_t items, uint32_t* ou
 
 void add_hsums(const uint32_t* v, uint64_t rows, uint64_t items, int vec, uint32_t* out) {
   switch (vec) {
-    case 1: return add_hsums_of<1>(v, rows, items, out);
-    case 2: return add_hsums_of<2>(v, rows, items, out);
-    case 4: return add_hsums_of<4>(v, rows, items, out);
-    case 8: return add_hsums_of<8>(v, rows, items, out);
-    default: return add_hsums_of<16>(v, rows, items, out);
+    case 1:
+      return add_hsums_of<1>(v, rows, items, out);
+    case 2:
+      return add_hsums_of<2>(v, rows, items, out);
+    case 4:
+      return add_hsums_of<4>(v, rows, items, out);
+    case 8:
+      return add_hsums_of<8>(v, rows, items, out);
+    default:
+      return add_hsums_of<16>(v, rows, items, out);
   }
 }
 
@@ -308,11 +313,16 @@ void store_hashed_vectors(SimBuffer& dst, uint64_t first, uint64_t count, int ve
     auto* o = reinterpret_cast<uint32_t*>(p);
     const uint64_t j = at / vec_bytes, m = n / vec_bytes;
     switch (vec) {
-      case 1: return hashed_vectors_of<1>(j, m, seed, o);
-      case 2: return hashed_vectors_of<2>(j, m, seed, o);
-      case 4: return hashed_vectors_of<4>(j, m, seed, o);
-      case 8: return hashed_vectors_of<8>(j, m, seed, o);
-      default: return hashed_vectors_of<16>(j, m, seed, o);
+      case 1:
+        return hashed_vectors_of<1>(j, m, seed, o);
+      case 2:
+        return hashed_vectors_of<2>(j, m, seed, o);
+      case 4:
+        return hashed_vectors_of<4>(j, m, seed, o);
+      case 8:
+        return hashed_vectors_of<8>(j, m, seed, o);
+      default:
+        return hashed_vectors_of<16>(j, m, seed, o);
     }
   });
 }
@@ -324,7 +334,8 @@ double write(SimLaunch& l) {
   const Walk w = walk_of(l, l.buffer(2), n, l.u32(3));
   const uint32_t seed = l.u32(4);
   check_fits(w, dst, "write");
-  for_each_span(w, [&](uint64_t first, uint64_t count) { store_hashed_vectors(dst, first, count, w.vec, seed); });
+  for_each_span(
+      w, [&](uint64_t first, uint64_t count) { store_hashed_vectors(dst, first, count, w.vec, seed); });
   return stream_ns(l, w, 1);
 }
 

@@ -40,7 +40,8 @@ double chain(SimLaunch& l) {
   const uint32_t seed = l.u32(2);
   if (l.global().total() != 1)
     throw Unsupported("sim: clock.cl chain is modelled for the one work-item the probe launches");
-  if (out.size_bytes() < 3 * sizeof(uint64_t)) throw DeviceError("sim: clock.cl out holds fewer than 3 ulongs");
+  if (out.size_bytes() < 3 * sizeof(uint64_t))
+    throw DeviceError("sim: clock.cl out holds fewer than 3 ulongs");
 
   const uint64_t steps = uint64_t{rounds} * kStepsPerRound;
   auto& m = l.state<ChainMemo>("clock.chain");
@@ -54,8 +55,7 @@ double chain(SimLaunch& l) {
   out.write(0, std::as_bytes(std::span<const uint64_t>(result)));
 
   const auto& cfg = l.config();
-  const double cycles =
-      std::max(1.0, std::round(sim_op_latency_ns(cfg, "int", "MAD") * cfg.clock_ghz()));
+  const double cycles = std::max(1.0, std::round(sim_op_latency_ns(cfg, "int", "MAD") * cfg.clock_ghz()));
   return static_cast<double>(steps) * cycles / cfg.clock_ghz();
 }
 

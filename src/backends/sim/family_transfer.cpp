@@ -55,7 +55,7 @@ double read_sum(SimLaunch& l) {
     uint64_t item = 0;  // (i mod global) of the next vector i
     data.visit(0, count * 16, [&](const std::byte* p, size_t n) {
       const uint64_t vectors = n / 16;  // pieces are whole vectors: chunks are multiples of 16 B
-      if (p == nullptr) {  // never written: zeros add nothing
+      if (p == nullptr) {               // never written: zeros add nothing
         item = (item + vectors) % global;
         return;
       }

@@ -72,7 +72,8 @@ void SimBuffer::read(uint64_t offset, std::span<std::byte> dst) const {
   }
 }
 
-void SimBuffer::visit(uint64_t offset, size_t n, const std::function<void(const std::byte*, size_t)>& f) const {
+void SimBuffer::visit(uint64_t offset, size_t n,
+                      const std::function<void(const std::byte*, size_t)>& f) const {
   check(offset, n);
   for (size_t done = 0; done < n;) {
     const uint64_t at = offset + done;
@@ -84,10 +85,12 @@ void SimBuffer::visit(uint64_t offset, size_t n, const std::function<void(const 
 }
 
 void SimBuffer::write(uint64_t offset, std::span<const std::byte> src) {
-  fill(offset, src.size(), [&](std::byte* p, uint64_t at, size_t n) { std::memcpy(p, src.data() + (at - offset), n); });
+  fill(offset, src.size(),
+       [&](std::byte* p, uint64_t at, size_t n) { std::memcpy(p, src.data() + (at - offset), n); });
 }
 
-void SimBuffer::fill(uint64_t offset, size_t size, const std::function<void(std::byte*, uint64_t, size_t)>& f) {
+void SimBuffer::fill(uint64_t offset, size_t size,
+                     const std::function<void(std::byte*, uint64_t, size_t)>& f) {
   check(offset, size);
   size_t done = 0;
   while (done < size) {

@@ -116,7 +116,8 @@ class SimDevice : public Device {
   void read(const Buffer& src, size_t offset_bytes, std::span<std::byte> dst) override;
   Kernel& kernel(const KernelSpec& spec) override;
   double launch(Kernel& k, Range global, Range local, std::span<const KernelArg> args) override;
-  LaunchBatch launch_batch(Kernel& k, Range global, Range local, std::span<const KernelArg> args, int count) override;  // sim_device_launch.cpp
+  LaunchBatch launch_batch(Kernel& k, Range global, Range local, std::span<const KernelArg> args,
+                           int count) override;  // sim_device_launch.cpp
 
   // Host transfers (probe transfer). Copies move the bytes; their time is
   // the description's host link (bytes / link_bandwidth_gbps) plus, for the

@@ -44,7 +44,8 @@ LaunchBatch SimDevice::launch_batch(Kernel& k, Range global, Range local, std::s
     e.end_ns = e.start_ns + launch(k, global, local, args);  // the kernel's work and its noisy time
     b.events.push_back(e);
   }
-  b.host_ns = with_noise(cfg_.launch_overhead_us * 1e3) + (b.events.back().end_ns - b.events.front().start_ns);
+  b.host_ns =
+      with_noise(cfg_.launch_overhead_us * 1e3) + (b.events.back().end_ns - b.events.front().start_ns);
   return b;
 }
 
