@@ -19,7 +19,10 @@
 //   longer than one pass over its window stores the same values again
 //   (they depend on the index and the seed only; copy's source is another
 //   buffer), so only the first pass is written, and a vector several
-//   groups' walks store to is stored once.
+//   groups' walks store to is stored once. A copy also skips the ranges an
+//   earlier copy between the same two unchanged buffers stored (copy_runs).
+// Sums and stores work on the buffers' storage in place (SimBuffer::visit,
+// ::fill), without a staging copy.
 //
 // Time: the launch's bytes (arrays x groups x count x vector bytes, the
 // probe's own count) pass through every level down to the one that holds
