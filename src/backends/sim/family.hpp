@@ -110,6 +110,9 @@ class FamilyTable {
 // documented fallbacks). Other families whose kernels are fma chains time
 // them with it. Unsupported when no rule gives a rate.
 double sim_op_rate(const SimConfig& c, const std::string& scalar, const std::string& op_upper);
+// Dependent latency in ns of one such op (a chain of them in one work-item),
+// by the same rules: the listed latency_ns, else derived from the rate.
+double sim_op_latency_ns(const SimConfig& c, const std::string& scalar, const std::string& op_upper);
 
 // Every family compiled in (generated from the family_*.cpp file names).
 const FamilyTable& sim_families();

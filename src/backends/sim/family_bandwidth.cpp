@@ -18,7 +18,11 @@
 // - write and copy store what the kernel stores, vector by vector; a walk
 //   longer than one pass over its window stores the same values again
 //   (they depend on the index and the seed only; copy's source is another
-//   buffer), so only the first pass is written.
+//   buffer), so only the first pass is written, and a vector several
+//   groups' walks store to is stored once. A copy also skips the ranges an
+//   earlier copy between the same two unchanged buffers stored (copy_runs).
+// Sums and stores work on the buffers' storage in place (SimBuffer::visit,
+// ::fill), without a staging copy.
 //
 // Time: the launch's bytes (arrays x groups x count x vector bytes, the
 // probe's own count) pass through every level down to the one that holds
@@ -154,6 +158,57 @@ const std::vector<uint32_t>& prefix_sums(SimLaunch& l, const SimBuffer& src, con
   return m.q;
 }
 
+// out[lid] += HSUM(v[k items + lid]) for k < rows, lid < items: the vectors
+// v of `vec` words a row of `items` work-items loads, `rows` times (a loop
+// the compiler vectorises for each width).
+template <int Vec>
+void add_hsums_of(const uint32_t* v, uint64_t rows, uint64_t items, uint32_t* out) {
+  for (uint64_t k = 0; k < rows; ++k, v += items * Vec)
+    for (uint64_t lid = 0; lid < items; ++lid) {
+      uint32_t h = 0;
+      for (int q = 0; q < Vec; ++q) h += v[lid * Vec + q];
+      out[lid] += h;
+    }
+}
+
+void add_hsums(const uint32_t* v, uint64_t rows, uint64_t items, int vec, uint32_t* out) {
+  switch (vec) {
+    case 1:
+      return add_hsums_of<1>(v, rows, items, out);
+    case 2:
+      return add_hsums_of<2>(v, rows, items, out);
+    case 4:
+      return add_hsums_of<4>(v, rows, items, out);
+    case 8:
+      return add_hsums_of<8>(v, rows, items, out);
+    default:
+      return add_hsums_of<16>(v, rows, items, out);
+  }
+}
+
+// out[(lid + j) mod items] += HSUM(vector j) for the `count` vectors of
+// src from byte `offset`, read in place.
+void add_hsums_from(const SimBuffer& src, uint64_t offset, uint64_t count, uint64_t lid, uint64_t items,
+                    int vec, uint32_t* out) {
+  const uint64_t vec_bytes = uint64_t{static_cast<uint32_t>(vec)} * 4;
+  src.visit(offset, count * vec_bytes, [&](const std::byte* p, size_t n) {
+    uint64_t left = n / vec_bytes;
+    if (p == nullptr) {  // never written: zeros add nothing
+      lid = (lid + left) % items;
+      return;
+    }
+    const auto* v = reinterpret_cast<const uint32_t*>(p);
+    while (left > 0) {
+      const uint64_t m = std::min(left, items - lid);
+      add_hsums(v, 1, m, vec, out + lid);
+      v += m * static_cast<uint64_t>(vec);
+      left -= m;
+      lid += m;
+      if (lid == items) lid = 0;
+    }
+  });
+}
+
 // read(src, n, start, count, sums)
 double read(SimLaunch& l) {
   const SimBuffer& src = l.buffer(0);
@@ -167,18 +222,12 @@ double read(SimLaunch& l) {
     // Prefix sums would take too much host memory: sum the vectors each
     // work-item loads, one step's contiguous span at a time (cost: the
     // bytes the launch moves).
-    const size_t words = static_cast<size_t>(w.vec);
-    std::vector<uint32_t> span(uint64_t{w.step} * words);
     for (size_t g = 0; g < w.groups; ++g) {
       const uint64_t r = w.start[g] & (w.step - 1);
       uint64_t b = w.start[g] & ~(w.step - 1);
       for (uint64_t t = 0; t < w.trips(); ++t) {
-        src.read((r + b) * w.vec_bytes(), std::as_writable_bytes(std::span<uint32_t>(span)));
-        for (uint64_t j = 0; j < w.step; ++j) {
-          uint32_t h = 0;
-          for (size_t k = 0; k < words; ++k) h += span[j * words + k];
-          out[g * w.lsz + j % w.lsz] += h;  // vector j of the step is work-item j % lsz's
-        }
+        // Vector k lsz + lid of the step is work-item lid's.
+        add_hsums_from(src, (r + b) * w.vec_bytes(), w.step, 0, w.lsz, w.vec, out.data() + g * w.lsz);
         b += w.step;
         if (b >= w.n) b -= w.n;
       }
@@ -215,40 +264,70 @@ double read(SimLaunch& l) {
   return stream_ns(l, w, 1);
 }
 
-// Calls f(first_vector, vectors) for each contiguous span a group's first
-// pass covers (later passes repeat it).
+// Calls f(first_vector, vectors) once for each contiguous span of the
+// vectors any group's walk stores to. A group's first pass covers at most
+// two runs (its cursor wraps at n once), later passes repeat it, and what a
+// store leaves depends on the vector's index only (write's hash, copy's
+// source), so vectors that several groups store to are stored once.
 template <class F>
 void for_each_span(const Walk& w, F f) {
-  const uint64_t trips = std::min<uint64_t>(w.trips(), w.n / w.step);
+  const uint64_t covered = std::min<uint64_t>(w.trips(), w.n / w.step) * w.step;
+  std::vector<std::pair<uint64_t, uint64_t>> runs;  // [begin, end)
   for (size_t g = 0; g < w.groups; ++g) {
     const uint64_t r = w.start[g] & (w.step - 1);
-    uint64_t b = w.start[g] & ~(w.step - 1);
-    for (uint64_t t = 0; t < trips; ++t) {
-      f(r + b, uint64_t{w.step});
-      b += w.step;
-      if (b >= w.n) b -= w.n;
-    }
+    const uint64_t b = w.start[g] & ~(w.step - 1);
+    const uint64_t to_end = std::min(covered, w.n - b);
+    if (to_end > 0) runs.emplace_back(r + b, r + b + to_end);
+    if (covered > to_end) runs.emplace_back(r, r + covered - to_end);
+  }
+  std::sort(runs.begin(), runs.end());
+  for (size_t i = 0; i < runs.size();) {
+    auto [begin, end] = runs[i];
+    for (++i; i < runs.size() && runs[i].first <= end; ++i) end = std::max(end, runs[i].second);
+    f(begin, end - begin);
   }
 }
 
 // What bandwidth.cl's stores write to vectors [first, first + count):
 // SPLAT((i * 0x9e3779b1) ^ seed), i the kernel's uint index.
-void hashed_vectors(uint64_t first, uint64_t count, int vec, uint32_t seed, std::vector<uint32_t>& buf) {
-  static constexpr uint32_t k4[4] = {0, 0x9e3779b9u, 0x7f4a7c15u, 0x85ebca6bu};
-  static constexpr uint32_t k16[4] = {0, 0xc2b2ae35u, 0x27d4eb2fu, 0x165667b1u};
-  buf.resize(count * static_cast<size_t>(vec));
-  for (uint64_t j = 0; j < count; ++j) {
+constexpr uint32_t kSplat4[4] = {0, 0x9e3779b9u, 0x7f4a7c15u, 0x85ebca6bu};
+constexpr uint32_t kSplat16[4] = {0, 0xc2b2ae35u, 0x27d4eb2fu, 0x165667b1u};
+
+template <int Vec>
+void hashed_vectors_of(uint64_t first, uint64_t count, uint32_t seed, uint32_t* o) {
+  for (uint64_t j = 0; j < count; ++j, o += Vec) {
     const uint32_t x = static_cast<uint32_t>(first + j) * 0x9e3779b1u ^ seed;
-    uint32_t* o = buf.data() + j * static_cast<size_t>(vec);
-    if (vec == 1) {
+    if constexpr (Vec == 1) {
       o[0] = x;
-    } else if (vec == 2) {
-      o[0] = x, o[1] = x ^ k4[1];
+    } else if constexpr (Vec == 2) {
+      o[0] = x, o[1] = x ^ kSplat4[1];
     } else {
-      for (int qd = 0; qd < vec / 4; ++qd)
-        for (int k = 0; k < 4; ++k) o[qd * 4 + k] = (x ^ k16[qd]) ^ k4[k];
+      for (int qd = 0; qd < Vec / 4; ++qd)
+        for (int k = 0; k < 4; ++k) o[qd * 4 + k] = (x ^ kSplat16[qd]) ^ kSplat4[k];
     }
   }
+}
+
+// Stores them into dst in place.
+void store_hashed_vectors(SimBuffer& dst, uint64_t first, uint64_t count, int vec, uint32_t seed) {
+  const uint64_t vec_bytes = uint64_t{static_cast<uint32_t>(vec)} * 4;
+  // Buffers' pieces are whole vectors: chunks and offsets are multiples of them.
+  dst.fill(first * vec_bytes, count * vec_bytes, [&](std::byte* p, uint64_t at, size_t n) {
+    auto* o = reinterpret_cast<uint32_t*>(p);
+    const uint64_t j = at / vec_bytes, m = n / vec_bytes;
+    switch (vec) {
+      case 1:
+        return hashed_vectors_of<1>(j, m, seed, o);
+      case 2:
+        return hashed_vectors_of<2>(j, m, seed, o);
+      case 4:
+        return hashed_vectors_of<4>(j, m, seed, o);
+      case 8:
+        return hashed_vectors_of<8>(j, m, seed, o);
+      default:
+        return hashed_vectors_of<16>(j, m, seed, o);
+    }
+  });
 }
 
 // write(dst, n, start, count, seed)
@@ -258,12 +337,60 @@ double write(SimLaunch& l) {
   const Walk w = walk_of(l, l.buffer(2), n, l.u32(3));
   const uint32_t seed = l.u32(4);
   check_fits(w, dst, "write");
-  std::vector<uint32_t> buf;
-  for_each_span(w, [&](uint64_t first, uint64_t count) {
-    hashed_vectors(first, count, w.vec, seed, buf);
-    dst.write(first * w.vec_bytes(), std::as_bytes(std::span<const uint32_t>(buf)));
-  });
+  for_each_span(
+      w, [&](uint64_t first, uint64_t count) { store_hashed_vectors(dst, first, count, w.vec, seed); });
   return stream_ns(l, w, 1);
+}
+
+// Sorted, disjoint byte ranges [begin, end) of a buffer.
+using Runs = std::vector<std::pair<uint64_t, uint64_t>>;
+
+Runs merged(Runs runs) {
+  std::sort(runs.begin(), runs.end());
+  Runs out;
+  for (const auto& r : runs) {
+    if (!out.empty() && r.first <= out.back().second)
+      out.back().second = std::max(out.back().second, r.second);
+    else
+      out.push_back(r);
+  }
+  return out;
+}
+
+// The last copies from one buffer to another: what dst holds of src, valid
+// while neither has been written since (their write stamps).
+struct CopyMemo {
+  uint64_t src_id = 0, src_written = 0, dst_id = 0, dst_written = 0;
+  Runs held;  // byte ranges where dst holds src's bytes
+};
+
+// dst[b] = src[b] over `runs` (bytes, any order). A copy stores at each
+// byte what src holds at the same offset and nothing else, so ranges that
+// earlier copies between the same two unchanged buffers already stored are
+// skipped: the probe repeats copies over one window with moving cursors.
+void copy_runs(SimLaunch& l, const SimBuffer& src, SimBuffer& dst, Runs runs) {
+  auto& m = l.state<CopyMemo>("bandwidth.copy");
+  if (m.src_id != src.id() || m.src_written != src.last_write() || m.dst_id != dst.id() ||
+      m.dst_written != dst.last_write())
+    m = CopyMemo{src.id(), src.last_write(), dst.id(), dst.last_write(), {}};
+  Runs copied;
+  auto held = m.held.cbegin();
+  for (auto [begin, end] : merged(std::move(runs))) {
+    // Copy the parts of [begin, end) no held range covers.
+    while (begin < end) {
+      while (held != m.held.end() && held->second <= begin) ++held;
+      const uint64_t stop = held == m.held.end() ? end : std::min(end, held->first);
+      if (stop > begin) {
+        dst.fill(begin, stop - begin,
+                 [&](std::byte* p, uint64_t at, size_t n) { src.read(at, std::span<std::byte>(p, n)); });
+        copied.emplace_back(begin, stop);
+      }
+      begin = held == m.held.end() || stop == end ? end : std::min(end, held->second);
+    }
+  }
+  m.held.insert(m.held.end(), copied.begin(), copied.end());
+  m.held = merged(std::move(m.held));
+  m.dst_written = dst.last_write();
 }
 
 // copy(src, dst, n, start, count)
@@ -275,12 +402,11 @@ double copy(SimLaunch& l) {
   const Walk w = walk_of(l, l.buffer(3), n, l.u32(4));
   check_fits(w, src, "copy");
   check_fits(w, dst, "copy");
-  std::vector<std::byte> buf;
+  Runs runs;
   for_each_span(w, [&](uint64_t first, uint64_t count) {
-    buf.resize(count * w.vec_bytes());
-    src.read(first * w.vec_bytes(), buf);
-    dst.write(first * w.vec_bytes(), buf);
+    runs.emplace_back(first * w.vec_bytes(), (first + count) * w.vec_bytes());
   });
+  copy_runs(l, src, dst, std::move(runs));
   return stream_ns(l, w, 2);
 }
 
@@ -363,15 +489,10 @@ double read_stream(SimLaunch& l) {
   SimBuffer& sums = l.buffer(4);
   check_stream_fits(s, src, false);
   if (sums.size_bytes() < s.items * 4) throw DeviceError("sim: bandwidth.cl sums buffer too small");
-  const size_t words = static_cast<size_t>(s.vec);
-  std::vector<uint32_t> out(s.items), span(s.stretch * words);
+  // Vector j of a stretch is work-item j % items's.
+  std::vector<uint32_t> out(s.items);
   for_each_stretch(s, true, [&](uint64_t first, uint64_t count) {
-    src.read(first * s.vec_bytes(), std::as_writable_bytes(std::span<uint32_t>(span)));
-    for (uint64_t j = 0; j < count; ++j) {
-      uint32_t h = 0;
-      for (size_t k = 0; k < words; ++k) h += span[j * words + k];
-      out[j % s.items] += h;
-    }
+    add_hsums_from(src, first * s.vec_bytes(), count, 0, s.items, s.vec, out.data());
   });
   sums.write(0, std::as_bytes(std::span<const uint32_t>(out)));
   return stream_time(l, s, 1);
@@ -383,16 +504,11 @@ double store_hashed(SimLaunch& l, bool grid) {
   const GridStride s = grid_stride_of(l, l.u32(1), l.u32(2), grid ? 0 : l.u32(3), grid);
   const uint32_t seed = l.u32(grid ? 3 : 4);
   check_stream_fits(s, dst, grid);
-  std::vector<uint32_t> buf;
   for_each_stretch(s, false, [&](uint64_t first, uint64_t count) {
     // A whole-grid launch wraps at n inside its one stretch.
     const uint64_t head = grid ? std::min(count, s.n - first) : count;
-    hashed_vectors(first, head, s.vec, seed, buf);
-    dst.write(first * s.vec_bytes(), std::as_bytes(std::span<const uint32_t>(buf)));
-    if (head < count) {
-      hashed_vectors(0, count - head, s.vec, seed, buf);
-      dst.write(0, std::as_bytes(std::span<const uint32_t>(buf)));
-    }
+    store_hashed_vectors(dst, first, head, s.vec, seed);
+    if (head < count) store_hashed_vectors(dst, 0, count - head, s.vec, seed);
   });
   return stream_time(l, s, 1);
 }
@@ -405,17 +521,16 @@ double copy_vectors(SimLaunch& l, bool grid) {
   const GridStride s = grid_stride_of(l, l.u32(2), l.u32(3), grid ? 0 : l.u32(4), grid);
   check_stream_fits(s, src, grid);
   check_stream_fits(s, dst, grid);
-  std::vector<std::byte> buf;
+  Runs runs;
   const auto move = [&](uint64_t first, uint64_t count) {
-    buf.resize(count * s.vec_bytes());
-    src.read(first * s.vec_bytes(), buf);
-    dst.write(first * s.vec_bytes(), buf);
+    runs.emplace_back(first * s.vec_bytes(), (first + count) * s.vec_bytes());
   };
   for_each_stretch(s, false, [&](uint64_t first, uint64_t count) {
     const uint64_t head = grid ? std::min(count, s.n - first) : count;
     move(first, head);
     if (head < count) move(0, count - head);
   });
+  copy_runs(l, src, dst, std::move(runs));
   return stream_time(l, s, 2);
 }
 

@@ -586,6 +586,10 @@ double sim_op_rate(const SimConfig& c, const std::string& scalar, const std::str
   return Rates(c).of(scalar, op_upper);
 }
 
+double sim_op_latency_ns(const SimConfig& c, const std::string& scalar, const std::string& op_upper) {
+  return Rates(c).latency_ns(scalar, op_upper);
+}
+
 void register_sim_family_compute(FamilyTable& table) {
   auto add = [&](const std::string& op, bool lat) {
     table.add({"compute.cl", "tp_" + op, 0, [op](SimLaunch& l) { return run_tp(l, op); }});

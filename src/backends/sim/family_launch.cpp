@@ -1,13 +1,11 @@
-// Sim family of launch.cl (written in parallel on the sys branch; signature
-// assumed from its current draft): `empty(__global uint* sink, uint value)`
+// Sim family of launch.cl: `empty(__global uint* sink, uint value)`
 // stores `value` from work-item 0 so the host can check the launch ran.
 //
 // Time: the kernel's own execution, start to end: one wave per work-group
 // slot, so a launch wider than the device's resident work-groups takes more
-// rounds of a fixed per-round cost. The launch overhead before the kernel
-// starts (config launch_overhead_us) belongs to queued->start timestamps,
-// which Device::launch does not report; a backend method that returns them
-// (launch_batch on the sys branch) should add it there.
+// rounds of a fixed per-round cost. The launch machinery before the kernel
+// starts (launch.dispatch_us, launch_overhead_us) belongs to the timestamps
+// and host time of SimDevice::launch_batch (sim_device_launch.cpp).
 #include "backends/sim/family.hpp"
 #include "backends/sim/sim_device.hpp"
 

@@ -6,7 +6,8 @@
 // < count with (i mod global) in group g's work-items. One pass over the
 // data; the result is memoised per buffer (valid while the buffer is
 // unchanged: its write stamp), count and launch shape, since the probe
-// repeats the same launch over the same buffer.
+// repeats the same launches over the same buffers (an ordinary and a
+// host-allocated one, in turn: a memo for each).
 //
 // Time: the bytes at DRAM bandwidth for an ordinary buffer; for a buffer in
 // host memory (create_host_buffer) at the host link's bandwidth, unless the
@@ -18,6 +19,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string>
 
 namespace gpuscope::sim {
 namespace {
@@ -41,7 +43,7 @@ double read_sum(SimLaunch& l) {
   if (count * 16 > data.size_bytes()) throw DeviceError("sim: transfer.cl read_sum reads past its buffer");
   if (groups * 4 > partial.size_bytes()) throw DeviceError("sim: transfer.cl partial buffer too small");
 
-  auto& m = l.state<ReadSumMemo>("transfer.read_sum");
+  auto& m = l.state<ReadSumMemo>("transfer.read_sum." + std::to_string(data.id()));
   if (m.buffer_id != data.id() || m.written != data.last_write() || m.count != count || m.global != global ||
       m.group != static_cast<uint64_t>(group)) {
     m = ReadSumMemo{data.id(),
@@ -50,15 +52,20 @@ double read_sum(SimLaunch& l) {
                     global,
                     static_cast<uint64_t>(group),
                     std::vector<uint32_t>(groups, 0)};
-    constexpr uint64_t kChunk = 1 << 16;  // vectors per read
-    for (uint64_t i0 = 0; i0 < count; i0 += kChunk) {
-      const uint64_t n = std::min(kChunk, count - i0);
-      const auto words = data.load_all<uint32_t>(n * 4, i0 * 16);
-      for (uint64_t j = 0; j < n; ++j) {
-        const uint32_t h = words[4 * j] + words[4 * j + 1] + words[4 * j + 2] + words[4 * j + 3];
-        m.partial[((i0 + j) % global) / static_cast<uint64_t>(group)] += h;
+    uint64_t item = 0;  // (i mod global) of the next vector i
+    data.visit(0, count * 16, [&](const std::byte* p, size_t n) {
+      const uint64_t vectors = n / 16;  // pieces are whole vectors: chunks are multiples of 16 B
+      if (p == nullptr) {               // never written: zeros add nothing
+        item = (item + vectors) % global;
+        return;
       }
-    }
+      const auto* words = reinterpret_cast<const uint32_t*>(p);
+      for (uint64_t j = 0; j < vectors; ++j) {
+        const uint32_t h = words[4 * j] + words[4 * j + 1] + words[4 * j + 2] + words[4 * j + 3];
+        m.partial[item / static_cast<uint64_t>(group)] += h;
+        if (++item == global) item = 0;
+      }
+    });
   }
   partial.write(0, std::as_bytes(std::span<const uint32_t>(m.partial)));
   const auto& c = l.config();

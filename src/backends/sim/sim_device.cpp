@@ -38,6 +38,9 @@ SimBuffer::SimBuffer(std::shared_ptr<AddressSpace> space, uint64_t base, size_t 
 }
 
 SimBuffer::~SimBuffer() {
+  for (auto& c : chunks_)
+    if (c && space_->spare_chunks.size() * kChunkBytes < kSimMaxAllocBytes)
+      space_->spare_chunks.push_back(std::move(c));
   space_->buffers.erase(base_);
   space_->allocated_bytes -= bytes_;
 }
@@ -69,17 +72,47 @@ void SimBuffer::read(uint64_t offset, std::span<std::byte> dst) const {
   }
 }
 
-void SimBuffer::write(uint64_t offset, std::span<const std::byte> src) {
-  check(offset, src.size());
-  size_t done = 0;
-  while (done < src.size()) {
+void SimBuffer::visit(uint64_t offset, size_t n,
+                      const std::function<void(const std::byte*, size_t)>& f) const {
+  check(offset, n);
+  for (size_t done = 0; done < n;) {
     const uint64_t at = offset + done;
     const uint64_t c = at / kChunkBytes, in = at % kChunkBytes;
-    const size_t n = std::min<size_t>(src.size() - done, kChunkBytes - in);
+    const size_t m = std::min<size_t>(n - done, kChunkBytes - in);
+    f(chunks_[c] ? chunks_[c].get() + in : nullptr, m);
+    done += m;
+  }
+}
+
+void SimBuffer::write(uint64_t offset, std::span<const std::byte> src) {
+  fill(offset, src.size(),
+       [&](std::byte* p, uint64_t at, size_t n) { std::memcpy(p, src.data() + (at - offset), n); });
+}
+
+void SimBuffer::fill(uint64_t offset, size_t size,
+                     const std::function<void(std::byte*, uint64_t, size_t)>& f) {
+  check(offset, size);
+  size_t done = 0;
+  while (done < size) {
+    const uint64_t at = offset + done;
+    const uint64_t c = at / kChunkBytes, in = at % kChunkBytes;
+    const size_t n = std::min<size_t>(size - done, kChunkBytes - in);
     if (!chunks_[c]) {
-      chunks_[c] = std::make_unique<std::byte[]>(kChunkBytes);  // value-initialised: zeros
+      // A new chunk (a freed buffer's, else fresh) reads as zeros where this
+      // write does not cover it; one the write fills is not zeroed first.
+      auto& spare = space_->spare_chunks;
+      if (spare.empty()) {
+        chunks_[c] = std::make_unique_for_overwrite<std::byte[]>(kChunkBytes);
+      } else {
+        chunks_[c] = std::move(spare.back());
+        spare.pop_back();
+      }
+      if (n < kChunkBytes) {
+        std::memset(chunks_[c].get(), 0, in);
+        std::memset(chunks_[c].get() + in + n, 0, kChunkBytes - in - n);
+      }
     }
-    std::memcpy(chunks_[c].get() + in, src.data() + done, n);
+    f(chunks_[c].get() + in, at, n);
     done += n;
   }
   last_write_ = ++space_->write_stamp;
@@ -334,10 +367,16 @@ MapTiming SimDevice::timed_map(Buffer& buf, MapDirection dir,
   const double api_ns = cfg_.launch_overhead_us * 1e3;
   const double copy_ns =
       cfg_.host.zero_copy ? 0.0 : static_cast<double>(b.size_bytes()) / cfg_.host.link_bandwidth_gbps;
-  // The host's view of the buffer. For to_device the old contents are
+  // The host's view of the buffer, in host memory kept on the device
+  // between maps (a new allocation per map would cost the host a page fault
+  // per page, more than the copy). For to_device the old contents are
   // invalidated (CL_MAP_WRITE_INVALIDATE_REGION): the mapping starts from
   // them here all the same, which no caller may rely on.
-  std::vector<std::byte> view(b.size_bytes());
+  auto& slot = state_slot("host.map_view");
+  if (!slot) slot = std::make_shared<std::vector<std::byte>>();
+  auto& staging = *static_cast<std::vector<std::byte>*>(slot.get());
+  if (staging.size() < b.size_bytes()) staging.resize(b.size_bytes());
+  const std::span<std::byte> view(staging.data(), b.size_bytes());
   b.read(0, view);
   MapTiming t;
   t.map_device_ns = with_noise(api_ns + (dir == MapDirection::to_host ? copy_ns : 0.0));

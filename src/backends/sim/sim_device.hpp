@@ -18,8 +18,10 @@
 #include "core/random.hpp"
 
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
+#include <vector>
 
 namespace gpuscope::sim {
 
@@ -31,6 +33,9 @@ struct AddressSpace {
   uint64_t write_stamp = 0;                      // bumped by every write, device-wide
   uint64_t next_id = 1;
   uint64_t allocated_bytes = 0;
+  // Storage chunks of freed buffers, reused by new ones (fresh host memory
+  // costs a page fault per page); at most kSimMaxAllocBytes of them.
+  std::vector<std::unique_ptr<std::byte[]>> spare_chunks;
 };
 
 class SimBuffer : public Buffer {
@@ -51,6 +56,13 @@ class SimBuffer : public Buffer {
 
   void read(uint64_t offset, std::span<std::byte> dst) const;
   void write(uint64_t offset, std::span<const std::byte> src);
+  // In place, chunk by chunk in order, for families that would otherwise
+  // copy through a staging buffer. visit: f(p, n) for each piece of
+  // [offset, offset + n); p is null where nothing was ever written (zeros).
+  // fill: f(p, at, n) must store all n bytes of the piece at offset `at`;
+  // it counts as one write.
+  void visit(uint64_t offset, size_t n, const std::function<void(const std::byte*, size_t)>& f) const;
+  void fill(uint64_t offset, size_t n, const std::function<void(std::byte*, uint64_t, size_t)>& f);
 
   template <class T>
   T load(uint64_t offset) const {
@@ -104,6 +116,8 @@ class SimDevice : public Device {
   void read(const Buffer& src, size_t offset_bytes, std::span<std::byte> dst) override;
   Kernel& kernel(const KernelSpec& spec) override;
   double launch(Kernel& k, Range global, Range local, std::span<const KernelArg> args) override;
+  LaunchBatch launch_batch(Kernel& k, Range global, Range local, std::span<const KernelArg> args,
+                           int count) override;  // sim_device_launch.cpp
 
   // Host transfers (probe transfer). Copies move the bytes; their time is
   // the description's host link (bytes / link_bandwidth_gbps) plus, for the
