@@ -48,7 +48,9 @@ class IcacheProbe {
   explicit IcacheProbe(ProbeContext& ctx) : ctx_(ctx), dev_(ctx.device), info_(dev_.info()) {
     wg_ = std::bit_floor(std::min<size_t>(256, info_.max_work_group_size));
     const size_t cus = std::max<uint32_t>(1, info_.compute_units);
-    global_ = info_.type == "gpu" ? cus * 4 * 2048 : cus * wg_ * 2;
+    // Anything but a CPU is treated as a GPU, as the other probes do.
+    gpu_ = info_.type != "cpu";
+    global_ = gpu_ ? cus * 4 * 2048 : cus * wg_ * 2;
     std::vector<float> start(global_);
     for (size_t i = 0; i < global_; ++i) start[i] = static_cast<float>(i % 16);
     start_ = dev_.create_buffer(global_ * sizeof(float));
@@ -61,7 +63,7 @@ class IcacheProbe {
     TimeBudget budget(ctx_.budget_s);
     const std::vector<int> bodies =
         // PoCL compiles large bodies slowly: its quick form stops at 4096.
-        quick ? (info_.type == "gpu" ? std::vector<int>{64, 256, 1024, 4096, 16384}
+        quick ? (gpu_ ? std::vector<int>{64, 256, 1024, 4096, 16384}
                                      : std::vector<int>{64, 256, 1024, 4096})
               // Coarse first, then the points between: a budget that runs
               // out costs resolution, not range.
@@ -158,6 +160,7 @@ class IcacheProbe {
   ProbeContext& ctx_;
   Device& dev_;
   const DeviceInfo& info_;
+  bool gpu_ = true;
   size_t wg_ = 256, global_ = 0;
   uint64_t last_adds_ = 256;  // the previous body's adds per work-item per launch
   std::unique_ptr<Buffer> start_, out_;
