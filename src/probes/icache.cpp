@@ -114,6 +114,27 @@ class IcacheProbe {
       }
       measure_body(body, k, n);
     }
+    // Bisection of the drop, in whole blocks of 64 adds, to within a
+    // sixteenth of the body that fits: half an octave between the listed
+    // bodies would put the capacity anywhere in a 50% range.
+    for (;;) {
+      const auto [fit, over] = drop_bracket(body);
+      if (over == 0 || over - fit <= std::max(64, fit / 16)) break;
+      if (budget.exhausted()) {
+        body.meta["budget_note"] = fmt::format("the budget ran out bisecting the drop between {} and {} adds", fit, over);
+        break;
+      }
+      const int mid = (fit + over) / 2 / 64 * 64;
+      if (mid <= fit || mid >= over) break;
+      Kernel& k = dev_.kernel({"icache.cl", "body", {fmt::format("-DBODY={}", mid)}});
+      if (binaries) {
+        const auto bin = dev_.program_binary(k);
+        insert_point(binary, Point{static_cast<double>(mid),
+                                   static_cast<double>(bin.size()),
+                                   {static_cast<double>(bin.size())}});
+      }
+      measure_body(body, k, mid);
+    }
     body.meta["wall_s"] = budget.elapsed_s();
     std::vector<Series> out = {body};
     if (!binary.points.empty()) out.push_back(binary);
@@ -155,6 +176,19 @@ class IcacheProbe {
     insert_point(s, p);
     ctx_.progress(fmt::format("icache.body {:>6}  {:10.1f} Gop/s  (spread {:.1f}%, {:.1f} ms launches)", n,
                               p.y, 100 * m.summary.rel_spread, m.launch_ms));
+  }
+
+  // The largest body still at 85% of the plateau (the median of the three
+  // smallest) below the first body under it; over = 0 when none is under.
+  static std::pair<int, int> drop_bracket(const Series& s) {
+    if (s.points.size() < 3) return {0, 0};
+    const double ref = median(std::vector<double>{s.points[0].y, s.points[1].y, s.points[2].y});
+    int fit = 0;
+    for (const auto& p : s.points) {
+      if (p.y < 0.85 * ref) return {fit, static_cast<int>(p.x)};
+      fit = static_cast<int>(p.x);
+    }
+    return {fit, 0};
   }
 
   ProbeContext& ctx_;
