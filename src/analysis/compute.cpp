@@ -22,9 +22,9 @@ RateRatio round_rate_ratio(double raw) {
 
 DualIssue detect_dual_issue(double mixed_gops, double alone_a_gops, double alone_b_gops, double threshold) {
   DualIssue d;
-  const double best = std::max(alone_a_gops, alone_b_gops);
-  if (!(best > 0)) return d;
-  d.gain = mixed_gops / best;
+  if (!(alone_a_gops > 0) || !(alone_b_gops > 0)) return d;
+  const double serial = 1 / (0.5 / alone_a_gops + 0.5 / alone_b_gops);
+  d.gain = mixed_gops / serial;
   d.detected = d.gain > threshold;
   return d;
 }
@@ -182,10 +182,11 @@ void dual_issue_findings(const Results& r, std::vector<Finding>& out) {
     f.evidence = {mix->id, a->id, b->id};
     f.method =
         "half the chains of one kind, half of the other, interleaved in one instruction stream (scalar "
-        "forms); dual issue when the mix's lower quartile exceeds 1.15x the faster op's upper quartile";
+        "forms); dual issue when the mix's lower quartile exceeds 1.15x the rate of the two issued one after "
+        "the other (the harmonic mean of their upper quartiles)";
     f.note = fmt::format(
-        "mix {:.1f} Gop/s vs {:.1f} and {:.1f} alone (medians); gain {:.2f}x over the faster, quartile "
-        "against quartile; {:.1f} if the two were issued one after the other",
+        "mix {:.1f} Gop/s vs {:.1f} and {:.1f} alone (medians); gain {:.2f}x over issuing them one after "
+        "the other ({:.1f}), quartile against quartiles",
         pm->y, pa->y, pb->y, d.gain, serial);
     out.push_back(f);
   }

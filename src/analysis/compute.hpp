@@ -21,11 +21,15 @@ struct RateRatio {
 };
 RateRatio round_rate_ratio(double raw);
 
-// Dual issue: mixing two ops in one instruction stream retires more ops per
-// second than the faster op alone does (gain > threshold). All rates in Gop/s.
+// Dual issue: mixing two ops half and half in one instruction stream
+// retires more ops per second than issuing them one after the other would
+// (the harmonic mean of the two rates alone), by more than `threshold`. The
+// faster op alone is not the baseline: where it already uses both pipes
+// (Bifrost's adds run on the FMA pipe and the ADD pipe), a dual-issuing mix
+// only matches it. All rates in Gop/s.
 struct DualIssue {
   bool detected = false;
-  double gain = 0;  // mixed / max(alone_a, alone_b)
+  double gain = 0;  // mixed / (1 / (0.5 / alone_a + 0.5 / alone_b))
 };
 DualIssue detect_dual_issue(double mixed_gops, double alone_a_gops, double alone_b_gops,
                             double threshold = 1.15);

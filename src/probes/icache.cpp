@@ -48,7 +48,9 @@ class IcacheProbe {
   explicit IcacheProbe(ProbeContext& ctx) : ctx_(ctx), dev_(ctx.device), info_(dev_.info()) {
     wg_ = std::bit_floor(std::min<size_t>(256, info_.max_work_group_size));
     const size_t cus = std::max<uint32_t>(1, info_.compute_units);
-    global_ = info_.type == "gpu" ? cus * 4 * 2048 : cus * wg_ * 2;
+    // Anything but a CPU is treated as a GPU, as the other probes do.
+    gpu_ = info_.type != "cpu";
+    global_ = gpu_ ? cus * 4 * 2048 : cus * wg_ * 2;
     std::vector<float> start(global_);
     for (size_t i = 0; i < global_; ++i) start[i] = static_cast<float>(i % 16);
     start_ = dev_.create_buffer(global_ * sizeof(float));
@@ -61,7 +63,7 @@ class IcacheProbe {
     TimeBudget budget(ctx_.budget_s);
     const std::vector<int> bodies =
         // PoCL compiles large bodies slowly: its quick form stops at 4096.
-        quick ? (info_.type == "gpu" ? std::vector<int>{64, 256, 1024, 4096, 16384}
+        quick ? (gpu_ ? std::vector<int>{64, 256, 1024, 4096, 16384}
                                      : std::vector<int>{64, 256, 1024, 4096})
               // Coarse first, then the points between: a budget that runs
               // out costs resolution, not range.
@@ -112,6 +114,27 @@ class IcacheProbe {
       }
       measure_body(body, k, n);
     }
+    // Bisection of the drop, in whole blocks of 64 adds, to within a
+    // sixteenth of the body that fits: half an octave between the listed
+    // bodies would put the capacity anywhere in a 50% range.
+    for (;;) {
+      const auto [fit, over] = drop_bracket(body);
+      if (over == 0 || over - fit <= std::max(64, fit / 16)) break;
+      if (budget.exhausted()) {
+        body.meta["budget_note"] = fmt::format("the budget ran out bisecting the drop between {} and {} adds", fit, over);
+        break;
+      }
+      const int mid = (fit + over) / 2 / 64 * 64;
+      if (mid <= fit || mid >= over) break;
+      Kernel& k = dev_.kernel({"icache.cl", "body", {fmt::format("-DBODY={}", mid)}});
+      if (binaries) {
+        const auto bin = dev_.program_binary(k);
+        insert_point(binary, Point{static_cast<double>(mid),
+                                   static_cast<double>(bin.size()),
+                                   {static_cast<double>(bin.size())}});
+      }
+      measure_body(body, k, mid);
+    }
     body.meta["wall_s"] = budget.elapsed_s();
     std::vector<Series> out = {body};
     if (!binary.points.empty()) out.push_back(binary);
@@ -155,9 +178,23 @@ class IcacheProbe {
                               p.y, 100 * m.summary.rel_spread, m.launch_ms));
   }
 
+  // The largest body still at 85% of the plateau (the median of the three
+  // smallest) below the first body under it; over = 0 when none is under.
+  static std::pair<int, int> drop_bracket(const Series& s) {
+    if (s.points.size() < 3) return {0, 0};
+    const double ref = median(std::vector<double>{s.points[0].y, s.points[1].y, s.points[2].y});
+    int fit = 0;
+    for (const auto& p : s.points) {
+      if (p.y < 0.85 * ref) return {fit, static_cast<int>(p.x)};
+      fit = static_cast<int>(p.x);
+    }
+    return {fit, 0};
+  }
+
   ProbeContext& ctx_;
   Device& dev_;
   const DeviceInfo& info_;
+  bool gpu_ = true;
   size_t wg_ = 256, global_ = 0;
   uint64_t last_adds_ = 256;  // the previous body's adds per work-item per launch
   std::unique_ptr<Buffer> start_, out_;

@@ -62,7 +62,9 @@ std::string ptx_reg_declarations(const std::vector<std::byte>& bin) {
 class OccupancyProbe {
  public:
   explicit OccupancyProbe(ProbeContext& ctx) : ctx_(ctx), dev_(ctx.device), info_(dev_.info()) {
-    gpu_ = info_.type == "gpu";
+    // Anything but a CPU is treated as a GPU, as the other probes do (a
+    // simulated GPU reports type "sim").
+    gpu_ = info_.type != "cpu";
     nv_verbose_ = std::find(info_.extensions.begin(), info_.extensions.end(), "cl_nv_compiler_options") !=
                   info_.extensions.end();
     // A cycle larger than any first-level cache (4 MiB) on GPUs; on CPUs one

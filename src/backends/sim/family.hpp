@@ -84,6 +84,14 @@ class SimLaunch {
   std::span<const KernelArg> args_;
 };
 
+// What the modelled compiler made of one build of a kernel: what the
+// device reports through kernel_resources, build_log and program_binary.
+struct SimBuildFacts {
+  uint32_t registers_per_item = 0;  // 0: the build log names no count
+  uint64_t private_bytes = 0;       // per work-item: registers spilled to memory
+  uint64_t code_bytes = 0;          // machine code of the program; 0: icache.base_code_bytes
+};
+
 struct KernelModel {
   std::string file;    // "latency.cl"
   std::string kernel;  // "chase"
@@ -92,6 +100,9 @@ struct KernelModel {
   size_t max_work_group_size = 0;
   // Does the work, returns modelled device ns (noise is added by the device).
   std::function<double(SimLaunch&)> run;
+  // The build's facts from its options; unset: no registers named, nothing
+  // spilled, icache.base_code_bytes of code.
+  std::function<SimBuildFacts(const SimConfig&, const KernelSpec&)> build = nullptr;
 };
 
 class FamilyTable {

@@ -287,6 +287,39 @@ Kernel& SimDevice::kernel(const KernelSpec& spec) {
   return ref;
 }
 
+SimBuildFacts SimKernel::facts(const SimConfig& c) const {
+  SimBuildFacts f = model_->build ? model_->build(c, spec_) : SimBuildFacts{};
+  if (f.code_bytes == 0) f.code_bytes = c.icache.base_code_bytes;
+  return f;
+}
+
+KernelResources SimDevice::kernel_resources(Kernel& k) {
+  auto& sk = dynamic_cast<SimKernel&>(k);
+  KernelResources r;
+  r.max_work_group_size = sk.max_work_group_size();
+  r.preferred_work_group_multiple = cfg_.core.wave_width;
+  r.private_mem_bytes = sk.facts(cfg_).private_bytes;
+  return r;
+}
+
+std::vector<std::byte> SimDevice::program_binary(Kernel& k) {
+  const uint64_t bytes = std::max<uint64_t>(dynamic_cast<SimKernel&>(k).facts(cfg_).code_bytes, 4);
+  std::vector<std::byte> bin(bytes, std::byte{0});
+  const char magic[] = {0x7f, 'E', 'L', 'F'};
+  for (size_t i = 0; i < 4; ++i) bin[i] = static_cast<std::byte>(magic[i]);
+  return bin;
+}
+
+std::string SimDevice::build_log(Kernel& k) {
+  auto& sk = dynamic_cast<SimKernel&>(k);
+  const SimBuildFacts f = sk.facts(cfg_);
+  std::string log = fmt::format("gpuscope sim: built {} from {}", sk.name(), sk.spec().file);
+  if (f.registers_per_item > 0)
+    log += fmt::format("\nUsed {} registers, {} bytes spill per work-item", f.registers_per_item,
+                       f.private_bytes);
+  return log;
+}
+
 double SimDevice::with_noise(double ns) {
   const auto& n = cfg_.noise;
   // Box-Muller from two uniform draws in (0, 1].
