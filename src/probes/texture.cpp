@@ -118,7 +118,7 @@ class TextureProbe {
       ctx_.progress("texture: no first-level texture cache found; sharing experiment skipped");
     }
 
-    out.push_back(measure_bandwidth());
+    out.push_back(measure_bandwidth(h.levels.empty() ? 0.0 : h.levels.front().capacity_low));
 
     // Refinement of the latency staircase with what is left of the budget.
     for (int r = 0; r < (quick ? 1 : 2) && budget_.remaining_s() > 0; ++r) {
@@ -417,9 +417,15 @@ class TextureProbe {
     return ns;
   }
 
-  Series measure_bandwidth() {
+  // first_level_plateau_bytes: the last footprint on the latency
+  // staircase's first plateau (0: none found). A first level smaller than
+  // the smallest fixed footprint (Adreno's 1 KiB texture caches) gets a
+  // footprint of its own, half of it, or its rate would never be seen.
+  Series measure_bandwidth(double first_level_plateau_bytes) {
     const bool quick = ctx_.options.quick;
     std::vector<size_t> footprints;
+    const size_t own = std::bit_floor(static_cast<size_t>(first_level_plateau_bytes / 2));
+    if (own >= kPixel && own < 8 * kKiB) footprints.push_back(own);
     for (size_t f :
          quick ? std::vector<size_t>{8 * kKiB, 128 * kKiB, 4 * kMiB}
                : std::vector<size_t>{8 * kKiB, 32 * kKiB, 128 * kKiB, 2 * kMiB, 32 * kMiB, 128 * kMiB})
