@@ -120,9 +120,13 @@ class TextureProbe {
 
     out.push_back(measure_bandwidth(h.levels.empty() ? 0.0 : h.levels.front().capacity_low));
 
-    // Refinement of the latency staircase with what is left of the budget.
-    for (int r = 0; r < (quick ? 1 : 2) && budget_.remaining_s() > 0; ++r) {
-      const auto xs = analysis::refinement_footprints(latency, 4, std::pow(2.0, 1.0 / 8),
+    // Refinement of the latency staircase with what is left of the budget,
+    // as fine as the latency probe's when not quick (1/16 octave): the
+    // staircase inference reads an LRU cache's capacity where its misses
+    // begin only from six or more points in the rise (analysis/miss_model.hpp),
+    // and a 4-way rise spans a third of an octave.
+    for (int r = 0; r < (quick ? 1 : 4) && budget_.remaining_s() > 0; ++r) {
+      const auto xs = analysis::refinement_footprints(latency, quick ? 4 : 8, std::pow(2.0, quick ? 1.0 / 8 : 1.0 / 16),
                                                       static_cast<double>(stride_bytes_));
       if (xs.empty()) break;
       for (double x : xs) {
