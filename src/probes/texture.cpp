@@ -118,11 +118,15 @@ class TextureProbe {
       ctx_.progress("texture: no first-level texture cache found; sharing experiment skipped");
     }
 
-    out.push_back(measure_bandwidth());
+    out.push_back(measure_bandwidth(h.levels.empty() ? 0.0 : h.levels.front().capacity_low));
 
-    // Refinement of the latency staircase with what is left of the budget.
-    for (int r = 0; r < (quick ? 1 : 2) && budget_.remaining_s() > 0; ++r) {
-      const auto xs = analysis::refinement_footprints(latency, 4, std::pow(2.0, 1.0 / 8),
+    // Refinement of the latency staircase with what is left of the budget,
+    // as fine as the latency probe's when not quick (1/16 octave): the
+    // staircase inference reads an LRU cache's capacity where its misses
+    // begin only from six or more points in the rise (analysis/miss_model.hpp),
+    // and a 4-way rise spans a third of an octave.
+    for (int r = 0; r < (quick ? 1 : 4) && budget_.remaining_s() > 0; ++r) {
+      const auto xs = analysis::refinement_footprints(latency, quick ? 4 : 8, std::pow(2.0, quick ? 1.0 / 8 : 1.0 / 16),
                                                       static_cast<double>(stride_bytes_));
       if (xs.empty()) break;
       for (double x : xs) {
@@ -417,9 +421,15 @@ class TextureProbe {
     return ns;
   }
 
-  Series measure_bandwidth() {
+  // first_level_plateau_bytes: the last footprint on the latency
+  // staircase's first plateau (0: none found). A first level smaller than
+  // the smallest fixed footprint (Adreno's 1 KiB texture caches) gets a
+  // footprint of its own, half of it, or its rate would never be seen.
+  Series measure_bandwidth(double first_level_plateau_bytes) {
     const bool quick = ctx_.options.quick;
     std::vector<size_t> footprints;
+    const size_t own = std::bit_floor(static_cast<size_t>(first_level_plateau_bytes / 2));
+    if (own >= kPixel && own < 8 * kKiB) footprints.push_back(own);
     for (size_t f :
          quick ? std::vector<size_t>{8 * kKiB, 128 * kKiB, 4 * kMiB}
                : std::vector<size_t>{8 * kKiB, 32 * kKiB, 128 * kKiB, 2 * kMiB, 32 * kMiB, 128 * kMiB})

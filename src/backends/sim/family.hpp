@@ -37,6 +37,7 @@ namespace gpuscope::sim {
 
 class SimBuffer;
 class SimDevice;
+class SimImage;
 
 // One launch as a family sees it.
 class SimLaunch {
@@ -62,6 +63,7 @@ class SimLaunch {
   uint64_t u64(size_t i) const;
   float f32(size_t i) const;
   size_t local_bytes(size_t i) const;
+  SimImage& image(size_t i) const;  // defined in sim_image.cpp
   size_t arg_count() const { return args_.size(); }
 
   // The buffer holding device address `address` and the offset in it;

@@ -323,6 +323,13 @@ SimConfig parse_sim_config(const nlohmann::json& j, const std::string& id_name) 
     c.icache.miss_bytes_per_clock = r.number("miss_bytes_per_clock", 0.01, 1e6, 8);
     r.finish();
   }
+  if (const auto* im = top.raw("images", true)) {
+    ObjectReader r(*im, "images");
+    c.images.max_buffer_pixels = r.integer("max_buffer_pixels", 0, uint64_t{1} << 32);
+    c.images.max_2d_width = r.integer("max_2d_width", 1, 1u << 20);
+    c.images.max_2d_height = r.integer("max_2d_height", 1, 1u << 20);
+    r.finish();
+  }
   // Absent: lanes diverge at the wave, the common case.
   c.divergence_granularity =
       static_cast<uint32_t>(top.integer("divergence_granularity", 1, 1024, c.core.wave_width));
@@ -393,10 +400,10 @@ SimConfig load_sim_preset(const std::string& name) {
   throw UsageError(fmt::format("unknown sim preset '{}'; presets:{}", name, list));
 }
 
-ExpectedChase expected_chase(const SimConfig& c, double max_footprint_bytes) {
+ExpectedChase expected_chase(const SimConfig& c, double max_footprint_bytes, CachePath path) {
   ExpectedChase e;
-  const auto levels = c.path_levels(CachePath::load_store);
-  e.line_bytes = levels.front()->line_bytes;
+  const auto levels = c.path_levels(path);
+  e.line_bytes = levels.empty() ? 0 : levels.front()->line_bytes;
   const double reach = static_cast<double>(c.tlb.reach_bytes());
   const bool tlb_step = c.tlb.entries > 0 && c.tlb.miss_penalty_ns > 0 && reach < max_footprint_bytes;
   for (const auto* l : levels) {

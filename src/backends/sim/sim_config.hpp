@@ -115,6 +115,14 @@ struct LaunchConfig {
   double back_to_back_us = 0;   // start -> start of consecutive launches in a full queue
 };
 
+// The image (texture) objects the device offers, sizes in pixels (16-byte
+// RGBA32 pixels). Absent from a description: OpenCL 1.2's minimums for a
+// device with images (65536-pixel 1D buffer images, 8192 x 8192 2D images).
+struct ImagesConfig {
+  uint64_t max_buffer_pixels = 65536;  // largest image1d_buffer_t; 0: none (an OpenCL 1.1 device)
+  uint64_t max_2d_width = 8192, max_2d_height = 8192;
+};
+
 struct HostConfig {
   double link_bandwidth_gbps = 8;  // host<->device copies
   bool zero_copy = false;          // host-visible buffers without a copy
@@ -144,6 +152,7 @@ struct SimConfig {
   uint32_t divergence_granularity = 32;
   AtomicsConfig atomics;
   IcacheConfig icache;
+  ImagesConfig images;
   HostConfig host;
   double launch_overhead_us = 5;
   LaunchConfig launch;
@@ -188,7 +197,9 @@ struct ExpectedChase {
   double beyond_latency_ns = 0;  // DRAM (plus the TLB penalty when its reach is inside the sweep)
   uint32_t line_bytes = 0;       // of the first level on the path
 };
-ExpectedChase expected_chase(const SimConfig& c, double max_footprint_bytes);
+// `path`: the loads' levels, or the image reads' (the texture probe's chase).
+ExpectedChase expected_chase(const SimConfig& c, double max_footprint_bytes,
+                             CachePath path = CachePath::load_store);
 
 // Latency of a chase past every cache at `footprint_bytes`: DRAM plus the
 // TLB penalty on the fraction of hops whose page is not held. Pages visited

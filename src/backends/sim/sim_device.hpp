@@ -141,6 +141,11 @@ class SimDevice : public Device {
   MapTiming timed_map(Buffer& buf, MapDirection dir,
                       const std::function<void(std::span<std::byte>)>& touch) override;
 
+  // Images: the description's limits; pixels in sim buffers (sim_image.hpp).
+  ImageLimits image_limits() const override;
+  std::unique_ptr<Image> create_image(const ImageDesc& desc, Buffer* backing) override;
+  void write_image(Image& dst, std::span<const std::byte> pixels) override;
+
   const SimConfig& config() const { return cfg_; }
   MemoryModel& memory() { return memory_; }
   AddressSpace& address_space() { return *space_; }
