@@ -118,10 +118,13 @@ TEST(ComputeFindings, RatesRatiosAndPerClockFromSeries) {
   const Finding* fma = find(fs, "compute.fp32.fma.throughput_gops");
   ASSERT_NE(fma, nullptr);
   EXPECT_NE(fma->note.find("66.91 T(FL)OP/s"), std::string::npos) << fma->note;
-  // Mixes are not rates of their own, and show no dual issue here.
+  // Mixes are not rates of their own. FMA+ADD share the FP32 pipes: the mix
+  // (127.5) only matches the two issued one after the other. FMA+int ADD at
+  // 127 against 128 and 64 alone beats their one-after-the-other rate (85.3)
+  // by 1.49x: the int adds ran beside the FMAs, on a pipe of their own.
   EXPECT_EQ(find(fs, "compute.fp32.mix_fma_add.throughput_gops"), nullptr);
   EXPECT_FALSE(std::get<bool>(find(fs, "compute.dual_issue.fp32_fma_add")->value));
-  EXPECT_FALSE(std::get<bool>(find(fs, "compute.dual_issue.fp32_fma_int32_add")->value));
+  EXPECT_TRUE(std::get<bool>(find(fs, "compute.dual_issue.fp32_fma_int32_add")->value));
 }
 
 TEST(ComputeFindings, DualIssueFoundWhereTheMixWins) {
