@@ -159,11 +159,11 @@ TEST_P(SimMemlayoutRecovery, GeometryFetchLineAndSharing) {
 }
 
 // TLB reach within 10% and miss penalty within 5% where the step is inside
-// the sweep. The probe's GPU strides are 64 KiB and 2 MiB: where the page is
-// smaller than 64 KiB (Mali's 4 KiB) every slot is a page of its own and
-// the step falls at entries x 64 KiB, which is the reach the probe can see.
-// Where that footprint is not below the sweep's last one, the reach is only
-// a lower bound and no penalty is reported. No TLB: no step at all. The
+// the sweep. The probe's GPU strides are 4 KiB, 64 KiB and 2 MiB: the
+// smallest is no larger than any GPU's page, so its step falls at entries x
+// page (Mali's 4 KiB pages: 8 MiB). Where that footprint is not below the
+// sweep's last one, the reach is only a lower bound and no penalty is
+// reported. No TLB: no step at all. The
 // full sweep (2 points per octave): at one per octave the Adreno 615's step
 // (32 -> 64 MiB) falls where its control overflows the L2 (1024 -> 2048
 // lines), and the analysis leaves out points where the control changes
@@ -181,13 +181,13 @@ TEST_P(SimMemlayoutRecovery, TlbReachAndPenalty) {
   const Finding* reach = finding(fs, "memory.tlb.reach_bytes");
   const Finding* penalty = finding(fs, "memory.tlb.miss_penalty_ns");
   ASSERT_NE(reach, nullptr);
-  const Series* smallest = series(ss, "tlb.stride_65536");
+  const Series* smallest = series(ss, "tlb.stride_4096");
   ASSERT_TRUE(smallest && !smallest->points.empty());
   const double swept = smallest->points.back().x;
-  const double step = static_cast<double>(c.tlb.entries) * std::max<double>(c.tlb.page_bytes, 65536.0);
+  const double step = static_cast<double>(c.tlb.entries) * std::max<double>(c.tlb.page_bytes, 4096.0);
   if (c.tlb.entries == 0 || step >= swept) {
     std::printf(
-        "tlb %s: step expected at %.0f MiB (entries %u x max(page %llu, stride 64 KiB)), past the "
+        "tlb %s: step expected at %.0f MiB (entries %u x max(page %llu, stride 4 KiB)), past the "
         "sweep's %.0f MiB; recovered lower bound %.0f MiB, penalty %s\n",
         c.id_name.c_str(), step / 1048576, c.tlb.entries, static_cast<unsigned long long>(c.tlb.page_bytes),
         swept / 1048576, number(*reach) / 1048576, penalty ? "reported" : "none");
@@ -202,7 +202,7 @@ TEST_P(SimMemlayoutRecovery, TlbReachAndPenalty) {
       c.id_name.c_str(), static_cast<double>(c.tlb.reach_bytes()) / 1048576, step / 1048576,
       number(*reach) / 1048576, c.tlb.miss_penalty_ns, number(*penalty));
   EXPECT_NEAR(number(*reach) / step, 1.0, 0.10);
-  if (c.tlb.page_bytes >= 65536) EXPECT_NEAR(number(*reach) / c.tlb.reach_bytes(), 1.0, 0.10);
+  if (c.tlb.page_bytes >= 4096) EXPECT_NEAR(number(*reach) / c.tlb.reach_bytes(), 1.0, 0.10);
   EXPECT_NEAR(number(*penalty) / c.tlb.miss_penalty_ns, 1.0, 0.05);
 }
 

@@ -2,10 +2,14 @@
 //
 // Series:
 //   tlb.stride_<S>  x = footprint (bytes), y = ns per hop: a random cycle over
-//                   n slots S bytes apart (S = 64 KiB and 2 MiB on a GPU,
-//                   4 KiB and 2 MiB on a CPU), so every hop lands on another
-//                   S-sized block of addresses and, for S >= the page size,
-//                   on another page.
+//                   n slots S bytes apart (S = 4 KiB, 64 KiB and 2 MiB on
+//                   a GPU, 4 KiB and 2 MiB on a CPU), so every hop lands on
+//                   another S-sized block of addresses and, for S >= the
+//                   page size, on another page. GPUs map 4 KiB (Mali,
+//                   Adreno: the CPU's page tables), 64 KiB or 2 MiB pages;
+//                   a stride larger than the page puts the step at entries
+//                   x stride, past the sweep on a phone's TLB (Mali-G52:
+//                   8 MiB of 4 KiB pages, 128 MiB at a 64 KiB stride).
 //   tlb.control     x = slots, y = ns per hop: the same number of slots one
 //                   cache line apart (a few pages in all).
 //
@@ -16,9 +20,13 @@
 // shows what the caches alone do with n lines (on a GPU the L1 overflows
 // past ~2000 lines whatever the stride); analysis/tlb subtracts it and reads
 // the remaining steps as translation levels running out of reach. Slots are
-// not at the same offset in each block: slot i sits (i * 37 mod S/line)
-// lines into its block, so that n lines spread over the cache's sets as the
-// control's do rather than all falling in one set.
+// not at the same offset in each block: slot i sits o(i) lines into its
+// block, o(i) = the sum of i's digits in base m = S/line, mod m. Then any m^k
+// consecutive slots fall on m^k distinct lines modulo m^k, so over any
+// power-of-two count of sets a cache indexed by address bits sees the n
+// lines spread as evenly as the control's consecutive lines. (A plain
+// i * 37 mod m gave slot i's line the parity of i: half the sets of a cache
+// with 2m sets, whose capacity then ran out at half the control's.)
 //
 // Comparing the strides tells the page size: for S <= page, the step falls at
 // the same footprint (entries x page); for S > page, at entries x S. The
@@ -45,6 +53,14 @@ size_t line_bytes(const DeviceInfo& info) {
       info.global_cache_line_bytes ? info.global_cache_line_bytes : 64, info.address_bits / 8));
 }
 
+// The sum of n's digits in base m, mod m (m >= 1).
+size_t digit_sum_mod(size_t n, size_t m) {
+  if (m <= 1) return 0;
+  size_t sum = 0;
+  for (; n; n /= m) sum += n % m;
+  return sum % m;
+}
+
 class TlbProbe {
  public:
   explicit TlbProbe(ProbeContext& ctx)
@@ -63,7 +79,7 @@ class TlbProbe {
   std::vector<Series> run() {
     TimeBudget budget(ctx_.budget_s);
     const std::vector<size_t> strides =
-        cpu_ ? std::vector<size_t>{4 * kKiB, 2 * kMiB} : std::vector<size_t>{64 * kKiB, 2 * kMiB};
+        cpu_ ? std::vector<size_t>{4 * kKiB, 2 * kMiB} : std::vector<size_t>{4 * kKiB, 64 * kKiB, 2 * kMiB};
     // The slot counts every series shares: 2 per octave (1 quick) from 8 up
     // to what the largest footprint allows for the smallest stride.
     const size_t max_slots =
@@ -125,7 +141,7 @@ class TlbProbe {
     const size_t lines_per_block = std::max<size_t>(1, stride / line_);
     std::vector<uint32_t> pos(n);
     for (uint32_t i = 0; i < n; ++i) {
-      const size_t offset_lines = (static_cast<size_t>(i) * 37) % lines_per_block;
+      const size_t offset_lines = digit_sum_mod(i, lines_per_block);
       pos[i] = static_cast<uint32_t>((static_cast<size_t>(i) * stride + offset_lines * line_) / w);
     }
     const auto visit =
