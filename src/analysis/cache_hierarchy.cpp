@@ -334,8 +334,20 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
   // on the way to a level it never reached.
   const Plateau& last = plateaus.back();
   const bool unfinished_rise = departures.back().seen;
-  const bool last_is_dram = !unfinished_rise && plateaus.size() >= 2 &&
-                            (translation_cut || c.x[last.last()] >= options.dram_min_footprint_bytes);
+  const double last_ns = std::exp(last.level);
+  const bool hinted_dram = options.dram_latency_hint_ns > 0 && c.x[last.last()] < options.dram_min_footprint_bytes &&
+                           last_ns >= 0.9 * options.dram_latency_hint_ns &&
+                           last_ns <= 1.3 * options.dram_latency_hint_ns;
+  const bool last_is_dram =
+      !unfinished_rise && plateaus.size() >= 2 &&
+      (translation_cut || hinted_dram || c.x[last.last()] >= options.dram_min_footprint_bytes);
+  if (last_is_dram && hinted_dram && !translation_cut)
+    translation_note = fmt::format(
+        "The sweep stopped at {}, below {}, but its last plateau ({:.0f} ns) is {:.2f}x the DRAM latency "
+        "measured {}: read as DRAM.",
+        bytes_text(c.x.back()), bytes_text(options.dram_min_footprint_bytes), last_ns,
+        last_ns / options.dram_latency_hint_ns,
+        options.dram_hint_basis.empty() ? "on another path" : options.dram_hint_basis);
   const size_t cache_count = last_is_dram ? plateaus.size() - 1 : plateaus.size();
 
   for (size_t k = 0; k < cache_count; ++k) {

@@ -60,6 +60,12 @@ struct HierarchyOptions {
   // cache (CPU L3s and GPU last-level caches reach 32-256 MiB), so its last
   // plateau is then reported as a cache whose end was not reached.
   double dram_min_footprint_bytes = 64.0 * 1024 * 1024;
+  // DRAM latency measured on another path (the load/store staircase, for the
+  // texture path's): a sweep stopped short whose last plateau lies within
+  // [0.9, 1.3]x of it ends on DRAM too (the texture path may add its
+  // sampler's time, not take any away). 0: unknown.
+  double dram_latency_hint_ns = 0;
+  std::string dram_hint_basis;  // where the hint came from, for the note
   // The curve has left a plateau once it is this many noise sigmas above it
   // (or half way to the next level, when that is nearer).
   double departure_sigmas = 3.0;
