@@ -127,7 +127,13 @@ def table_for(results):
     # Execution.
     t.add("wave width", value(d.get("divergence_granularity", core["wave_width"])), "exec.wave_width", 0)
     t.add("scheduler partitions", value(core["units_per_core"]), "exec.scheduler_partitions", 0)
-    t.add("waves per core", value(core["waves_per_unit"]) * value(core["units_per_core"]), "exec.max_waves_per_cu", 0)
+    # What a compute kernel can hold at once: the wave slots, or fewer where
+    # the work-group limit binds first for groups of the largest size.
+    group = min(value(core["max_work_group_size"]), 1024) // 64 * 64
+    slots = value(core["waves_per_unit"]) * value(core["units_per_core"])
+    t.add("waves per core (slots, or groups x largest group)",
+          min(slots, value(core["workgroups_per_core"]) * group // value(core["wave_width"])),
+          "exec.max_waves_per_cu", 0)
     ic = d.get("icache")
     if ic:
         t.add("icache B", value(ic["capacity_bytes"]), "exec.icache_bytes", 0.10)

@@ -158,23 +158,34 @@ TEST(Partitions, NoEffectIsAmbiguousAndSaysSo) {
 TEST(MaxWaves, FlatThenDoubledStepTime) {
   const std::vector<double> items = {256, 512, 1024, 2048, 2112, 4096};
   const auto s = make_series("occupancy.waves", items, [](double x) { return x <= 2048 ? 1200.0 : 2300.0; });
-  const auto fs = max_waves_findings(s, 32);
+  const auto fs = max_waves_findings(s, 32, false);
   ASSERT_EQ(fs.size(), 1u);
   EXPECT_EQ(number(fs[0]), 64);
   EXPECT_GE(fs[0].confidence, 0.8);
 }
 
-TEST(MaxWaves, GrowingFromTheStartIsAGuess) {
+TEST(MaxWaves, GrowingFromTheStartIsAGuessOnACpu) {
   const auto s = make_series("occupancy.waves", {64, 128, 256}, [](double x) { return 10.0 * x; });
-  const auto fs = max_waves_findings(s, 8);
+  const auto fs = max_waves_findings(s, 8, true);
   ASSERT_EQ(fs.size(), 1u);
   EXPECT_LT(fs[0].confidence, 0.5);
+}
+
+// Mali-G52: one group of 384 (48 waves of 8) per core, two take two rounds.
+TEST(MaxWaves, OneLargestGroupPerUnitOnAGpu) {
+  const auto s = make_series("occupancy.waves", {384, 768}, [](double x) { return x <= 384 ? 3100.0 : 6200.0; });
+  const auto fs = max_waves_findings(s, 8, false);
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(number(fs[0]), 48);
+  EXPECT_GE(fs[0].confidence, 0.5);
+  EXPECT_EQ(*fs[0].high, 95);  // up to 767 work-items
+  EXPECT_NE(fs[0].note.find("One work-group of 384"), std::string::npos) << fs[0].note;
 }
 
 TEST(MaxWaves, GradualRiseGivesNothing) {
   const auto s = make_series("occupancy.waves", {256, 512, 1024, 2048, 4096},
                              [](double x) { return 1000.0 * (1 + x / 4096); });
-  EXPECT_TRUE(max_waves_findings(s, 32).empty());
+  EXPECT_TRUE(max_waves_findings(s, 32, false).empty());
 }
 
 // --- occupancy cliffs ---

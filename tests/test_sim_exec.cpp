@@ -115,4 +115,31 @@ TEST_P(SimExecRecovery, OccupancyRunsEndToEnd) {
   EXPECT_TRUE(spilled);  // the quick sweep reaches 128 live values, past every preset's maximum
 }
 
+// exec.max_waves_per_cu exactly: the waves a compute kernel can hold at
+// once, the least of the core's wave slots (units x waves_per_unit; the
+// presets' register files hold that many at the probe's 14 registers) and
+// its work-group limit times the waves of one group of the largest size
+// (Adreno 320: one group of 128 = 4 waves, below its 8 slots). Only the
+// quick sweep (no bisection): every preset's jump is at a whole group.
+TEST_P(SimExecRecovery, WavesPerCore) {
+  const SimConfig c = load_sim_preset(GetParam());
+  SimDevice dev(c, "sim:" + c.id_name);
+  const Results r = run_probe(dev, run_occupancy_probe, true);
+  const Series* waves = r.find_series("occupancy.waves");
+  ASSERT_NE(waves, nullptr);
+  const auto& k = c.core;
+  const uint64_t group = std::min<uint64_t>(k.max_work_group_size, 1024) / 64 * 64;
+  ASSERT_EQ(group % k.wave_width, 0u);
+  const uint64_t want = std::min<uint64_t>(uint64_t{k.units_per_core} * k.waves_per_unit,
+                                           uint64_t{k.workgroups_per_core} * group / k.wave_width);
+  const auto fs = analysis::max_waves_findings(*waves, k.wave_width, false);
+  ASSERT_EQ(fs.size(), 1u);
+  std::printf("waves %s: configured %u x %u slots, %u groups of %llu; expected %llu, recovered %g (%s)\n",
+              c.id_name.c_str(), k.units_per_core, k.waves_per_unit, k.workgroups_per_core,
+              static_cast<unsigned long long>(group), static_cast<unsigned long long>(want),
+              std::get<double>(fs[0].value), fs[0].note.c_str());
+  EXPECT_EQ(std::get<double>(fs[0].value), static_cast<double>(want));
+  EXPECT_GE(fs[0].confidence, 0.5);
+}
+
 INSTANTIATE_TEST_SUITE_P(Presets, SimExecRecovery, testing::ValuesIn(kPresets), test_name);

@@ -127,7 +127,18 @@ std::vector<Finding> analyze_all(const Results& r) {
   // Texture path: its own staircase, its bandwidth, and whether it shares
   // the load/store path's first-level cache (analysis/texture.hpp).
   if (const Series* s = r.find_series(kTextureLatencySeries)) {
-    auto found = texture_hierarchy_findings(infer_cache_hierarchy(*s, staircase), s->id);
+    // Devices whose images are small (Bifrost's 1D textures stop at 1 MiB)
+    // end the texture sweep before it can tell DRAM from a cache: the load
+    // path's DRAM latency, when measured, tells.
+    HierarchyOptions texture_staircase = staircase;
+    if (const Series* lat = r.find_series("latency.global")) {
+      const Hierarchy loads = infer_cache_hierarchy(*lat, staircase);
+      if (loads.dram && loads.dram->latency_confidence >= 0.5) {
+        texture_staircase.dram_latency_hint_ns = loads.dram->latency_ns;
+        texture_staircase.dram_hint_basis = "on the load/store path (memory.dram.latency_ns)";
+      }
+    }
+    auto found = texture_hierarchy_findings(infer_cache_hierarchy(*s, texture_staircase), s->id);
     out.insert(out.end(), found.begin(), found.end());
   }
   if (const Series* s = r.find_series(kTextureBandwidthSeries)) {
@@ -189,7 +200,7 @@ std::vector<Finding> analyze_all(const Results& r) {
         {s, r.find_series("divergence.partition_pairs"), r.find_series("divergence.partition_triples")}));
   if (const Series* s = r.find_series("occupancy.waves")) {
     const double w = wave_width.value_or(s->meta.value("wave_width_assumed", 0.0));
-    const auto fs = max_waves_findings(*s, w);
+    const auto fs = max_waves_findings(*s, w, r.device.type == "cpu");
     if (!fs.empty() && fs.front().confidence >= 0.5) max_waves = number(fs.front());
     add(fs);
   }

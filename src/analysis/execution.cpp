@@ -246,7 +246,7 @@ std::vector<Finding> partition_findings(const std::vector<const Series*>& series
   return {f};
 }
 
-std::vector<Finding> max_waves_findings(const Series& s, double wave_width) {
+std::vector<Finding> max_waves_findings(const Series& s, double wave_width, bool cpu) {
   const auto& pts = s.points;
   if (pts.size() < 2 || wave_width <= 0) return {};
   const double y0 = pts.front().y;
@@ -265,7 +265,7 @@ std::vector<Finding> max_waves_findings(const Series& s, double wave_width) {
   f.id = "exec.max_waves_per_cu";
   f.value = fit_items / wave_width;
   f.low = fit_items / wave_width;
-  f.high = std::max(fit_items, over_items - 1) / wave_width;
+  f.high = std::max(fit_items / wave_width, std::floor((over_items - 1) / wave_width));  // whole waves
   f.unit = "";
   f.evidence = {s.id};
   f.method = fmt::format(
@@ -274,7 +274,13 @@ std::vector<Finding> max_waves_findings(const Series& s, double wave_width) {
       "({}).",
       fmt_x(wave_width));
   f.confidence = over_items <= 1.1 * fit_items + wave_width ? 0.85 : 0.6;
-  if (jump == 1) {
+  if (jump == 1 && !cpu) {
+    f.note = fmt::format(
+        "One work-group of {} work-items fits at once per compute unit, two ({}) do not (time x{:.2f}): "
+        "between {} and {} waves.",
+        fmt_x(fit_items), fmt_x(over_items), pts[jump].y / y0, fmt_x(fit_items / wave_width),
+        fmt_x(*f.high));
+  } else if (jump == 1) {
     f.confidence = 0.3;
     f.note = fmt::format(
         "Time already grew at the second launch size: at most {} work-items ({} waves of {}) at once per "
@@ -285,6 +291,8 @@ std::vector<Finding> max_waves_findings(const Series& s, double wave_width) {
     f.note = fmt::format("{} work-items fit at once per compute unit, {} do not (time x{:.2f}).",
                          fmt_x(fit_items), fmt_x(over_items), pts[jump].y / y0);
   }
+  if (s.meta.contains("refinement") && s.meta["refinement"].is_string())
+    f.note += " Refinement in smaller work-groups: " + s.meta["refinement"].get<std::string>() + ".";
   return {f};
 }
 

@@ -29,8 +29,11 @@ std::vector<Finding> partition_findings(const std::vector<const Series*>& partit
 // "occupancy.waves": x = work-items launched per compute unit (all at once
 // when they fit), y = ns per chase step of the launch. Flat while every
 // work-group is resident, about twice as long once a second round is needed
-// -> exec.max_waves_per_cu (work-items resident / wave width).
-std::vector<Finding> max_waves_findings(const Series& waves, double wave_width);
+// -> exec.max_waves_per_cu (work-items resident / wave width). On a GPU a
+// jump at the second point still reads (one work-group of the first
+// point's size fits, two do not: Mali-G52's 384); on a CPU (`cpu`) it says
+// that work-groups run one after another, not a count of waves.
+std::vector<Finding> max_waves_findings(const Series& waves, double wave_width, bool cpu);
 
 // "occupancy.registers": x = live values per work-item (REGS), y =
 // throughput; meta "kernels" gives the registers the driver says each build

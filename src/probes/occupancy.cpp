@@ -6,16 +6,23 @@
 // as it does):
 // - The kernel is latency-bound: each wave has one dependent load in flight,
 //   so throughput is proportional to the waves resident.
-// - occupancy.waves: launches of 1, 2, 4, ... work-groups per compute unit
-//   (then bisected): time per step stays flat while all are resident and
-//   doubles once some wait for a second round. Work-items resident per unit
-//   over the wave width give the waves.
+// - occupancy.waves: time per step stays flat while every work-group
+//   launched is resident and doubles once some wait for a second round.
+//   Work-items resident per unit over the wave width give the waves. A
+//   unit's limit on work-groups must not bind first (Mali-G52 holds 4
+//   groups, 48 waves of 8: 64-item groups would stop at 32 waves), so on
+//   GPUs the launches are of 1, 2, 3, ... groups of the largest size per
+//   unit, and the step between the last that fits and the first that does
+//   not is then bisected with 64-item groups, where those still fit as many
+//   work-items (NVIDIA: 32 groups of 64 = 2048 items). On CPUs, 1, 2, 4, ...
+//   groups of 64, then bisected.
 // - occupancy.registers: one build per REGS value; each launch holds many
 //   rounds of work-groups (at least 16 at full occupancy) so the rounding of
 //   the last round costs at most a few percent. The registers the driver
 //   says each build used are recorded where it says (NVIDIA: ptxas' report
 //   under -cl-nv-verbose), with spills (CL_KERNEL_PRIVATE_MEM_SIZE).
-// - occupancy.local: the same kernel with more local memory per group.
+// - occupancy.local: the same kernel with more local memory per group (the
+//   only builds with a local argument: -DSCRATCH=1).
 // - Each launch's outputs are checked for a sample of work-groups, walked on
 //   the host in full (every lane's value): simulating every group would take
 //   the host longer than the device.
@@ -110,7 +117,7 @@ class OccupancyProbe {
                                            r, k.max_work_group_size(), wg_);
         break;
       }
-      measure_rate(regs, k, r, wg_ * sizeof(uint32_t), static_cast<double>(r));
+      measure_rate(regs, k, r, 0, static_cast<double>(r));
     }
     out.push_back(regs);
 
@@ -133,6 +140,7 @@ class OccupancyProbe {
     const size_t local_cap = std::min<size_t>(info_.local_mem_bytes, 64 * 1024);
     Series local = series("occupancy.local", {"local memory", "B"}, {"throughput", "Gstep/s"});
     local.meta["regs"] = 8;
+    Kernel& scratch = build(8, nullptr, true);
     for (size_t bytes : local_list) {
       bytes = std::max(bytes, wg_ * sizeof(uint32_t));
       if (bytes > local_cap) break;
@@ -140,7 +148,7 @@ class OccupancyProbe {
         local.meta["budget_note"] = fmt::format("the budget ran out before {} B", bytes);
         break;
       }
-      measure_rate(local, small, 8, bytes, static_cast<double>(bytes));
+      measure_rate(local, scratch, 8, bytes, static_cast<double>(bytes));
     }
     out.push_back(local);
     for (auto& s : out) s.meta["wall_s"] = budget.elapsed_s();
@@ -170,7 +178,7 @@ class OccupancyProbe {
     for (uint32_t k = 0; k < n; ++k) next_host_[order[k]] = order[(k + 1) % n];
   }
 
-  Kernel& build(int regs, nlohmann::json* facts) {
+  Kernel& build(int regs, nlohmann::json* facts, bool scratch = false) {
     std::vector<std::string> opts = {fmt::format("-DREGS={}", regs)};
     if (nv_verbose_) {
       opts.push_back("-cl-nv-verbose");
@@ -181,6 +189,7 @@ class OccupancyProbe {
       // unused macro alone did not: the PTX stayed the same.)
       opts.push_back(fmt::format("-DGPUSCOPE_RUN_NONCE={}", run_nonce_));
     }
+    if (scratch) opts.push_back("-DSCRATCH=1");
     Kernel& k = dev_.kernel({"occupancy.cl", "occupancy", opts});
     if (facts) {
       (*facts)["regs"] = regs;
@@ -207,7 +216,7 @@ class OccupancyProbe {
   }
 
   // The host's walk of one work-group: every lane's output.
-  std::vector<uint32_t> expected_group(uint64_t group, int regs, uint32_t steps) const {
+  std::vector<uint32_t> expected_group(uint64_t group, int regs, uint32_t steps, size_t wg) const {
     const auto n = static_cast<uint32_t>(next_host_.size());
     uint32_t p = static_cast<uint32_t>((group * kStartSpacing) % n);
     const uint32_t p0 = p;
@@ -217,8 +226,8 @@ class OccupancyProbe {
         p = next_host_[p];
         sums[static_cast<size_t>(k)] += p;
       }
-    std::vector<uint32_t> out(wg_);
-    for (uint32_t lid = 0; lid < wg_; ++lid) {
+    std::vector<uint32_t> out(wg);
+    for (uint32_t lid = 0; lid < wg; ++lid) {
       uint32_t h = p ^ (lid ^ p0);
       for (int k = 0; k < regs; ++k) {
         const uint32_t r = lid * (2u * static_cast<uint32_t>(k) + 1u) + static_cast<uint32_t>(k) +
@@ -230,20 +239,19 @@ class OccupancyProbe {
     return out;
   }
 
-  // One launch of `groups` work-groups of `steps` x REGS chase steps each;
-  // checks kCheckedGroups groups spread over the launch.
-  double launch(Kernel& k, int regs, size_t groups, uint32_t steps, size_t local_bytes) {
-    const KernelArg args[] = {next_.get(),
-                              out_for(groups).get(),
-                              LocalBytes{local_bytes},
-                              kStartSpacing,
-                              static_cast<uint32_t>(next_host_.size()),
-                              steps};
-    const double ns = dev_.launch(k, Range::d1(groups * wg_), Range::d1(wg_), args);
+  // One launch of `groups` work-groups of `wg` work-items, `steps` x REGS
+  // chase steps each, with `local_bytes` of local memory per group (a
+  // SCRATCH build) or none (0); checks kCheckedGroups groups spread over
+  // the launch.
+  double launch(Kernel& k, int regs, size_t groups, size_t wg, uint32_t steps, size_t local_bytes) {
+    std::vector<KernelArg> args = {next_.get(), out_for(groups * wg).get(), kStartSpacing,
+                                   static_cast<uint32_t>(next_host_.size()), steps};
+    if (local_bytes) args.emplace_back(LocalBytes{local_bytes});
+    const double ns = dev_.launch(k, Range::d1(groups * wg), Range::d1(wg), args);
     for (size_t c = 0; c < std::min(groups, kCheckedGroups); ++c) {
       const size_t g = c * groups / std::min(groups, kCheckedGroups);
-      const auto got = dev_.read_values<uint32_t>(*out_, wg_, g * wg_);
-      if (got != expected_group(g, regs, steps))
+      const auto got = dev_.read_values<uint32_t>(*out_, wg, g * wg);
+      if (got != expected_group(g, regs, steps, wg))
         throw ValidationError(
             fmt::format("occupancy: work-group {} of {} (REGS={}, {} steps) computed other values "
                         "than the host's walk",
@@ -252,9 +260,8 @@ class OccupancyProbe {
     return ns;
   }
 
-  std::unique_ptr<Buffer>& out_for(size_t groups) {
-    if (!out_ || out_->size_bytes() < groups * wg_ * sizeof(uint32_t))
-      out_ = dev_.create_buffer(groups * wg_ * sizeof(uint32_t));
+  std::unique_ptr<Buffer>& out_for(size_t items) {
+    if (!out_ || out_->size_bytes() < items * sizeof(uint32_t)) out_ = dev_.create_buffer(items * sizeof(uint32_t));
     return out_;
   }
 
@@ -272,7 +279,7 @@ class OccupancyProbe {
     // unrolling: one calibration launch usually lands.
     const uint64_t initial = std::max<uint64_t>(1, last_lane_steps_ / static_cast<uint64_t>(regs));
     const Measurement m = measure(
-        [&](uint64_t steps) { return launch(k, regs, groups, static_cast<uint32_t>(steps), local_bytes); },
+        [&](uint64_t steps) { return launch(k, regs, groups, wg_, static_cast<uint32_t>(steps), local_bytes); },
         initial, 1u << 20, ctx_.options.harness);
     last_lane_steps_ = m.work_per_launch * static_cast<uint64_t>(regs);
     const double lane_steps = static_cast<double>(groups * wg_) * regs;
@@ -285,57 +292,74 @@ class OccupancyProbe {
                               p.y, 100 * m.summary.rel_spread, m.launch_ms));
   }
 
-  void add_wave_point(Series& s, Kernel& k, size_t groups_per_cu) {
+  // A launch of `groups_per_cu` groups of `wg` per compute unit: its point
+  // (x = work-items per unit), inserted into `s` unless `s` is null.
+  Point wave_point(Series* s, Kernel& k, size_t groups_per_cu, size_t wg) {
     const size_t groups = groups_per_cu * std::max<uint32_t>(1, info_.compute_units);
     const Measurement m = measure(
-        [&](uint64_t steps) {
-          return launch(k, 8, groups, static_cast<uint32_t>(steps), wg_ * sizeof(uint32_t));
-        },
+        [&](uint64_t steps) { return launch(k, 8, groups, wg, static_cast<uint32_t>(steps), 0); },
         last_wave_steps_, 1u << 20, ctx_.options.harness);
     last_wave_steps_ = m.work_per_launch;
     Point p;
-    p.x = static_cast<double>(groups_per_cu * wg_);
+    p.x = static_cast<double>(groups_per_cu * wg);
     p.samples = m.ns_per_unit;
     p.y = m.summary.median;
-    insert_point(s, p);
-    ctx_.progress(fmt::format("{} {:>6g}  {:8.1f} ns/step  (spread {:.1f}%)", s.id, p.x, p.y,
-                              100 * m.summary.rel_spread));
+    if (s) insert_point(*s, p);
+    ctx_.progress(fmt::format("occupancy.waves {:>6g} ({} x {})  {:8.1f} ns/step  (spread {:.1f}%)", p.x,
+                              groups_per_cu, wg, p.y, 100 * m.summary.rel_spread));
+    return p;
   }
 
-  // Doubling until the step time jumps, then bisection to adjacent counts.
+  // The largest work-group the build runs, in whole 64s when it is that
+  // large (the wave widths known divide 64), at most 1024.
+  size_t largest_group(Kernel& k) const {
+    size_t g = std::min<size_t>({k.max_work_group_size(), info_.max_work_group_size, 1024});
+    if (g >= 64) g -= g % 64;
+    return std::max<size_t>(g, 1);
+  }
+
+  // GPUs: 1, 2, 3, ... groups of the largest size per unit until the step
+  // time jumps, then the step between bisected in 64-item groups. CPUs:
+  // doubling 64-item groups from 1, then bisection. Both stop at 16384
+  // work-items per unit.
   void measure_waves(Series& s, Kernel& k, bool quick) {
-    const size_t limit = gpu_ ? 256 : 8;  // work-groups per unit; 256 x 64 = 16384 work-items
-    // From 4 work-groups per unit on GPUs (256 work-items: no GPU keeps
-    // fewer resident), from 1 on CPUs.
-    const size_t first = gpu_ ? 4 : 1;
-    size_t lo = first, hi = 0;
-    add_wave_point(s, k, first);
+    const size_t big = gpu_ ? largest_group(k) : wg_;
+    s.meta["work_group_size"] = big;
+    size_t lo = 1, hi = 0;
+    wave_point(&s, k, 1, big);
     const double y0 = s.points.front().y;
-    for (size_t n = 2 * first; n <= limit; n *= 2) {
-      add_wave_point(s, k, n);
-      if (s.points.back().y > 1.5 * y0) {
+    const auto over = [&](const Point& p) { return p.y > 1.5 * y0; };
+    for (size_t n = 2; n * big <= 16384; n = gpu_ ? n + 1 : 2 * n) {
+      if (over(wave_point(&s, k, n, big))) {
         hi = n;
         break;
       }
       lo = n;
     }
-    // Capacities are usually a power of two: one more work-group than the
-    // last count that fitted settles it at once; bisection otherwise.
-    // Points are kept sorted by x, so a new point is found by its x, not
-    // at the back.
-    const auto y_at = [&](size_t groups) {
-      const auto it = std::find_if(s.points.begin(), s.points.end(),
-                                   [&](const Point& p) { return p.x == static_cast<double>(groups * wg_); });
-      return it == s.points.end() ? 0.0 : it->y;
-    };
-    if (!quick && hi > lo + 1) {
-      add_wave_point(s, k, lo + 1);
-      if (y_at(lo + 1) > 1.5 * y0) hi = lo + 1;
+    if (quick || hi == 0) return;
+    // Bisect between lo and hi groups of `big`, in groups of wg_. Fewer
+    // than that many small groups may be resident (a unit's limit on
+    // groups): then lo x big as small groups is already slow, and the
+    // bisection, which would read that limit, is not made.
+    size_t small_lo = lo * big / wg_, small_hi = hi * big / wg_;
+    if (big != wg_) {
+      if (over(wave_point(nullptr, k, small_lo, wg_))) {
+        s.meta["refinement"] = fmt::format(
+            "not made: {} groups of {} per unit are not all resident though {} of {} are (a limit on "
+            "work-groups binds first)",
+            small_lo, wg_, lo, big);
+        return;
+      }
+      s.meta["refinement"] = fmt::format("between {} and {} work-items in groups of {}", lo * big, hi * big, wg_);
     }
-    while (!quick && hi > lo + 1) {
-      const size_t mid = (lo + hi) / 2;
-      add_wave_point(s, k, mid);
-      (y_at(mid) > 1.5 * y0 ? hi : lo) = mid;
+    // Capacities are usually a power of two: one more group than the last
+    // count that fitted settles it at once; bisection otherwise.
+    if (small_hi > small_lo + 1) {
+      if (over(wave_point(&s, k, small_lo + 1, wg_))) small_hi = small_lo + 1;
+    }
+    while (small_hi > small_lo + 1) {
+      const size_t mid = (small_lo + small_hi) / 2;
+      (over(wave_point(&s, k, mid, wg_)) ? small_hi : small_lo) = mid;
     }
   }
 

@@ -23,6 +23,7 @@
 // same local-memory limits as scheduling.cl's model
 // (local_memory.workgroups_per_core_with_local, and bytes_per_work_group
 // over the reservation when local memory is on chip). At least one group.
+// Builds without -DSCRATCH=1 have no local argument and reserve none.
 //
 // Time: latency-bound. A wave has one load in flight, so a round of
 // resident groups takes steps x REGS x the chase's per-step latency: the
@@ -97,12 +98,13 @@ struct CycleCopy {
   std::vector<uint32_t> next;
 };
 
-// occupancy(next, out, __local scratch, start_spacing, cycle_length, steps)
+// occupancy(next, out, start_spacing, cycle_length, steps[, __local scratch])
 double occupancy(SimLaunch& l) {
   const SimBuffer& next_buf = l.buffer(0);
   SimBuffer& out = l.buffer(1);
-  const size_t local_bytes = l.local_bytes(2);
-  const uint32_t spacing = l.u32(3), length = l.u32(4), steps = l.u32(5);
+  const bool scratch = l.define_int("SCRATCH", 0) != 0;
+  const size_t local_bytes = scratch ? l.local_bytes(5) : 0;
+  const uint32_t spacing = l.u32(2), length = l.u32(3), steps = l.u32(4);
   const auto& c = l.config();
   const long long regs = l.define_int("REGS", 0);
   if (regs < 1) throw Unsupported("sim: occupancy.cl without a positive -DREGS");
@@ -111,7 +113,7 @@ double occupancy(SimLaunch& l) {
                                   local_bytes, c.local.bytes_per_work_group));
   if (l.local().total() == 0) throw Unsupported("sim: occupancy.cl is modelled with an explicit work-group");
   const uint64_t wg = l.local().total();
-  if (wg * 4 > local_bytes) throw DeviceError("sim: occupancy.cl scratch[lid] past its allocation");
+  if (scratch && wg * 4 > local_bytes) throw DeviceError("sim: occupancy.cl scratch[lid] past its allocation");
   if (length == 0 || uint64_t{length} * 4 > next_buf.size_bytes())
     throw DeviceError("sim: occupancy.cl cycle_length past the buffer");
   const uint64_t groups = l.global().total() / wg;
