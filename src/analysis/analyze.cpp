@@ -131,6 +131,8 @@ std::vector<Finding> analyze_all(const Results& r) {
     // end the texture sweep before it can tell DRAM from a cache: the load
     // path's DRAM latency, when measured, tells.
     HierarchyOptions texture_staircase = staircase;
+    // The 2D path makes every pixel a slot, several to a line.
+    texture_staircase.slots_share_lines = s->meta.value("image", std::string()).rfind("image2d", 0) == 0;
     if (const Series* lat = r.find_series("latency.global")) {
       const Hierarchy loads = infer_cache_hierarchy(*lat, staircase);
       if (loads.dram && loads.dram->latency_confidence >= 0.5) {

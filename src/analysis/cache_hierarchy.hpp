@@ -65,6 +65,9 @@ struct HierarchyOptions {
   // [0.9, 1.3]x of it ends on DRAM too (the texture path may add its
   // sampler's time, not take any away). 0: unknown.
   double dram_latency_hint_ns = 0;
+  // The chase's slots share cache lines (the texture probe's 2D path: every
+  // pixel a slot): rises are read with the line-revisit miss model.
+  bool slots_share_lines = false;
   std::string dram_hint_basis;  // where the hint came from, for the note
   // The curve has left a plateau once it is this many noise sigmas above it
   // (or half way to the next level, when that is nearer).

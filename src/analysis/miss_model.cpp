@@ -15,6 +15,8 @@ std::string to_string(MissModel m) {
       return "random replacement";
     case MissModel::kSetsFilling:
       return "sets filling together";
+    case MissModel::kLineRevisits:
+      return "line revisits";
     default:
       return "sharp";
   }
@@ -86,13 +88,14 @@ std::vector<double> non_increasing(std::span<const double> h) {
 
 }  // namespace
 
-CapacityFit fit_capacity(std::span<const double> x, std::span<const double> raw_hit) {
+CapacityFit fit_capacity(std::span<const double> x, std::span<const double> raw_hit, bool slots_share_lines) {
   CapacityFit fit;
   if (x.empty()) return fit;
   const std::vector<double> h = non_increasing(raw_hit);
   fit.capacity_bytes = half_crossing(x, h);
   const auto inside = std::count_if(h.begin(), h.end(), [](double v) { return v > 0.05 && v < 0.95; });
   if (inside < 2) return fit;
+
 
   // Grid searches over log capacity (and log width): a handful of points and
   // two parameters need no cleverer optimiser, and a grid cannot diverge.
@@ -124,6 +127,26 @@ CapacityFit fit_capacity(std::span<const double> x, std::span<const double> raw_
   // latencies: a fit better than 2% rms is no better).
   const double n = static_cast<double>(x.size());
   const double floor = n * 0.02 * 0.02;
+  // Slots sharing lines: h = min(1, C / F) is a candidate too, one parameter
+  // (a device that keeps a sampler's texels together, the H200's 2D path,
+  // still rises sharply, and the other models read it).
+  if (slots_share_lines) {
+    double best_lr = std::numeric_limits<double>::max(), lr_capacity = 0;
+    for (int i = 0; i <= kSteps; ++i) {
+      const double c = std::exp(lo + (hi - lo) * i / kSteps);
+      const double e = sse(x, h, [&](double f) { return std::min(1.0, c / f); });
+      if (e < best_lr) best_lr = e, lr_capacity = c;
+    }
+    const double bic_lr = n * std::log(std::max(best_lr, floor) / n) + 1 * std::log(n);
+    const double others = std::min({n * std::log(std::max(best_rr, floor) / n) + std::log(n),
+                                    n * std::log(std::max(best_so, floor) / n) + 2 * std::log(n),
+                                    n * std::log(std::max(best_sf, floor) / n) + 2 * std::log(n)});
+    if (bic_lr < others) {
+      fit.model = MissModel::kLineRevisits;
+      fit.capacity_bytes = lr_capacity;
+      return fit;
+    }
+  }
   const double bic_rr = n * std::log(std::max(best_rr, floor) / n) + 1 * std::log(n);
   const double bic_so = n * std::log(std::max(best_so, floor) / n) + 2 * std::log(n);
   const double bic_sf = n * std::log(std::max(best_sf, floor) / n) + 2 * std::log(n);
@@ -133,8 +156,19 @@ CapacityFit fit_capacity(std::span<const double> x, std::span<const double> raw_
   // (the synthetic split-L2 rises of test_cache_hierarchy have 4), so there
   // the reading right for unevenly filling sets is kept. A probe refined to
   // 1/16 octave puts 6-11 points in a 2-16-way rise.
+  //
+  // A cache of at most 4 KiB (the smallest page) spans no more than a page
+  // whatever its ways, so its sets cannot fill unevenly: there the choice is
+  // between sets filling and random replacement alone, from 3 points (a
+  // 1 KiB 4-way texture cache's rise spans 4 lines, 4 footprints at most).
   constexpr size_t kMinPointsForSetsFilling = 6;
-  if (x.size() >= kMinPointsForSetsFilling && bic_sf < bic_rr && bic_sf < bic_so) {
+  constexpr double kSmallestPage = 4096;
+  const bool within_a_page = fit.capacity_bytes <= kSmallestPage;
+  if (within_a_page && x.size() >= 3 && bic_sf < bic_rr) {
+    fit.model = MissModel::kSetsFilling;
+    fit.capacity_bytes = sf_capacity;
+    fit.ways = sf_ways;
+  } else if (x.size() >= kMinPointsForSetsFilling && bic_sf < bic_rr && bic_sf < bic_so) {
     fit.model = MissModel::kSetsFilling;
     fit.capacity_bytes = sf_capacity;
     fit.ways = sf_ways;

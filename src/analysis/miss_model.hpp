@@ -18,6 +18,12 @@
 //   cyclic chase: h = 1 - (w + 1)(F - C)/F, reaching 0 at F = C (w + 1)/w.
 //   Misses begin exactly at C; half the loads hit 1/(2w + 1) later (12% for
 //   4 ways, 6% for 8: found by the sim backend's recovery tests).
+// - Line revisits: a cycle whose slots share lines (the texture probe's 2D
+//   path makes every pixel a slot, several to a line) revisits a line after
+//   a random gap. With k slots per line, the gap is roughly exponential with
+//   mean F/k slots, and the lines touched in it, (F/k)(1 - e^(-k g / F)) in
+//   line units, fit an LRU cache of C while g is short enough: h = C / F
+//   for F > C, whatever k >= 2. Half the loads hit at 2C.
 // Reading "half the loads hit" as the capacity is right for the first two,
 // 39% high for the third and up to 1/(2w+1) high for the fourth, so the
 // rise's shape decides which to use.
@@ -28,7 +34,7 @@
 
 namespace gpuscope::analysis {
 
-enum class MissModel { kSharp, kSetOverflow, kRandomReplacement, kSetsFilling };
+enum class MissModel { kSharp, kSetOverflow, kRandomReplacement, kSetsFilling, kLineRevisits };
 
 std::string to_string(MissModel m);
 
@@ -56,6 +62,12 @@ double sets_filling_hit_rate(double ratio, double ways);
 // misses begin), set overflow the footprint where the data cross h = 1/2. The hit fractions are first made
 // non-increasing (isotonic regression), as no real cache hits more often
 // when the footprint grows.
-CapacityFit fit_capacity(std::span<const double> footprint, std::span<const double> hit);
+//
+// `slots_share_lines`: the chase's slots are smaller than a line (several
+// per line, visited in random order): the line-revisit model is a candidate
+// too (one parameter, read where misses begin), and wins where its BIC is
+// the lowest.
+CapacityFit fit_capacity(std::span<const double> footprint, std::span<const double> hit,
+                         bool slots_share_lines = false);
 
 }  // namespace gpuscope::analysis
