@@ -38,12 +38,17 @@ class Table:
         f = self.f.get(fid)
         return None if f is None else f["value"]
 
-    def add(self, parameter, configured, fid, tolerance, scale=1.0):
-        """tolerance: relative (0.1), 0 for exact, None for shown only."""
+    def add(self, parameter, configured, fid, tolerance, scale=1.0, unmeasurable=None):
+        """tolerance: relative (0.1), 0 for exact, None for shown only.
+        unmeasurable: why the probe cannot see this parameter on this
+        description (shown, not counted)."""
         got = self.found(fid)
         if isinstance(got, (int, float)) and not isinstance(got, bool):
             got = got * scale
-        if got is None:
+        if unmeasurable:
+            verdict = "n/a: " + unmeasurable
+            tolerance = None
+        elif got is None:
             verdict = "missing"
         elif tolerance is None:
             verdict = ""
@@ -126,7 +131,10 @@ def table_for(results):
 
     # Execution.
     t.add("wave width", value(d.get("divergence_granularity", core["wave_width"])), "exec.wave_width", 0)
-    t.add("scheduler partitions", value(core["units_per_core"]), "exec.scheduler_partitions", 0)
+    # The partition sets need 8 waves in one work-group (strides up to 8).
+    group_waves = value(core["max_work_group_size"]) // value(core["wave_width"])
+    t.add("scheduler partitions", value(core["units_per_core"]), "exec.scheduler_partitions", 0,
+          unmeasurable=f"{group_waves} waves per work-group" if group_waves < 8 else None)
     # What a compute kernel can hold at once: the wave slots, or fewer where
     # the work-group limit binds first for groups of the largest size.
     group = min(value(core["max_work_group_size"]), 1024) // 64 * 64

@@ -251,10 +251,18 @@ class TransferProbe {
     if (k.max_work_group_size() < group) throw Unsupported("transfer: read kernel needs groups of 256");
     const size_t groups = std::max<size_t>(1, std::min<size_t>(info_.compute_units * 16, count / group));
     auto partial = dev_.create_buffer(groups * sizeof(uint32_t));
-    // Every word holds 1, so the sum is the number of words (mod 2^32).
-    std::vector<uint32_t> ones(bytes / 4, 1u);
-    std::unique_ptr<Buffer> bufs[2] = {dev_.create_buffer(bytes), dev_.create_host_buffer(bytes)};
-    for (auto& b : bufs) dev_.write_values<uint32_t>(*b, ones);
+    // Every word holds 1, so the sum is the number of words (mod 2^32);
+    // written 16 MiB at a time (bytes is a multiple of it or below it).
+    const size_t piece = std::min<size_t>(bytes, 16 * kMiB);
+    const std::vector<uint32_t> ones(piece / 4, 1u);
+    const std::span<const std::byte> ones_bytes = std::as_bytes(std::span<const uint32_t>(ones));
+    // The device kind is the transfers' buffer (its first `bytes`): the
+    // copies above are done with it.
+    std::unique_ptr<Buffer> host_buf = dev_.create_host_buffer(bytes);
+    Buffer* bufs[2] = {device_buf_.get(), host_buf.get()};
+    for (Buffer* b : bufs)
+      for (size_t at = 0; at < bytes; at += piece)
+        dev_.write(*b, at, ones_bytes.first(std::min(piece, bytes - at)));
     auto once = [&](Buffer& buf) {
       const KernelArg args[] = {&buf, static_cast<uint64_t>(count), partial.get()};
       const double ns = dev_.launch(k, Range::d1(groups * group), Range::d1(group), args);
