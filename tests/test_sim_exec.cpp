@@ -7,6 +7,8 @@
 #include "backends/sim/sim_device.hpp"
 #include "probes/probe.hpp"
 
+#include "sim_configs.hpp"
+
 #include <gtest/gtest.h>
 
 #include <variant>
@@ -50,7 +52,7 @@ class SimExecRecovery : public testing::TestWithParam<std::string> {};
 // what must stay cached), exec.code_bytes_per_op within 5% of
 // icache.bytes_per_op.
 TEST_P(SimExecRecovery, InstructionCacheAndCodeBytes) {
-  const SimConfig c = load_sim_preset(GetParam());
+  const SimConfig c = test::sim_config_named(GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
   const Results r = run_probe(dev, run_icache_probe, true);
   const Series* body = r.find_series("icache.body");
@@ -76,7 +78,7 @@ TEST_P(SimExecRecovery, InstructionCacheAndCodeBytes) {
 // says; the fma + int32 add mix, where measured, is never dual-issued by
 // the model.
 TEST_P(SimExecRecovery, DualIssueWhereConfigured) {
-  const SimConfig c = load_sim_preset(GetParam());
+  const SimConfig c = test::sim_config_named(GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
   const Results r = run_probe(dev, run_compute_probe, true);
   const auto fs = analysis::compute_findings(r);
@@ -95,7 +97,7 @@ TEST_P(SimExecRecovery, DualIssueWhereConfigured) {
 // (registers per work-item in the build log, spills as private memory past
 // core.max_registers_per_item) recorded per build.
 TEST_P(SimExecRecovery, OccupancyRunsEndToEnd) {
-  const SimConfig c = load_sim_preset(GetParam());
+  const SimConfig c = test::sim_config_named(GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
   const Results r = run_probe(dev, run_occupancy_probe, true);
   for (const char* id : {"occupancy.registers", "occupancy.waves", "occupancy.local"}) {
@@ -122,7 +124,7 @@ TEST_P(SimExecRecovery, OccupancyRunsEndToEnd) {
 // (Adreno 320: one group of 128 = 4 waves, below its 8 slots). Only the
 // quick sweep (no bisection): every preset's jump is at a whole group.
 TEST_P(SimExecRecovery, WavesPerCore) {
-  const SimConfig c = load_sim_preset(GetParam());
+  const SimConfig c = test::sim_config_named(GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
   const Results r = run_probe(dev, run_occupancy_probe, true);
   const Series* waves = r.find_series("occupancy.waves");
@@ -143,3 +145,4 @@ TEST_P(SimExecRecovery, WavesPerCore) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, SimExecRecovery, testing::ValuesIn(kPresets), test_name);
+INSTANTIATE_TEST_SUITE_P(Drawn, SimExecRecovery, testing::ValuesIn(test::kDrawnGpus), test_name);

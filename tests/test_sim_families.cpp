@@ -12,6 +12,8 @@
 #include "probes/probe.hpp"
 
 #include <fmt/format.h>
+#include "sim_configs.hpp"
+
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -90,7 +92,7 @@ class SimComputeRecovery : public testing::TestWithParam<std::string> {};
 // fp32 FMA throughput within 5%, and the ratios of the listed rates to it
 // (add, fp16, int32 add, special functions) within 5%.
 TEST_P(SimComputeRecovery, ThroughputAndRateRatios) {
-  const SimConfig c = load_sim_preset(GetParam());
+  const SimConfig c = test::sim_config_named(GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
   Results r = run_probe(dev, run_compute_probe, true);
   const auto fs = analysis::compute_findings(r);
@@ -124,6 +126,7 @@ TEST_P(SimComputeRecovery, ThroughputAndRateRatios) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, SimComputeRecovery, testing::ValuesIn(kPresets), test_name);
+INSTANTIATE_TEST_SUITE_P(Drawn, SimComputeRecovery, testing::ValuesIn(test::kDrawnGpus), test_name);
 
 class SimDivergenceRecovery : public testing::TestWithParam<std::string> {};
 
@@ -131,7 +134,7 @@ class SimDivergenceRecovery : public testing::TestWithParam<std::string> {};
 // scheduler partitions exactly units_per_core (Mali-G52's 3 execution
 // engines included: the probe's strides of 3 and 6 see them).
 TEST_P(SimDivergenceRecovery, WaveWidthAndPartitions) {
-  const SimConfig c = load_sim_preset(GetParam());
+  const SimConfig c = test::sim_config_named(GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
   const Results r = run_probe(dev, run_divergence_probe, false);
   const Series* blocks = r.find_series("divergence.blocks");
@@ -158,6 +161,7 @@ TEST_P(SimDivergenceRecovery, WaveWidthAndPartitions) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, SimDivergenceRecovery, testing::ValuesIn(kPresets), test_name);
+INSTANTIATE_TEST_SUITE_P(Drawn, SimDivergenceRecovery, testing::ValuesIn(test::kDrawnGpus), test_name);
 
 class SimBandwidthRecovery : public testing::TestWithParam<std::string> {};
 
@@ -171,7 +175,7 @@ class SimBandwidthRecovery : public testing::TestWithParam<std::string> {};
 // the probe fills its buffers with random words, and at the presets' 256 MiB
 // a run holds ~1 GB of host memory.
 TEST_P(SimBandwidthRecovery, DramAndLevelBandwidths) {
-  nlohmann::json j = load_sim_preset(GetParam()).source;
+  nlohmann::json j = test::sim_config_named(GetParam()).source;
   j["memory"]["max_alloc_bytes"] = 64 << 20;
   const SimConfig c = parse_sim_config(j, GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
@@ -210,6 +214,7 @@ TEST_P(SimBandwidthRecovery, DramAndLevelBandwidths) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, SimBandwidthRecovery, testing::ValuesIn(kPresets), test_name);
+INSTANTIATE_TEST_SUITE_P(Drawn, SimBandwidthRecovery, testing::ValuesIn(test::kDrawnGpus), test_name);
 
 class SimLocalRecovery : public testing::TestWithParam<std::string> {};
 
@@ -217,7 +222,7 @@ class SimLocalRecovery : public testing::TestWithParam<std::string> {};
 // local memory and the capacity within 5% (the latency of memory behind the
 // load/store cache is the global path's, checked against that).
 TEST_P(SimLocalRecovery, OnChipLatencyAndCapacity) {
-  const SimConfig c = load_sim_preset(GetParam());
+  const SimConfig c = test::sim_config_named(GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
   const Results r = run_probe(dev, run_local_probe, false);
   const auto fs = analysis::local_findings(
@@ -246,6 +251,7 @@ TEST_P(SimLocalRecovery, OnChipLatencyAndCapacity) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, SimLocalRecovery, testing::ValuesIn(kPresets), test_name);
+INSTANTIATE_TEST_SUITE_P(Drawn, SimLocalRecovery, testing::ValuesIn(test::kDrawnGpus), test_name);
 
 class SimSchedulingRecovery : public testing::TestWithParam<std::string> {};
 
@@ -254,7 +260,7 @@ class SimSchedulingRecovery : public testing::TestWithParam<std::string> {};
 // groups the probe tries, 32 work-items, never hit the work-item limit of
 // these presets).
 TEST_P(SimSchedulingRecovery, WorkgroupsPerCore) {
-  const SimConfig c = load_sim_preset(GetParam());
+  const SimConfig c = test::sim_config_named(GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
   Results r = run_probe(dev, run_scheduling_probe, false);
   const auto fs = analysis::scheduling_findings(r);
@@ -272,6 +278,7 @@ TEST_P(SimSchedulingRecovery, WorkgroupsPerCore) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, SimSchedulingRecovery, testing::ValuesIn(kPresets), test_name);
+INSTANTIATE_TEST_SUITE_P(Drawn, SimSchedulingRecovery, testing::ValuesIn(test::kDrawnGpus), test_name);
 
 class SimTransferRecovery : public testing::TestWithParam<std::string> {};
 
@@ -280,7 +287,7 @@ class SimTransferRecovery : public testing::TestWithParam<std::string> {};
 // (sizes 4 KiB .. 16 MiB in quick mode; the maps' host touches are real
 // work: at 64 MiB the test took 10 s).
 TEST_P(SimTransferRecovery, ZeroCopyAndLink) {
-  nlohmann::json j = load_sim_preset(GetParam()).source;
+  nlohmann::json j = test::sim_config_named(GetParam()).source;
   j["memory"]["max_alloc_bytes"] = 16 << 20;
   const SimConfig c = parse_sim_config(j, GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
@@ -300,6 +307,7 @@ TEST_P(SimTransferRecovery, ZeroCopyAndLink) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, SimTransferRecovery, testing::ValuesIn(kPresets), test_name);
+INSTANTIATE_TEST_SUITE_P(Drawn, SimTransferRecovery, testing::ValuesIn(test::kDrawnGpus), test_name);
 
 class SimOpLatencyRecovery : public testing::TestWithParam<std::string> {};
 
@@ -307,7 +315,7 @@ class SimOpLatencyRecovery : public testing::TestWithParam<std::string> {};
 // lists (the seed 004 paper's measured Adreno 320 / 420 figures) among the
 // ops the quick oplatency matrix times.
 TEST_P(SimOpLatencyRecovery, ListedLatencies) {
-  const SimConfig c = load_sim_preset(GetParam());
+  const SimConfig c = test::sim_config_named(GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
   Results r = run_probe(dev, run_oplatency_probe, true);
   const auto fs = analysis::compute_findings(r);

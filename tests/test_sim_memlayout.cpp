@@ -13,6 +13,8 @@
 #include "probes/probe.hpp"
 
 #include <fmt/format.h>
+#include "sim_configs.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -52,7 +54,7 @@ nlohmann::json sectored_description() {
 }
 
 SimConfig config_of(const std::string& name) {
-  return name == "sectored" ? parse_sim_config(sectored_description(), name) : load_sim_preset(name);
+  return name == "sectored" ? parse_sim_config(sectored_description(), name) : test::sim_config_named(name);
 }
 
 std::string test_name(const testing::TestParamInfo<std::string>& info) {
@@ -284,3 +286,4 @@ TEST_P(SimMemlayoutRecovery, CoalescingSegmentStridesAndSaturation) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sim, SimMemlayoutRecovery, testing::ValuesIn(kConfigs), test_name);
+INSTANTIATE_TEST_SUITE_P(Drawn, SimMemlayoutRecovery, testing::ValuesIn(test::kDrawnGpus), test_name);

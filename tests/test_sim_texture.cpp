@@ -9,6 +9,8 @@
 #include "probes/probe.hpp"
 
 #include <fmt/format.h>
+#include "sim_configs.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -64,7 +66,7 @@ class SimTextureRecovery : public testing::TestWithParam<std::string> {};
 // footprints the probe measured; texture.shares_l1 exactly (the first
 // texture-path level also serves loads).
 TEST_P(SimTextureRecovery, LevelsBandwidthAndSharing) {
-  nlohmann::json j = load_sim_preset(GetParam()).source;
+  nlohmann::json j = test::sim_config_named(GetParam()).source;
   j["memory"]["max_alloc_bytes"] = 64 << 20;
   const SimConfig c = parse_sim_config(j, GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
@@ -136,3 +138,4 @@ TEST_P(SimTextureRecovery, LevelsBandwidthAndSharing) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, SimTextureRecovery, testing::ValuesIn(kPresets), test_name);
+INSTANTIATE_TEST_SUITE_P(Drawn, SimTextureRecovery, testing::ValuesIn(test::kDrawnGpus), test_name);

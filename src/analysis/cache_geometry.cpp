@@ -255,6 +255,9 @@ std::vector<Finding> geometry_findings(const Series* pairs_near, const Series* p
     const bool concurrent = groups > 1 && first_lone > 0 && first_all < 1.5 * first_lone;
     if (concurrent) {
       for (const auto& r : read_sharing(*shared_lone, *shared_all)) {
+        // The sharing sweep stops at 8 MiB per group: its last plateau may be
+        // DRAM, which the latency probe's count of levels tells.
+        if (cache_levels > 0 && r.level > cache_levels) continue;
         Finding f;
         f.id = fmt::format("memory.L{}.shared_by_cus", r.level);
         f.value = r.shared;

@@ -188,7 +188,8 @@ class GeometryProbe {
     return s;
   }
 
-  // Per-group footprints 4 KiB .. min(8 MiB, buffer / G), 2 per octave (1 quick).
+  // Per-group footprints 1 KiB .. min(8 MiB, buffer / G), 2 per octave (1
+  // quick): a phone's 8 KiB first level still gets a plateau of 3 or more.
   Series shared_series(uint32_t groups) {
     const uint32_t w = rig_.word_bytes();
     const size_t region = std::bit_floor(std::min<size_t>(8 * kMiB, rig_.bytes() / groups_));
@@ -200,7 +201,7 @@ class GeometryProbe {
                      {"region_bytes", region},
                      {"pattern", "one work-item per group, each chasing a random cycle in its own region"}});
     const double step = quick_ ? 2.0 : std::sqrt(2.0);
-    for (double f = 4 * kKiB; f <= static_cast<double>(region) * 1.0001; f *= step) {
+    for (double f = 1 * kKiB; f <= static_cast<double>(region) * 1.0001; f *= step) {
       const auto n = static_cast<uint32_t>(std::max(2.0, std::round(f / static_cast<double>(line_))));
       const auto visit = rig_.link_regions(random_visit_order(n, 0x5a4eULL ^ n),
                                            static_cast<uint32_t>(line_ / w), region / w, groups);
