@@ -4,7 +4,12 @@
 #pragma once
 
 #include "backends/sim/sim_config.hpp"
+#include "backends/sim/sim_device.hpp"
 #include "core/random.hpp"
+#include "core/results.hpp"
+#include "probes/probe.hpp"
+
+#include <gtest/gtest.h>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -121,6 +126,31 @@ inline nlohmann::json drawn_description(uint64_t seed) {
 inline sim::SimConfig sim_config_named(const std::string& name) {
   if (name.rfind("drawn-", 0) == 0) return sim::parse_sim_config(drawn_description(std::stoull(name.substr(6))), name);
   return sim::load_sim_preset(name);
+}
+
+// Test names from configuration names ("mali-g52" -> mali_g52).
+inline std::string sim_test_name(const testing::TestParamInfo<std::string>& info) {
+  std::string n = info.param;
+  for (auto& ch : n)
+    if (ch == '-') ch = '_';
+  return n;
+}
+
+// One probe on a sim device, its series in Results beside the device's info.
+inline Results run_sim_probe(sim::SimDevice& dev, std::vector<Series> (*probe)(ProbeContext&), bool quick) {
+  ProbeOptions opts;
+  opts.quick = quick;
+  ProbeContext ctx{dev, opts, 30.0};
+  Results r;
+  r.device = dev.info();
+  r.series = probe(ctx);
+  return r;
+}
+
+inline const Finding* find_finding(const std::vector<Finding>& fs, const std::string& id) {
+  for (const auto& f : fs)
+    if (f.id == id) return &f;
+  return nullptr;
 }
 
 }  // namespace gpuscope::test

@@ -16,36 +16,6 @@
 using namespace gpuscope;
 using namespace gpuscope::sim;
 
-namespace {
-
-const std::vector<std::string> kPresets = {"mali-g52", "adreno-530", "adreno-615", "adreno-320",
-                                           "adreno-420"};
-
-std::string test_name(const testing::TestParamInfo<std::string>& info) {
-  std::string n = info.param;
-  for (auto& ch : n)
-    if (ch == '-') ch = '_';
-  return n;
-}
-
-Results run_probe(SimDevice& dev, std::vector<Series> (*probe)(ProbeContext&), bool quick) {
-  ProbeOptions opts;
-  opts.quick = quick;
-  ProbeContext ctx{dev, opts, 30.0};
-  Results r;
-  r.device = dev.info();
-  r.series = probe(ctx);
-  return r;
-}
-
-const Finding* find(const std::vector<Finding>& fs, const std::string& id) {
-  for (const auto& f : fs)
-    if (f.id == id) return &f;
-  return nullptr;
-}
-
-}  // namespace
-
 class SimExecRecovery : public testing::TestWithParam<std::string> {};
 
 // exec.icache_bytes within 10% of icache.capacity_bytes (the loop body is
@@ -54,7 +24,7 @@ class SimExecRecovery : public testing::TestWithParam<std::string> {};
 TEST_P(SimExecRecovery, InstructionCacheAndCodeBytes) {
   const SimConfig c = test::sim_config_named(GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
-  const Results r = run_probe(dev, run_icache_probe, true);
+  const Results r = test::run_sim_probe(dev, run_icache_probe, true);
   const Series* body = r.find_series("icache.body");
   const Series* binary = r.find_series("icache.binary");
   ASSERT_NE(body, nullptr);
@@ -66,7 +36,7 @@ TEST_P(SimExecRecovery, InstructionCacheAndCodeBytes) {
               c.icache.bytes_per_op, per_op);
   EXPECT_NEAR(per_op / c.icache.bytes_per_op, 1.0, 0.05);
   const auto fs = analysis::icache_findings(*body, binary);
-  const Finding* bytes = find(fs, "exec.icache_bytes");
+  const Finding* bytes = test::find_finding(fs, "exec.icache_bytes");
   ASSERT_NE(bytes, nullptr);
   const double got = std::get<double>(bytes->value);
   const auto want = static_cast<double>(c.icache.capacity_bytes);
@@ -80,10 +50,10 @@ TEST_P(SimExecRecovery, InstructionCacheAndCodeBytes) {
 TEST_P(SimExecRecovery, DualIssueWhereConfigured) {
   const SimConfig c = test::sim_config_named(GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
-  const Results r = run_probe(dev, run_compute_probe, true);
+  const Results r = test::run_sim_probe(dev, run_compute_probe, true);
   const auto fs = analysis::compute_findings(r);
-  const Finding* fma_add = find(fs, "compute.dual_issue.fp32_fma_add");
-  const Finding* fma_iadd = find(fs, "compute.dual_issue.fp32_fma_int32_add");
+  const Finding* fma_add = test::find_finding(fs, "compute.dual_issue.fp32_fma_add");
+  const Finding* fma_iadd = test::find_finding(fs, "compute.dual_issue.fp32_fma_int32_add");
   ASSERT_NE(fma_add, nullptr);
   const bool got = std::get<bool>(fma_add->value);
   std::printf("compute %s: fma+add dual issue configured %s, recovered %s (%s)\n", c.id_name.c_str(),
@@ -99,7 +69,7 @@ TEST_P(SimExecRecovery, DualIssueWhereConfigured) {
 TEST_P(SimExecRecovery, OccupancyRunsEndToEnd) {
   const SimConfig c = test::sim_config_named(GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
-  const Results r = run_probe(dev, run_occupancy_probe, true);
+  const Results r = test::run_sim_probe(dev, run_occupancy_probe, true);
   for (const char* id : {"occupancy.registers", "occupancy.waves", "occupancy.local"}) {
     const Series* s = r.find_series(id);
     ASSERT_NE(s, nullptr) << id;
@@ -126,7 +96,7 @@ TEST_P(SimExecRecovery, OccupancyRunsEndToEnd) {
 TEST_P(SimExecRecovery, WavesPerCore) {
   const SimConfig c = test::sim_config_named(GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
-  const Results r = run_probe(dev, run_occupancy_probe, true);
+  const Results r = test::run_sim_probe(dev, run_occupancy_probe, true);
   const Series* waves = r.find_series("occupancy.waves");
   ASSERT_NE(waves, nullptr);
   const auto& k = c.core;
@@ -144,5 +114,5 @@ TEST_P(SimExecRecovery, WavesPerCore) {
   EXPECT_GE(fs[0].confidence, 0.5);
 }
 
-INSTANTIATE_TEST_SUITE_P(Presets, SimExecRecovery, testing::ValuesIn(kPresets), test_name);
-INSTANTIATE_TEST_SUITE_P(Drawn, SimExecRecovery, testing::ValuesIn(test::kDrawnGpus), test_name);
+INSTANTIATE_TEST_SUITE_P(Presets, SimExecRecovery, testing::ValuesIn(test::kSimPresets), test::sim_test_name);
+INSTANTIATE_TEST_SUITE_P(Drawn, SimExecRecovery, testing::ValuesIn(test::kDrawnGpus), test::sim_test_name);

@@ -26,16 +26,6 @@ using namespace gpuscope::sim;
 
 namespace {
 
-const std::vector<std::string> kPresets = {"mali-g52", "adreno-530", "adreno-615", "adreno-320",
-                                           "adreno-420"};
-
-std::string test_name(const testing::TestParamInfo<std::string>& info) {
-  std::string n = info.param;
-  for (auto& ch : n)
-    if (ch == '-') ch = '_';
-  return n;
-}
-
 std::optional<double> listed_rate(const SimConfig& c, const std::string& type, const std::string& op) {
   for (const auto& o : c.rates.ops)
     if (o.type == type && o.op == op) return o.per_clock_per_core;
@@ -68,16 +58,6 @@ double configured_base_fp32(const SimConfig& c) {
   return listed_rate(c, "float", "add").value();
 }
 
-Results run_probe(SimDevice& dev, std::vector<Series> (*probe)(ProbeContext&), bool quick) {
-  ProbeOptions opts;
-  opts.quick = quick;
-  ProbeContext ctx{dev, opts, 30.0};
-  Results r;
-  r.device = dev.info();
-  r.series = probe(ctx);
-  return r;
-}
-
 double finding(const std::vector<Finding>& fs, const std::string& id) {
   for (const auto& f : fs)
     if (f.id == id) return std::get<double>(f.value);
@@ -94,7 +74,7 @@ class SimComputeRecovery : public testing::TestWithParam<std::string> {};
 TEST_P(SimComputeRecovery, ThroughputAndRateRatios) {
   const SimConfig c = test::sim_config_named(GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
-  Results r = run_probe(dev, run_compute_probe, true);
+  Results r = test::run_sim_probe(dev, run_compute_probe, true);
   const auto fs = analysis::compute_findings(r);
   const double fma_cfg = gops(c, configured_fp32_fma(c));
   const double fma_got = finding(fs, "compute.fp32.fma.throughput_gops");
@@ -125,8 +105,8 @@ TEST_P(SimComputeRecovery, ThroughputAndRateRatios) {
   EXPECT_GE(checked, 2);
 }
 
-INSTANTIATE_TEST_SUITE_P(Presets, SimComputeRecovery, testing::ValuesIn(kPresets), test_name);
-INSTANTIATE_TEST_SUITE_P(Drawn, SimComputeRecovery, testing::ValuesIn(test::kDrawnGpus), test_name);
+INSTANTIATE_TEST_SUITE_P(Presets, SimComputeRecovery, testing::ValuesIn(test::kSimPresets), test::sim_test_name);
+INSTANTIATE_TEST_SUITE_P(Drawn, SimComputeRecovery, testing::ValuesIn(test::kDrawnGpus), test::sim_test_name);
 
 class SimDivergenceRecovery : public testing::TestWithParam<std::string> {};
 
@@ -136,7 +116,7 @@ class SimDivergenceRecovery : public testing::TestWithParam<std::string> {};
 TEST_P(SimDivergenceRecovery, WaveWidthAndPartitions) {
   const SimConfig c = test::sim_config_named(GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
-  const Results r = run_probe(dev, run_divergence_probe, false);
+  const Results r = test::run_sim_probe(dev, run_divergence_probe, false);
   const Series* blocks = r.find_series("divergence.blocks");
   ASSERT_NE(blocks, nullptr);
   const auto width = analysis::wave_width_findings(*blocks);
@@ -160,8 +140,8 @@ TEST_P(SimDivergenceRecovery, WaveWidthAndPartitions) {
   EXPECT_EQ(std::get<double>(pf.front().value), units);
 }
 
-INSTANTIATE_TEST_SUITE_P(Presets, SimDivergenceRecovery, testing::ValuesIn(kPresets), test_name);
-INSTANTIATE_TEST_SUITE_P(Drawn, SimDivergenceRecovery, testing::ValuesIn(test::kDrawnGpus), test_name);
+INSTANTIATE_TEST_SUITE_P(Presets, SimDivergenceRecovery, testing::ValuesIn(test::kSimPresets), test::sim_test_name);
+INSTANTIATE_TEST_SUITE_P(Drawn, SimDivergenceRecovery, testing::ValuesIn(test::kDrawnGpus), test::sim_test_name);
 
 class SimBandwidthRecovery : public testing::TestWithParam<std::string> {};
 
@@ -179,7 +159,7 @@ TEST_P(SimBandwidthRecovery, DramAndLevelBandwidths) {
   j["memory"]["max_alloc_bytes"] = 64 << 20;
   const SimConfig c = parse_sim_config(j, GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
-  const Results r = run_probe(dev, run_bandwidth_probe, true);
+  const Results r = test::run_sim_probe(dev, run_bandwidth_probe, true);
   analysis::Hierarchy h;
   std::vector<double> expect;  // GB/s per level, then DRAM
   double slowest = INFINITY;
@@ -213,8 +193,8 @@ TEST_P(SimBandwidthRecovery, DramAndLevelBandwidths) {
   EXPECT_NEAR(dram_got / dram_want, 1.0, 0.05) << table;
 }
 
-INSTANTIATE_TEST_SUITE_P(Presets, SimBandwidthRecovery, testing::ValuesIn(kPresets), test_name);
-INSTANTIATE_TEST_SUITE_P(Drawn, SimBandwidthRecovery, testing::ValuesIn(test::kDrawnGpus), test_name);
+INSTANTIATE_TEST_SUITE_P(Presets, SimBandwidthRecovery, testing::ValuesIn(test::kSimPresets), test::sim_test_name);
+INSTANTIATE_TEST_SUITE_P(Drawn, SimBandwidthRecovery, testing::ValuesIn(test::kDrawnGpus), test::sim_test_name);
 
 class SimLocalRecovery : public testing::TestWithParam<std::string> {};
 
@@ -224,7 +204,7 @@ class SimLocalRecovery : public testing::TestWithParam<std::string> {};
 TEST_P(SimLocalRecovery, OnChipLatencyAndCapacity) {
   const SimConfig c = test::sim_config_named(GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
-  const Results r = run_probe(dev, run_local_probe, false);
+  const Results r = test::run_sim_probe(dev, run_local_probe, false);
   const auto fs = analysis::local_findings(
       r.find_series("local.latency"), r.find_series("local.global_latency"), r.find_series("local.bandwidth"),
       r.find_series("local.global_bandwidth"), r.find_series("local.capacity"));
@@ -250,8 +230,8 @@ TEST_P(SimLocalRecovery, OnChipLatencyAndCapacity) {
               0.05);
 }
 
-INSTANTIATE_TEST_SUITE_P(Presets, SimLocalRecovery, testing::ValuesIn(kPresets), test_name);
-INSTANTIATE_TEST_SUITE_P(Drawn, SimLocalRecovery, testing::ValuesIn(test::kDrawnGpus), test_name);
+INSTANTIATE_TEST_SUITE_P(Presets, SimLocalRecovery, testing::ValuesIn(test::kSimPresets), test::sim_test_name);
+INSTANTIATE_TEST_SUITE_P(Drawn, SimLocalRecovery, testing::ValuesIn(test::kDrawnGpus), test::sim_test_name);
 
 class SimSchedulingRecovery : public testing::TestWithParam<std::string> {};
 
@@ -262,7 +242,7 @@ class SimSchedulingRecovery : public testing::TestWithParam<std::string> {};
 TEST_P(SimSchedulingRecovery, WorkgroupsPerCore) {
   const SimConfig c = test::sim_config_named(GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
-  Results r = run_probe(dev, run_scheduling_probe, false);
+  Results r = test::run_sim_probe(dev, run_scheduling_probe, false);
   const auto fs = analysis::scheduling_findings(r);
   const auto one = std::find_if(fs.begin(), fs.end(),
                                 [](const Finding& f) { return f.id == "sched.one_workgroup_per_cu"; });
@@ -277,8 +257,8 @@ TEST_P(SimSchedulingRecovery, WorkgroupsPerCore) {
   EXPECT_EQ(most, static_cast<double>(c.core.workgroups_per_core));
 }
 
-INSTANTIATE_TEST_SUITE_P(Presets, SimSchedulingRecovery, testing::ValuesIn(kPresets), test_name);
-INSTANTIATE_TEST_SUITE_P(Drawn, SimSchedulingRecovery, testing::ValuesIn(test::kDrawnGpus), test_name);
+INSTANTIATE_TEST_SUITE_P(Presets, SimSchedulingRecovery, testing::ValuesIn(test::kSimPresets), test::sim_test_name);
+INSTANTIATE_TEST_SUITE_P(Drawn, SimSchedulingRecovery, testing::ValuesIn(test::kDrawnGpus), test::sim_test_name);
 
 class SimTransferRecovery : public testing::TestWithParam<std::string> {};
 
@@ -291,7 +271,7 @@ TEST_P(SimTransferRecovery, ZeroCopyAndLink) {
   j["memory"]["max_alloc_bytes"] = 16 << 20;
   const SimConfig c = parse_sim_config(j, GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
-  const Results r = run_probe(dev, run_transfer_probe, true);
+  const Results r = test::run_sim_probe(dev, run_transfer_probe, true);
   const auto fs = analysis::transfer_findings(r);
   const auto zc =
       std::find_if(fs.begin(), fs.end(), [](const Finding& f) { return f.id == "host.zero_copy"; });
@@ -306,8 +286,8 @@ TEST_P(SimTransferRecovery, ZeroCopyAndLink) {
   EXPECT_NEAR(d2h / c.host.link_bandwidth_gbps, 1.0, 0.05);
 }
 
-INSTANTIATE_TEST_SUITE_P(Presets, SimTransferRecovery, testing::ValuesIn(kPresets), test_name);
-INSTANTIATE_TEST_SUITE_P(Drawn, SimTransferRecovery, testing::ValuesIn(test::kDrawnGpus), test_name);
+INSTANTIATE_TEST_SUITE_P(Presets, SimTransferRecovery, testing::ValuesIn(test::kSimPresets), test::sim_test_name);
+INSTANTIATE_TEST_SUITE_P(Drawn, SimTransferRecovery, testing::ValuesIn(test::kDrawnGpus), test::sim_test_name);
 
 class SimOpLatencyRecovery : public testing::TestWithParam<std::string> {};
 
@@ -317,7 +297,7 @@ class SimOpLatencyRecovery : public testing::TestWithParam<std::string> {};
 TEST_P(SimOpLatencyRecovery, ListedLatencies) {
   const SimConfig c = test::sim_config_named(GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
-  Results r = run_probe(dev, run_oplatency_probe, true);
+  Results r = test::run_sim_probe(dev, run_oplatency_probe, true);
   const auto fs = analysis::compute_findings(r);
   const std::map<std::string, std::string> types = {{"float", "fp32"}, {"half", "fp16"},  {"double", "fp64"},
                                                     {"int", "int32"},  {"long", "int64"}, {"short", "int16"},
@@ -338,4 +318,4 @@ TEST_P(SimOpLatencyRecovery, ListedLatencies) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, SimOpLatencyRecovery, testing::Values("adreno-320", "adreno-420"),
-                         test_name);
+                         test::sim_test_name);

@@ -57,13 +57,6 @@ SimConfig config_of(const std::string& name) {
   return name == "sectored" ? parse_sim_config(sectored_description(), name) : test::sim_config_named(name);
 }
 
-std::string test_name(const testing::TestParamInfo<std::string>& info) {
-  std::string n = info.param;
-  for (auto& ch : n)
-    if (ch == '-') ch = '_';
-  return n;
-}
-
 std::vector<Series> run_probe(SimDevice& dev, std::vector<Series> (*probe)(ProbeContext&), bool quick) {
   ProbeOptions opts;
   opts.quick = quick;
@@ -285,5 +278,5 @@ TEST_P(SimMemlayoutRecovery, CoalescingSegmentStridesAndSaturation) {
   EXPECT_EQ(number(*sat), want);
 }
 
-INSTANTIATE_TEST_SUITE_P(Sim, SimMemlayoutRecovery, testing::ValuesIn(kConfigs), test_name);
-INSTANTIATE_TEST_SUITE_P(Drawn, SimMemlayoutRecovery, testing::ValuesIn(test::kDrawnGpus), test_name);
+INSTANTIATE_TEST_SUITE_P(Sim, SimMemlayoutRecovery, testing::ValuesIn(kConfigs), test::sim_test_name);
+INSTANTIATE_TEST_SUITE_P(Drawn, SimMemlayoutRecovery, testing::ValuesIn(test::kDrawnGpus), test::sim_test_name);

@@ -19,26 +19,6 @@ using namespace gpuscope::sim;
 
 namespace {
 
-const std::vector<std::string> kPresets = {"mali-g52", "adreno-530", "adreno-615", "adreno-320",
-                                           "adreno-420"};
-
-std::string test_name(const testing::TestParamInfo<std::string>& info) {
-  std::string n = info.param;
-  for (auto& ch : n)
-    if (ch == '-') ch = '_';
-  return n;
-}
-
-Results run_probe(SimDevice& dev, std::vector<Series> (*probe)(ProbeContext&)) {
-  ProbeOptions opts;
-  opts.quick = true;
-  ProbeContext ctx{dev, opts, 30.0};
-  Results r;
-  r.device = dev.info();
-  r.series = probe(ctx);
-  return r;
-}
-
 double finding(const std::vector<Finding>& fs, const std::string& id) {
   for (const auto& f : fs)
     if (f.id == id) return std::get<double>(f.value);
@@ -62,7 +42,7 @@ class SimSystemRecovery : public testing::TestWithParam<std::string> {};
 TEST_P(SimSystemRecovery, Atomics) {
   const SimConfig c = test::sim_config_named(GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
-  const auto fs = analysis::atomics_findings(run_probe(dev, run_atomics_probe));
+  const auto fs = analysis::atomics_findings(test::run_sim_probe(dev, run_atomics_probe, false));
   expect_recovered(c.id_name, "atomics.global.latency_ns", c.atomics.global_latency_ns,
                    finding(fs, "atomics.global.latency_ns"), 0.05);
   expect_recovered(c.id_name, "atomics.local.latency_ns", c.atomics.local_latency_ns,
@@ -76,7 +56,7 @@ TEST_P(SimSystemRecovery, Atomics) {
 TEST_P(SimSystemRecovery, MeasuredClock) {
   const SimConfig c = test::sim_config_named(GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
-  const auto fs = analysis::clock_findings(run_probe(dev, run_clock_probe));
+  const auto fs = analysis::clock_findings(test::run_sim_probe(dev, run_clock_probe, false));
   expect_recovered(c.id_name, "device.measured_clock_mhz", c.core.clock_mhz,
                    finding(fs, "device.measured_clock_mhz"), 0.02);
 }
@@ -89,7 +69,7 @@ TEST_P(SimSystemRecovery, MeasuredClock) {
 TEST_P(SimSystemRecovery, Launch) {
   const SimConfig c = test::sim_config_named(GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
-  const auto fs = analysis::launch_findings(run_probe(dev, run_launch_probe));
+  const auto fs = analysis::launch_findings(test::run_sim_probe(dev, run_launch_probe, false));
   expect_recovered(c.id_name, "launch.dispatch_us", c.launch.dispatch_us, finding(fs, "launch.dispatch_us"),
                    0.05);
   expect_recovered(c.id_name, "launch.roundtrip_us", c.launch_overhead_us + c.dram_latency_ns / 1e3,
@@ -98,8 +78,8 @@ TEST_P(SimSystemRecovery, Launch) {
                    finding(fs, "launch.back_to_back_us"), 0.05);
 }
 
-INSTANTIATE_TEST_SUITE_P(Presets, SimSystemRecovery, testing::ValuesIn(kPresets), test_name);
-INSTANTIATE_TEST_SUITE_P(Drawn, SimSystemRecovery, testing::ValuesIn(test::kDrawnGpus), test_name);
+INSTANTIATE_TEST_SUITE_P(Presets, SimSystemRecovery, testing::ValuesIn(test::kSimPresets), test::sim_test_name);
+INSTANTIATE_TEST_SUITE_P(Drawn, SimSystemRecovery, testing::ValuesIn(test::kDrawnGpus), test::sim_test_name);
 
 // The kernels' results where the probes do not look: a local ping-pong with
 // no partner in the group runs player 0 alone (one move, then spins to the

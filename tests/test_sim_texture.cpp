@@ -22,21 +22,6 @@ using namespace gpuscope::sim;
 
 namespace {
 
-const std::vector<std::string> kPresets = {"mali-g52", "adreno-530", "adreno-615", "adreno-320",
-                                           "adreno-420"};
-
-std::string test_name(const testing::TestParamInfo<std::string>& info) {
-  std::string n = info.param;
-  for (auto& ch : n)
-    if (ch == '-') ch = '_';
-  return n;
-}
-
-const Finding* find(const std::vector<Finding>& fs, const std::string& id) {
-  const auto it = std::find_if(fs.begin(), fs.end(), [&](const Finding& f) { return f.id == id; });
-  return it == fs.end() ? nullptr : &*it;
-}
-
 // The modelled rate (GB/s) of independent fetches over `footprint` bytes:
 // the slowest texture-path level down to the one holding it (a per-core
 // level once per core), then DRAM when none does.
@@ -81,7 +66,7 @@ TEST_P(SimTextureRecovery, LevelsBandwidthAndSharing) {
   ASSERT_NE(latency, nullptr);
   const double max_footprint = latency->meta.at("max_footprint_bytes").get<double>();
   const ExpectedChase want = expected_chase(c, max_footprint, CachePath::texture);
-  const Finding* levels = find(fs, "texture.cache_levels");
+  const Finding* levels = test::find_finding(fs, "texture.cache_levels");
   ASSERT_NE(levels, nullptr);
 
   std::string table = fmt::format("texture {} ({}, sweep to {:.0f} KiB)\n", c.id_name,
@@ -89,8 +74,8 @@ TEST_P(SimTextureRecovery, LevelsBandwidthAndSharing) {
   table += fmt::format("  cache_levels configured {}, recovered {:.0f}\n", want.levels.size(), number(*levels));
   for (size_t i = 0; i < want.levels.size(); ++i) {
     const auto& w = want.levels[i];
-    const Finding* cap = find(fs, fmt::format("texture.L{}.capacity_bytes", i + 1));
-    const Finding* lat = find(fs, fmt::format("texture.L{}.latency_ns", i + 1));
+    const Finding* cap = test::find_finding(fs, fmt::format("texture.L{}.capacity_bytes", i + 1));
+    const Finding* lat = test::find_finding(fs, fmt::format("texture.L{}.latency_ns", i + 1));
     table += fmt::format("  L{} ({}) capacity configured {:.0f} B, recovered {}; latency configured {:.1f} ns, "
                          "recovered {}\n",
                          i + 1, w.label, w.capacity_bytes, cap ? fmt::format("{:.0f}", number(*cap)) : "-",
@@ -99,12 +84,12 @@ TEST_P(SimTextureRecovery, LevelsBandwidthAndSharing) {
   double peak = 0;
   if (const Series* bw = r.find_series("texture.bandwidth"))
     for (const Point& p : bw->points) peak = std::max(peak, modelled_rate(c, p.x));
-  const Finding* bandwidth = find(fs, "texture.bandwidth_gbps");
+  const Finding* bandwidth = test::find_finding(fs, "texture.bandwidth_gbps");
   table += fmt::format("  bandwidth configured {:.2f} GB/s, recovered {}\n", peak,
                        bandwidth ? fmt::format("{:.2f}", number(*bandwidth)) : "-");
   const auto first = c.path_levels(CachePath::texture).front();
   const bool shares = first->serves_loads();
-  const Finding* sharing = find(fs, "texture.shares_l1");
+  const Finding* sharing = test::find_finding(fs, "texture.shares_l1");
   table += fmt::format("  shares_l1 configured {}, recovered {}\n", shares,
                        sharing ? (std::get<bool>(sharing->value) ? "true" : "false") : "-");
   std::printf("%s", table.c_str());
@@ -112,7 +97,7 @@ TEST_P(SimTextureRecovery, LevelsBandwidthAndSharing) {
   const bool short_sweep = max_footprint < kDramSweepBytes;
   EXPECT_EQ(number(*levels), static_cast<double>(want.levels.size() + (short_sweep ? 1 : 0))) << table;
   if (short_sweep) {
-    const Finding* last = find(fs, fmt::format("texture.L{}.latency_ns", want.levels.size() + 1));
+    const Finding* last = test::find_finding(fs, fmt::format("texture.L{}.latency_ns", want.levels.size() + 1));
     ASSERT_NE(last, nullptr) << table;
     std::printf("  (sweep below 64 MiB: DRAM reported as L%zu, configured %.1f ns, recovered %.1f)\n",
                 want.levels.size() + 1, want.beyond_latency_ns, number(*last));
@@ -120,8 +105,8 @@ TEST_P(SimTextureRecovery, LevelsBandwidthAndSharing) {
   }
   for (size_t i = 0; i < want.levels.size(); ++i) {
     const auto& w = want.levels[i];
-    const Finding* cap = find(fs, fmt::format("texture.L{}.capacity_bytes", i + 1));
-    const Finding* lat = find(fs, fmt::format("texture.L{}.latency_ns", i + 1));
+    const Finding* cap = test::find_finding(fs, fmt::format("texture.L{}.capacity_bytes", i + 1));
+    const Finding* lat = test::find_finding(fs, fmt::format("texture.L{}.latency_ns", i + 1));
     ASSERT_TRUE(cap && lat) << table;
     if (w.is_tlb) {
       EXPECT_GE(number(*cap), 0.9 * w.capacity_bytes) << table;
@@ -137,5 +122,5 @@ TEST_P(SimTextureRecovery, LevelsBandwidthAndSharing) {
   EXPECT_EQ(std::get<bool>(sharing->value), shares) << sharing->note << "\n" << table;
 }
 
-INSTANTIATE_TEST_SUITE_P(Presets, SimTextureRecovery, testing::ValuesIn(kPresets), test_name);
-INSTANTIATE_TEST_SUITE_P(Drawn, SimTextureRecovery, testing::ValuesIn(test::kDrawnGpus), test_name);
+INSTANTIATE_TEST_SUITE_P(Presets, SimTextureRecovery, testing::ValuesIn(test::kSimPresets), test::sim_test_name);
+INSTANTIATE_TEST_SUITE_P(Drawn, SimTextureRecovery, testing::ValuesIn(test::kDrawnGpus), test::sim_test_name);
