@@ -278,7 +278,6 @@ double revisit_latencies(const std::vector<double>& x, const std::vector<double>
     }
   }
   // Gaussian elimination with partial pivoting (k <= 8).
-  std::vector<size_t> order(k);
   for (size_t col = 0; col < k; ++col) {
     size_t piv = col;
     for (size_t r = col + 1; r < k; ++r)
