@@ -198,6 +198,12 @@ double edge_level(const Curve& c, const Plateau& p, bool first) {
   return median(v);
 }
 
+// Where edge_level reads: the middle of those points.
+double edge_footprint(const Curve& c, const Plateau& p, bool first) {
+  const size_t k = std::min<size_t>(1, p.points.size() - 1);
+  return c.x[first ? p.points[k] : p.points[p.points.size() - 1 - k]];
+}
+
 // Where the curve leaves plateau p for a level at far_log (log latency).
 //
 // The rise is bracketed from the last point still on the plateau (within
@@ -208,7 +214,13 @@ double edge_level(const Curve& c, const Plateau& p, bool first) {
 // (analysis/miss_model.hpp): half the loads hitting for a sharp or
 // symmetric rise (a CPU's 1 MiB L2 leaves its plateau at ~400 KiB and
 // reaches the next at ~2 MiB), where the rise starts for random replacement.
-Departure find_departure(const Curve& c, const Plateau& p, double far_log, const HierarchyOptions& options) {
+//
+// far_x: the footprint at which far_log was read (0: not from a plateau).
+// A level that fades out slowly (random replacement) still hits there, so
+// the hit fractions are relative to that, and the fit compares each model
+// the same way.
+Departure find_departure(const Curve& c, const Plateau& p, double far_log, double far_x,
+                         const HierarchyOptions& options) {
   const double near_log = edge_level(c, p, false);
   const double step_log = far_log - near_log;
   if (step_log <= 0) return {};
@@ -227,11 +239,17 @@ Departure find_departure(const Curve& c, const Plateau& p, double far_log, const
     xs.push_back(c.x[i]);
     hits.push_back(std::clamp((far_ns - std::exp(c.v[i])) / (far_ns - near_ns), 0.0, 1.0));
   }
-  const CapacityFit fit = fit_capacity(xs, hits, options.slots_share_lines);
+  const CapacityFit fit = fit_capacity(xs, hits, options.slots_share_lines, far_x);
   Departure d;
   d.seen = true;
   d.low_bytes = c.x[first];
   d.high_bytes = c.x[last];
+  // A level that fades out as slowly as a few-way random one loses its
+  // first few percent of hits inside the plateau's tolerance, which then
+  // ends past the capacity: that model's reading of where misses begin may
+  // lie anywhere on the plateau, and the interval widens down to it.
+  if (fit.model == MissModel::kSetsFillingRandom)
+    d.low_bytes = std::clamp(fit.capacity_bytes, c.x[p.first()], d.low_bytes);
   d.at_bytes = std::clamp(fit.capacity_bytes, d.low_bytes, d.high_bytes);
   d.model = fit.model;
   return d;
@@ -435,9 +453,10 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
     // The rise runs from the latency where this plateau ends to where the
     // next begins: a level that drifts up across its plateau (a shared L3,
     // TLB misses in DRAM) must not stretch the rise before it.
-    const double far_log =
-        k + 1 < plateaus.size() ? edge_level(c, plateaus[k + 1], true) : p.level + step_log;
-    const Departure d = step_log > 0 ? find_departure(c, p, far_log, options) : Departure{};
+    const bool next = k + 1 < plateaus.size();
+    const double far_log = next ? edge_level(c, plateaus[k + 1], true) : p.level + step_log;
+    const double far_x = next ? edge_footprint(c, plateaus[k + 1], true) : 0.0;
+    const Departure d = step_log > 0 ? find_departure(c, p, far_log, far_x, options) : Departure{};
     if (d.seen && d.at_bytes > options.translation_threshold_bytes) {
       translation_note = fmt::format(
           "Latency rises again from about {} (beyond {}{}): address translation (TLB reach), not a cache; "
@@ -516,6 +535,8 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
                            octaves(d.low_bytes, d.high_bytes),
                            d.model == MissModel::kRandomReplacement ? "random replacement"
                            : d.model == MissModel::kSetsFilling     ? "sets filling together"
+                           : d.model == MissModel::kSetsFillingRandom
+                               ? "sets filling together under random replacement"
                            : d.model == MissModel::kLineRevisits
                                ? "lines revisited at random (several slots to a line: hits fall as C/F)"
                                : "sets overflowing unevenly",

@@ -1,8 +1,12 @@
 #include "analysis/miss_model.hpp"
 
+#include "core/random.hpp"
+
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <vector>
 
 namespace gpuscope::analysis {
@@ -15,6 +19,8 @@ std::string to_string(MissModel m) {
       return "random replacement";
     case MissModel::kSetsFilling:
       return "sets filling together";
+    case MissModel::kSetsFillingRandom:
+      return "sets filling together, random replacement";
     case MissModel::kLineRevisits:
       return "line revisits";
     default:
@@ -41,6 +47,46 @@ double sets_filling_hit_rate(double ratio, double ways) {
 
 namespace {
 
+constexpr int kMaxTabulatedWays = 16;
+constexpr int kTabulatedLinesPerWay = 6;
+
+// One set of `ways` slots under random replacement, n lines visited in turn.
+double simulate_random_set(int n, int ways) {
+  std::vector<int> slot_of(static_cast<size_t>(n), -1);
+  std::vector<int> line_in(static_cast<size_t>(ways), -1);
+  SplitMix64 rng(0x5e7f111 ^ (static_cast<uint64_t>(n) << 8) ^ static_cast<uint64_t>(ways));
+  constexpr int kWarmRounds = 64;
+  constexpr long kCounted = 100000;
+  long hits = 0;
+  const long total = static_cast<long>(kWarmRounds) * n + kCounted;
+  for (long t = 0; t < total; ++t) {
+    const int line = static_cast<int>(t % n);
+    const bool hit = slot_of[static_cast<size_t>(line)] >= 0;
+    if (!hit) {
+      const auto victim = static_cast<size_t>(rng.below(static_cast<uint32_t>(ways)));
+      if (line_in[victim] >= 0) slot_of[static_cast<size_t>(line_in[victim])] = -1;
+      line_in[victim] = line;
+      slot_of[static_cast<size_t>(line)] = static_cast<int>(victim);
+    }
+    if (t >= total - kCounted && hit) ++hits;
+  }
+  return static_cast<double>(hits) / kCounted;
+}
+
+// The nontrivial root of h = (1 - 1/w)^((n - 1)(1 - h)): a line survives
+// the misses of the other n - 1 lines between two of its visits.
+double mean_field_random_set(int n, int ways) {
+  const double keep = std::log1p(-1.0 / ways) * (n - 1);  // log of survival per miss, times n - 1
+  // g(h) = h - exp(keep (1 - h)) is negative at 0 and, past the fixed point
+  // the set can hold, positive just below the trivial root h = 1.
+  double lo = 0, hi = 1 - 1e-12;
+  for (int i = 0; i < 60; ++i) {
+    const double h = 0.5 * (lo + hi);
+    (h - std::exp(keep * (1 - h)) < 0 ? lo : hi) = h;
+  }
+  return 0.5 * (lo + hi);
+}
+
 double set_overflow_hit_rate(double footprint, double capacity, double width_octaves) {
   return 1 / (1 + std::exp(std::log2(footprint / capacity) / width_octaves));
 }
@@ -55,10 +101,14 @@ double half_crossing(std::span<const double> x, std::span<const double> h) {
   return x.back();
 }
 
+// Squared error of a model against h, both read relative to the next
+// level as measured at far_x (see fit_capacity).
 template <class Model>
-double sse(std::span<const double> x, std::span<const double> h, Model model) {
+double sse(std::span<const double> x, std::span<const double> h, double far_x, Model model) {
+  const double tail = far_x > 0 ? model(far_x) : 0.0;
+  const double scale = tail < 1 ? 1 / (1 - tail) : 1.0;
   double s = 0;
-  for (size_t i = 0; i < x.size(); ++i) s += std::pow(model(x[i]) - h[i], 2);
+  for (size_t i = 0; i < x.size(); ++i) s += std::pow((model(x[i]) - tail) * scale - h[i], 2);
   return s;
 }
 
@@ -88,7 +138,37 @@ std::vector<double> non_increasing(std::span<const double> h) {
 
 }  // namespace
 
-CapacityFit fit_capacity(std::span<const double> x, std::span<const double> raw_hit, bool slots_share_lines) {
+double random_set_hit_rate(int n, int ways) {
+  if (n <= ways) return 1.0;
+  if (ways < 1) return 0.0;  // a set with no ways holds nothing
+  if (ways > kMaxTabulatedWays) return mean_field_random_set(n, ways);
+  // Built once per associativity, on first use (every fit of a rise asks
+  // for the same few), safely if analyses run on several threads.
+  static std::array<std::vector<double>, kMaxTabulatedWays + 1> table;
+  static std::array<std::once_flag, kMaxTabulatedWays + 1> built;
+  auto& rates = table[static_cast<size_t>(ways)];
+  std::call_once(built[static_cast<size_t>(ways)], [&] {
+    // Running minimum: the rate falls with n, and a simulated tail of a
+    // few hits in a thousand would otherwise wobble by its noise.
+    for (int lines = ways + 1; lines <= kTabulatedLinesPerWay * ways; ++lines)
+      rates.push_back(std::min(rates.empty() ? 1.0 : rates.back(), simulate_random_set(lines, ways)));
+  });
+  if (n > kTabulatedLinesPerWay * ways) return std::min(rates.back(), mean_field_random_set(n, ways));
+  return rates[static_cast<size_t>(n - ways - 1)];
+}
+
+double sets_filling_random_hit_rate(double ratio, double ways) {
+  if (ratio <= 1) return 1.0;
+  const double m = ways * ratio;  // lines per set on average
+  const double whole = std::floor(m);
+  const double share = m - whole;  // sets holding one line more
+  const int n = static_cast<int>(whole), w = static_cast<int>(ways);
+  return ((1 - share) * whole * random_set_hit_rate(n, w) + share * (whole + 1) * random_set_hit_rate(n + 1, w)) /
+         m;
+}
+
+CapacityFit fit_capacity(std::span<const double> x, std::span<const double> raw_hit, bool slots_share_lines,
+                         double far_x) {
   CapacityFit fit;
   if (x.empty()) return fit;
   const std::vector<double> h = non_increasing(raw_hit);
@@ -109,17 +189,30 @@ CapacityFit fit_capacity(std::span<const double> x, std::span<const double> raw_
   // a direct-mapped rise is a straight ramp over an octave, which a smooth
   // rise centred on the capacity also draws.
   constexpr double kWays[] = {2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64};
+  // The same under random replacement, up to 16 ways (wider, the rise is
+  // within a few percent of the fully associative random one, which has a
+  // parameter less). Its tail is long (a 2-way cache still hits 14% of the
+  // loads at 2 C), so it is compared as the analysis sees it, relative to
+  // the next level read at far_x. Only this model: the fully associative
+  // random one, so compared, draws any one-octave ramp that ends where the
+  // next plateau begins, and a ramp is read where half the loads hit.
+  constexpr double kRandomWays[] = {2, 3, 4, 6, 8, 12, 16};
+  double best_sfr = std::numeric_limits<double>::max(), sfr_capacity = 0, sfr_ways = 0;
   for (int i = 0; i <= kSteps; ++i) {
     const double c = std::exp(lo + (hi - lo) * i / kSteps);
     for (double w : kWays) {
-      const double e3 = sse(x, h, [&](double f) { return sets_filling_hit_rate(f / c, w); });
+      const double e3 = sse(x, h, 0.0, [&](double f) { return sets_filling_hit_rate(f / c, w); });
       if (e3 < best_sf) best_sf = e3, sf_capacity = c, sf_ways = w;
     }
-    const double e = sse(x, h, [&](double f) { return random_replacement_hit_rate(f / c); });
+    for (double w : kRandomWays) {
+      const double e4 = sse(x, h, far_x, [&](double f) { return sets_filling_random_hit_rate(f / c, w); });
+      if (e4 < best_sfr) best_sfr = e4, sfr_capacity = c, sfr_ways = w;
+    }
+    const double e = sse(x, h, 0.0, [&](double f) { return random_replacement_hit_rate(f / c); });
     if (e < best_rr) best_rr = e, rr_capacity = c;
     for (int k = 0; k <= 40; ++k) {
       const double w = 0.02 * std::pow(150.0, k / 40.0);  // 0.02 .. 3 octaves
-      const double e2 = sse(x, h, [&](double f) { return set_overflow_hit_rate(f, c, w); });
+      const double e2 = sse(x, h, 0.0, [&](double f) { return set_overflow_hit_rate(f, c, w); });
       if (e2 < best_so) best_so = e2, so_width = w;
     }
   }
@@ -134,13 +227,14 @@ CapacityFit fit_capacity(std::span<const double> x, std::span<const double> raw_
     double best_lr = std::numeric_limits<double>::max(), lr_capacity = 0;
     for (int i = 0; i <= kSteps; ++i) {
       const double c = std::exp(lo + (hi - lo) * i / kSteps);
-      const double e = sse(x, h, [&](double f) { return std::min(1.0, c / f); });
+      const double e = sse(x, h, 0.0, [&](double f) { return std::min(1.0, c / f); });
       if (e < best_lr) best_lr = e, lr_capacity = c;
     }
     const double bic_lr = n * std::log(std::max(best_lr, floor) / n) + 1 * std::log(n);
     const double others = std::min({n * std::log(std::max(best_rr, floor) / n) + std::log(n),
                                     n * std::log(std::max(best_so, floor) / n) + 2 * std::log(n),
-                                    n * std::log(std::max(best_sf, floor) / n) + 2 * std::log(n)});
+                                    n * std::log(std::max(std::min(best_sf, best_sfr), floor) / n) +
+                                        2 * std::log(n)});
     if (bic_lr < others) {
       fit.model = MissModel::kLineRevisits;
       fit.capacity_bytes = lr_capacity;
@@ -150,6 +244,16 @@ CapacityFit fit_capacity(std::span<const double> x, std::span<const double> raw_
   const double bic_rr = n * std::log(std::max(best_rr, floor) / n) + 1 * std::log(n);
   const double bic_so = n * std::log(std::max(best_so, floor) / n) + 2 * std::log(n);
   const double bic_sf = n * std::log(std::max(best_sf, floor) / n) + 2 * std::log(n);
+  const double bic_sfr = n * std::log(std::max(best_sfr, floor) / n) + 2 * std::log(n);
+  // The better of the two sets-filling readings (LRU or random replacement)
+  // stands for both below.
+  const bool lru_fills = bic_sf <= bic_sfr;
+  const double bic_fill = std::min(bic_sf, bic_sfr);
+  const auto take_fill = [&] {
+    fit.model = lru_fills ? MissModel::kSetsFilling : MissModel::kSetsFillingRandom;
+    fit.capacity_bytes = lru_fills ? sf_capacity : sfr_capacity;
+    fit.ways = lru_fills ? sf_ways : sfr_ways;
+  };
   // Sets filling needs at least 6 points in the rise: it reads the capacity
   // at the rise's start rather than its middle, and with a handful of points
   // both two-parameter fits reach the noise floor and cannot be told apart
@@ -164,14 +268,10 @@ CapacityFit fit_capacity(std::span<const double> x, std::span<const double> raw_
   constexpr size_t kMinPointsForSetsFilling = 6;
   constexpr double kSmallestPage = 4096;
   const bool within_a_page = fit.capacity_bytes <= kSmallestPage;
-  if (within_a_page && x.size() >= 3 && bic_sf < bic_rr) {
-    fit.model = MissModel::kSetsFilling;
-    fit.capacity_bytes = sf_capacity;
-    fit.ways = sf_ways;
-  } else if (x.size() >= kMinPointsForSetsFilling && bic_sf < bic_rr && bic_sf < bic_so) {
-    fit.model = MissModel::kSetsFilling;
-    fit.capacity_bytes = sf_capacity;
-    fit.ways = sf_ways;
+  if (within_a_page && x.size() >= 3 && bic_fill < bic_rr) {
+    take_fill();
+  } else if (x.size() >= kMinPointsForSetsFilling && bic_fill < bic_rr && bic_fill < bic_so) {
+    take_fill();
   } else if (bic_rr < bic_so) {
     fit.model = MissModel::kRandomReplacement;
     fit.capacity_bytes = rr_capacity;

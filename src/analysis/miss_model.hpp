@@ -18,6 +18,12 @@
 //   cyclic chase: h = 1 - (w + 1)(F - C)/F, reaching 0 at F = C (w + 1)/w.
 //   Misses begin exactly at C; half the loads hit 1/(2w + 1) later (12% for
 //   4 ways, 6% for 8: found by the sim backend's recovery tests).
+// - Sets filling together under random replacement: the same even filling,
+//   but an overflowing set of n > w lines, visited in a fixed cyclic order
+//   (a single random cycle restricted to one set is still a cycle), keeps
+//   some of them: 1/3 of the loads hit for 3 lines in 2 ways, 14% for 4.
+//   Misses begin at C and fade out over about an octave; a 2-way cache's
+//   half-hit point is 1.33 C (the sim's recovery tests again).
 // - Line revisits: a cycle whose slots share lines (the texture probe's 2D
 //   path makes every pixel a slot, several to a line) revisits a line after
 //   a random gap. With k slots per line, the gap is roughly exponential with
@@ -25,8 +31,8 @@
 //   line units, fit an LRU cache of C while g is short enough: h = C / F
 //   for F > C, whatever k >= 2. Half the loads hit at 2C.
 // Reading "half the loads hit" as the capacity is right for the first two,
-// 39% high for the third and up to 1/(2w+1) high for the fourth, so the
-// rise's shape decides which to use.
+// 39% high for the third, up to 1/(2w+1) high for the fourth and a third
+// high for a 2-way sixth, so the rise's shape decides which to use.
 #pragma once
 
 #include <span>
@@ -34,7 +40,7 @@
 
 namespace gpuscope::analysis {
 
-enum class MissModel { kSharp, kSetOverflow, kRandomReplacement, kSetsFilling, kLineRevisits };
+enum class MissModel { kSharp, kSetOverflow, kRandomReplacement, kSetsFilling, kSetsFillingRandom, kLineRevisits };
 
 std::string to_string(MissModel m);
 
@@ -42,7 +48,7 @@ struct CapacityFit {
   double capacity_bytes = 0;
   MissModel model = MissModel::kSharp;
   double width_octaves = 0;  // kSetOverflow: spread of the rise (logistic scale)
-  double ways = 0;           // kSetsFilling: associativity the rise's slope implies
+  double ways = 0;           // kSetsFilling(Random): associativity the rise's shape implies
 };
 
 // Fraction of loads that hit a fully associative random-replacement cache
@@ -53,21 +59,44 @@ double random_replacement_hit_rate(double ratio);
 // together (consecutive lines), under a cyclic chase of F = ratio * C.
 double sets_filling_hit_rate(double ratio, double ways);
 
+// Fraction of loads that hit one set of `ways` lines under random
+// replacement when a chase visits n of its lines in a fixed cyclic order.
+// 1 for n <= ways; non-increasing in n. Tabulated once per associativity
+// (up to 16 ways, n up to 6 ways) by a seeded simulation of the set, good
+// to about 0.003; beyond the table and for wider sets, the mean-field root
+// of h = (1 - 1/w)^((n - 1)(1 - h)), which runs up to 0.003 high there
+// (0.06 high just past 16 ways).
+double random_set_hit_rate(int n, int ways);
+
+// Fraction of loads that hit a w-way random-replacement cache of capacity C
+// whose sets fill together, under a cyclic chase of F = ratio * C: each set
+// holds floor(m) or floor(m) + 1 of the m = w F / C lines per set, and a
+// set is visited as often as it has lines.
+double sets_filling_random_hit_rate(double ratio, double ways);
+
 // Fits the rise given as footprints (ascending) and hit fractions h (1 on
 // the plateau, 0 at the next level). With fewer than two points inside the
 // rise (0.05 < h < 0.95) the shape cannot be told and the capacity is where
-// h crosses 1/2 (kSharp); otherwise both models are fitted and the one with
-// the lower BIC wins (random replacement has one parameter, overflow two):
-// random replacement and sets filling give their fitted capacity (where
-// misses begin), set overflow the footprint where the data cross h = 1/2. The hit fractions are first made
-// non-increasing (isotonic regression), as no real cache hits more often
-// when the footprint grows.
+// h crosses 1/2 (kSharp); otherwise every model is fitted and the one with
+// the lowest BIC wins (random replacement has one parameter, set overflow
+// and the two sets-filling models two): random replacement and sets filling
+// (LRU or random) give their fitted capacity (where misses begin), set
+// overflow the footprint where the data cross h = 1/2. The hit fractions
+// are first made non-increasing (isotonic regression), as no real cache
+// hits more often when the footprint grows.
 //
 // `slots_share_lines`: the chase's slots are smaller than a line (several
 // per line, visited in random order): the line-revisit model is a candidate
 // too (one parameter, read where misses begin), and wins where its BIC is
 // the lowest.
+//
+// `far_footprint`: where the next level's latency, which h is relative to,
+// was read (0: unknown, taken as where nothing hits any more). The
+// sets-filling random model, which still hits a fraction t there, is
+// compared as (h_model - t) / (1 - t), as the analysis sees it: its long
+// tail lowers the start of the next plateau (2 ways still hit 14% of the
+// loads at twice the capacity).
 CapacityFit fit_capacity(std::span<const double> footprint, std::span<const double> hit,
-                         bool slots_share_lines = false);
+                         bool slots_share_lines = false, double far_footprint = 0);
 
 }  // namespace gpuscope::analysis
