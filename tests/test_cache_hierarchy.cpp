@@ -270,6 +270,23 @@ TEST(CacheHierarchy, TranslationRiseAfterDramStaysDram) {
   EXPECT_TRUE(has_note(short_sweep, "address translation"));
 }
 
+// A TLB whose reach (16 KiB here) lies below the caches: the L1 -> L2 and
+// L2 -> DRAM steps (170 and 300 ns) are far more than its 20 ns penalty
+// could add, so they stay caches; with a 400 ns penalty they could be
+// translation, and the L2 plateau is then read as DRAM.
+TEST(CacheHierarchy, StepsLargerThanTheTlbPenaltyAreCaches) {
+  const Series curve = make_curve(three_level(0.02, 5));
+  HierarchyOptions options;
+  options.translation_threshold_bytes = 0.7 * 16 * KiB;
+  options.translation_levels = {{16 * KiB, 20}};
+  expect_three_level(infer_cache_hierarchy(curve, options), 0.10, 0.05);
+
+  options.translation_levels = {{16 * KiB, 400}};
+  const Hierarchy h = infer_cache_hierarchy(curve, options);
+  EXPECT_TRUE(h.levels.empty() || h.levels.size() == 1u);
+  EXPECT_TRUE(has_note(h, "address translation"));
+}
+
 TEST(CacheHierarchy, CpuLikeWithGradualL3) {
   for (unsigned seed = 1; seed <= 5; ++seed) {
     SCOPED_TRACE(seed);

@@ -36,19 +36,30 @@ Finding reported(const std::string& id, double value, const std::string& unit, c
 // step that starts near it or beyond is translation and the plateau before
 // it is DRAM. Near: a random chase over F bytes misses a TLB of reach R on
 // 1 - R/F of its loads, so its rise starts at R; 0.7 R leaves room for the
-// departure's interpolation. A real cache that large and no larger than the
-// reach is possible, and would then be read as DRAM: the note says why.
+// departure's interpolation. A step larger than the measured miss penalties
+// can explain is a cache running out all the same (a CPU's L2 and L3 lie
+// past its first-level TLB's 256 KiB reach). A real cache that large, no
+// larger than the reach and no slower than a TLB miss is possible, and
+// would then be read as DRAM: the note says why.
 HierarchyOptions hierarchy_options(const std::vector<Finding>& tlb) {
   HierarchyOptions o;
-  for (const auto& f : tlb)
-    if (f.id == "memory.tlb.reach_bytes" && f.high && f.low && f.confidence >= 0.5) {
-      const double threshold = 0.7 * *f.low;
-      if (threshold < o.translation_threshold_bytes) {
-        o.translation_threshold_bytes = threshold;
-        o.translation_basis = fmt::format("0.7x the {:.1f} MiB the tlb probe measured before its TLB reach",
-                                          *f.low / 1048576);
-      }
+  const auto find = [&](const std::string& id) -> const Finding* {
+    for (const auto& f : tlb)
+      if (f.id == id) return &f;
+    return nullptr;
+  };
+  for (const std::string level : {"", "L2.", "L3.", "L4."}) {
+    const Finding* reach = find("memory.tlb." + level + "reach_bytes");
+    const Finding* penalty = find("memory.tlb." + level + "miss_penalty_ns");
+    if (!reach || !penalty || !reach->low || !reach->high || reach->confidence < 0.5) continue;
+    o.translation_levels.push_back({*reach->low, number(*penalty)});
+    const double threshold = 0.7 * *reach->low;
+    if (threshold < o.translation_threshold_bytes) {
+      o.translation_threshold_bytes = threshold;
+      o.translation_basis = fmt::format("0.7x the {:.1f} MiB the tlb probe measured before its TLB reach",
+                                        *reach->low / 1048576);
     }
+  }
   return o;
 }
 

@@ -204,6 +204,17 @@ double edge_footprint(const Curve& c, const Plateau& p, bool first) {
   return c.x[first ? p.points[k] : p.points[p.points.size() - 1 - k]];
 }
 
+// Whether a step of step_ns starting at at_bytes can be translation alone
+// (HierarchyOptions::translation_levels). Past a reach R the chase misses on
+// about 1 - R/F of its loads, so the step approaches the penalty from below.
+bool translation_explains(const HierarchyOptions& options, double at_bytes, double step_ns) {
+  if (options.translation_levels.empty()) return true;
+  double penalty_ns = 0;
+  for (const TranslationLevel& t : options.translation_levels)
+    if (0.7 * t.reach_bytes < at_bytes) penalty_ns += t.penalty_ns;
+  return step_ns <= 1.5 * penalty_ns;
+}
+
 // Where the curve leaves plateau p for a level at far_log (log latency).
 //
 // The rise is bracketed from the last point still on the plateau (within
@@ -457,7 +468,8 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
     const double far_log = next ? edge_level(c, plateaus[k + 1], true) : p.level + step_log;
     const double far_x = next ? edge_footprint(c, plateaus[k + 1], true) : 0.0;
     const Departure d = step_log > 0 ? find_departure(c, p, far_log, far_x, options) : Departure{};
-    if (d.seen && d.at_bytes > options.translation_threshold_bytes) {
+    if (d.seen && d.at_bytes > options.translation_threshold_bytes &&
+        translation_explains(options, d.at_bytes, std::exp(p.level + step_log) - std::exp(p.level))) {
       translation_note = fmt::format(
           "Latency rises again from about {} (beyond {}{}): address translation (TLB reach), not a cache; "
           "DRAM latency is read from the plateau before it.",

@@ -41,9 +41,22 @@ struct Hierarchy {
   std::vector<std::string> notes;  // about the hierarchy as a whole; each level carries its own
 };
 
+// One TLB level as the tlb probe measured it: a random chase larger than
+// its reach misses it, and each miss adds up to its penalty to the load.
+struct TranslationLevel {
+  double reach_bytes = 0;
+  double penalty_ns = 0;
+};
+
 struct HierarchyOptions {
   // Steps starting beyond this footprint are address translation (TLB reach), not caches.
   double translation_threshold_bytes = 512.0 * 1024 * 1024;
+  // Where measured: a step past the threshold is translation only if
+  // translation can explain its size, at most 1.5x the summed penalties of
+  // the levels whose reach it is past; a larger one is a cache running out
+  // (a CPU's 1 MiB L2 beyond its 256 KiB first-level TLB reach). Empty: any
+  // step past the threshold is translation.
+  std::vector<TranslationLevel> translation_levels;
   // Where the threshold came from, for the note ("no GPU cache is that large"
   // when empty; analyze.cpp sets it from the tlb probe's measured reach).
   std::string translation_basis;
