@@ -227,9 +227,9 @@ bool translation_explains(const HierarchyOptions& options, double at_bytes, doub
 // reaches the next at ~2 MiB), where the rise starts for random replacement.
 //
 // far_x: the footprint at which far_log was read (0: not from a plateau).
-// A level that fades out slowly (random replacement) still hits there, so
-// the hit fractions are relative to that, and the fit compares each model
-// the same way.
+// A level that fades out slowly (a few-way random one) still hits there:
+// the hit fractions are relative to that, and the fit compares that model
+// the same way (fit_capacity).
 Departure find_departure(const Curve& c, const Plateau& p, double far_log, double far_x,
                          const HierarchyOptions& options) {
   const double near_log = edge_level(c, p, false);
