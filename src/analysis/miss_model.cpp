@@ -28,17 +28,24 @@ std::string to_string(MissModel m) {
   }
 }
 
-double random_replacement_hit_rate(double ratio) {
-  if (ratio <= 1) return 1.0;
-  // The root of g(h) = h - exp(-(1 - h) r) in (0, 1): g < 0 at 0 and, since
-  // g'(1) = 1 - r < 0, g > 0 just below the trivial root h = 1.
+namespace {
+
+// The root in (0, 1) of g(h) = h - exp(-(1 - h) d), d > 1: a line survives
+// the misses between two of its visits with probability exp(-d (1 - h)).
+// g < 0 at 0 and, since g'(1) = 1 - d < 0, g > 0 just below the trivial
+// root h = 1.
+double survival_fixed_point(double d) {
   double lo = 0, hi = 1 - 1e-12;
   for (int i = 0; i < 60; ++i) {
     const double h = 0.5 * (lo + hi);
-    (h - std::exp(-(1 - h) * ratio) < 0 ? lo : hi) = h;
+    (h - std::exp(-(1 - h) * d) < 0 ? lo : hi) = h;
   }
   return 0.5 * (lo + hi);
 }
+
+}  // namespace
+
+double random_replacement_hit_rate(double ratio) { return ratio <= 1 ? 1.0 : survival_fixed_point(ratio); }
 
 double sets_filling_hit_rate(double ratio, double ways) {
   if (ratio <= 1) return 1.0;
@@ -74,17 +81,11 @@ double simulate_random_set(int n, int ways) {
 }
 
 // The nontrivial root of h = (1 - 1/w)^((n - 1)(1 - h)): a line survives
-// the misses of the other n - 1 lines between two of its visits.
+// each of the other n - 1 lines' misses between two of its visits with
+// probability 1 - 1/w.
 double mean_field_random_set(int n, int ways) {
-  const double keep = std::log1p(-1.0 / ways) * (n - 1);  // log of survival per miss, times n - 1
-  // g(h) = h - exp(keep (1 - h)) is negative at 0 and, past the fixed point
-  // the set can hold, positive just below the trivial root h = 1.
-  double lo = 0, hi = 1 - 1e-12;
-  for (int i = 0; i < 60; ++i) {
-    const double h = 0.5 * (lo + hi);
-    (h - std::exp(keep * (1 - h)) < 0 ? lo : hi) = h;
-  }
-  return 0.5 * (lo + hi);
+  const double d = -std::log1p(-1.0 / ways) * (n - 1);
+  return d > 1 ? survival_fixed_point(d) : 1.0;
 }
 
 double set_overflow_hit_rate(double footprint, double capacity, double width_octaves) {
