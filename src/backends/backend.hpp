@@ -268,6 +268,9 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;  // the ID prefix, e.g. "opencl"
+  // Where the backend's API comes from (the library opened), or why it is
+  // absent; one line, for `gpuscope list --verbose`. Never throws.
+  virtual std::string availability() const = 0;
   // Every device this backend can open, with its full info. Never throws for
   // a missing runtime: an API with no platforms yields an empty list.
   virtual std::vector<DeviceInfo> enumerate() = 0;

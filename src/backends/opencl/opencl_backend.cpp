@@ -3,14 +3,10 @@
 #include "core/error.hpp"
 #include "kernels/kernel_sources.hpp"
 
+#include "backends/opencl/opencl_cpp.hpp"
+#include "backends/opencl/opencl_library.hpp"
+
 #include <fmt/format.h>
-// cl.h declares the OpenCL 2.0 SVM entry points only when told to target
-// 2.0; the C++ wrapper still targets 1.2 (CMake), and SVM is used only where
-// the device reports it.
-#ifndef CL_TARGET_OPENCL_VERSION
-#define CL_TARGET_OPENCL_VERSION 200
-#endif
-#include <CL/opencl.hpp>
 
 #include <sys/mman.h>
 
@@ -581,6 +577,8 @@ class ClDevice final : public Device {
   }
 
   SvmCapabilities svm_capabilities() const override {
+    if (!load_opencl_library().svm)
+      throw Unsupported("the OpenCL library exports no SVM entry points (an OpenCL 1.2 library)");
     cl_device_svm_capabilities caps = 0;
     if (clGetDeviceInfo(device_(), CL_DEVICE_SVM_CAPABILITIES, sizeof(caps), &caps, nullptr) != CL_SUCCESS)
       throw Unsupported("the device does not answer the SVM capabilities query (OpenCL 1.x)");
@@ -710,6 +708,13 @@ class ClDevice final : public Device {
 class ClBackend final : public Backend {
  public:
   std::string name() const override { return "opencl"; }
+  std::string availability() const override {
+    try {
+      return load_opencl_library().describe();
+    } catch (const UsageError& e) {
+      return e.what();  // a library named by the user that cannot serve
+    }
+  }
 
   std::vector<DeviceInfo> enumerate() override {
     std::vector<DeviceInfo> out;
@@ -744,6 +749,7 @@ class ClBackend final : public Backend {
   const std::vector<cl::Platform>& platforms() {
     if (!loaded_) {
       loaded_ = true;
+      if (!load_opencl_library().loaded) return platforms_;
       try {
         cl::Platform::get(&platforms_);
       } catch (const cl::Error&) {

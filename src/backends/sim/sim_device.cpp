@@ -430,6 +430,9 @@ namespace {
 class SimBackend : public Backend {
  public:
   std::string name() const override { return "sim"; }
+  std::string availability() const override {
+    return fmt::format("built in: {} presets; sim:PATH.json opens a description of your own", sim_presets().size());
+  }
   std::vector<DeviceInfo> enumerate() override {
     std::vector<DeviceInfo> out;
     for (const auto& p : sim_presets())
