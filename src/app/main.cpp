@@ -3,7 +3,9 @@
 // 1 a failure during a run (finished probes' results are still written).
 #include "analysis/analyze.hpp"
 #include "backends/backend.hpp"
+#include "backends/opencl/opencl_library.hpp"
 #include "core/error.hpp"
+#include "driver/driver_readers.hpp"
 #include "probes/probe.hpp"
 #include "report/html_report.hpp"
 #include "report/markdown_report.hpp"
@@ -99,20 +101,45 @@ std::string utc_now() {
   return buf;
 }
 
-int cmd_list(bool references) {
+// Where driver facts are read from: /sys, or the tree --sysfs-root names.
+DriverQuery driver_query(const std::string& sysfs_root, const char* when) {
+  DriverQuery q;
+  if (!sysfs_root.empty()) {
+    if (!std::filesystem::is_directory(sysfs_root))
+      throw UsageError(fmt::format("--sysfs-root '{}' is not a directory", sysfs_root));
+    q.sysfs_root = sysfs_root;
+    q.explicit_root = true;
+  }
+  q.when = when;
+  return q;
+}
+
+int cmd_list(bool references, bool verbose, const std::string& sysfs_root) {
   if (references) {
     for (const auto& p : known_references())
       std::cout << fmt::format("{:<12} {:<40} {} values\n", p.name, p.device.name, p.values.size());
     return 0;
   }
   const auto devices = enumerate_devices();
+  if (verbose) {
+    for (const auto& b : make_backends()) std::cout << fmt::format("{:<7} {}\n", b->name(), b->availability());
+    std::cout << "\n";
+  }
   if (devices.empty()) {
     std::cerr << "gpuscope: no devices found; install an OpenCL driver (PoCL for the CPU: "
                  "apt-get install pocl-opencl-icd)\n";
     return kExitFailure;
   }
-  for (const auto& d : devices)
+  for (const auto& d : devices) {
     std::cout << fmt::format("{:<14} {:<5} {:<40} {}\n", d.id, d.type, d.name, d.api);
+    if (!verbose) continue;
+    for (const auto& snap : read_driver_facts(d, driver_query(sysfs_root, "start"))) {
+      for (const auto& f : snap.facts)
+        std::cout << fmt::format("    {:<10} {:<26} {} {}  ({})\n", snap.driver, f.key,
+                                 f.value.is_string() ? f.value.get<std::string>() : f.value.dump(), f.unit, f.source);
+      for (const auto& n : snap.notes) std::cout << fmt::format("    {:<10} note: {}\n", snap.driver, n);
+    }
+  }
   return 0;
 }
 
@@ -124,6 +151,7 @@ struct RunArgs {
   bool quiet = false;
   double max_launch_ms = 200;
   double budget_scale = 1;
+  std::string sysfs_root;  // empty: /
 };
 
 int cmd_run(const RunArgs& a, const ReportArgs& ra, const std::string& command_line) {
@@ -160,6 +188,7 @@ int cmd_run(const RunArgs& a, const ReportArgs& ra, const std::string& command_l
   Results r;
   r.tool_version = GPUSCOPE_VERSION;
   r.device = device->info();
+  r.device.driver = read_driver_facts(r.device, driver_query(a.sysfs_root, "start"));
   r.run = {{"command", command_line},
            {"started_utc", utc_now()},
            {"quick", a.quick},
@@ -215,6 +244,9 @@ int cmd_run(const RunArgs& a, const ReportArgs& ra, const std::string& command_l
     progress.end_probe(wall_s);
   }
   progress.finish();
+  // Clocks again, now that the device has been under load.
+  for (auto& snap : read_driver_facts(r.device, driver_query(a.sysfs_root, "end"))) r.device.driver.push_back(snap);
+  write_results_file_atomic(r, results_path);
   write_reports(r, reference, a.out);
   print_summary(r, reference, ra);
   const std::filesystem::path out(a.out);
@@ -308,8 +340,21 @@ int main_impl(int argc, char** argv) {
   app.set_version_flag("--version", std::string("gpuscope ") + GPUSCOPE_VERSION);
 
   auto* list = app.add_subcommand("list", "list devices: ID, type, name, API version");
-  bool list_references = false;
+  bool list_references = false, list_verbose = false;
+  std::string list_sysfs_root;
   list->add_flag("--references", list_references, "list the known devices --compare takes instead");
+  list->add_flag("--verbose,-v", list_verbose,
+                 "also say where each API's library came from (or why none was found) and what each GPU's driver "
+                 "says about it");
+  list->add_option("--sysfs-root", list_sysfs_root, "read driver facts from this tree instead of /sys (tests)");
+
+  // Which OpenCL library to open; every command that opens devices takes it.
+  std::string opencl_library;
+  const auto add_library_option = [&](CLI::App* cmd) {
+    cmd->add_option("--opencl-library", opencl_library,
+                    "the OpenCL library to open instead of searching (also GPUSCOPE_OPENCL_LIBRARY)");
+  };
+  add_library_option(list);
 
   // --compare and --format, shared by run, analyze and report.
   ReportArgs report_args;
@@ -340,6 +385,9 @@ int main_impl(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
 
+  run->add_option("--sysfs-root", run_args.sysfs_root,
+                  "read the driver's facts from this tree instead of /sys (tests, captured trees)");
+  add_library_option(run);
   add_report_options(run, "summary on stdout: text (spec sheet) or md (Markdown)");
 
   std::string analyze_path, analyze_out;
@@ -381,7 +429,12 @@ int main_impl(int argc, char** argv) {
     return kExitUsage;
   }
 
-  if (*list) return cmd_list(list_references);
+  const bool library_named = list->count("--opencl-library") + run->count("--opencl-library") > 0;
+  if (library_named) set_opencl_library_path(opencl_library);
+  // A library the user named is opened now: a wrong path is bad input
+  // (exit 2) before anything else happens.
+  if (library_named || std::getenv("GPUSCOPE_OPENCL_LIBRARY")) load_opencl_library();
+  if (*list) return cmd_list(list_references, list_verbose, list_sysfs_root);
   if (*run) return cmd_run(run_args, report_args, join_args(argc, argv));
   if (*analyze) return cmd_analyze(analyze_path, analyze_out, report_args);
   if (*report) return cmd_report(report_path, report_out, report_args);

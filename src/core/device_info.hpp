@@ -2,6 +2,8 @@
 // analysis and reports can use it without a device.
 #pragma once
 
+#include "core/driver_facts.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -32,6 +34,9 @@ struct DeviceInfo {
   std::vector<std::string> extensions;
   // Vendor-specific queries that answered (NVIDIA warp size, Arm core ids, ...).
   nlohmann::json vendor_info = nlohmann::json::object();
+  // What the OS driver and vendor libraries said, at the run's start and end
+  // (gpuscope run fills it; backends do not).
+  std::vector<DriverSnapshot> driver;
 };
 
 }  // namespace gpuscope

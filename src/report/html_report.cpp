@@ -1,4 +1,5 @@
 #include "report/html_report.hpp"
+#include "report/driver_section.hpp"
 
 #include <fmt/format.h>
 
@@ -476,6 +477,7 @@ std::string render_html_report(const std::vector<ReportRun>& runs) {
   html += skipped_section(runs);
   html += charts_section(runs);
   html += device_section(runs);
+  html += driver_section_html(main);
   html += run_section(runs);
   html += "<p class=\"dim\">Written by gpuscope " + html_escape(GPUSCOPE_VERSION) + "; charts drawn by " +
           html_escape(chart_library_version()) + " (MIT licence), embedded in this file.</p>\n";

@@ -1,4 +1,5 @@
 #include "report/markdown_report.hpp"
+#include "report/driver_section.hpp"
 
 #include <fmt/format.h>
 
@@ -140,6 +141,7 @@ std::string format_markdown(const std::vector<ReportRun>& runs) {
       skipped += fmt::format("- {}{}: {}\n", runs.size() > 1 ? markdown_cell(run.label) + " " : "",
                              markdown_cell(s.probe), markdown_cell(s.reason.substr(0, s.reason.find('\n'))));
   if (!skipped.empty()) out += "### Skipped\n\n" + skipped + "\n";
+  out += driver_section_markdown(main);
   return out;
 }
 

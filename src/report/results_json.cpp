@@ -227,6 +227,29 @@ std::vector<T> array_from_json(const ObjectReader& o, const char* key, ReadEleme
   return out;
 }
 
+DriverSnapshot driver_snapshot_from_json(const json& j, const std::string& path) {
+  const ObjectReader o(j, path);
+  DriverSnapshot s;
+  o.get("when", s.when);
+  o.get("driver", s.driver);
+  o.get_optional("notes", s.notes);
+  const json& facts = o.required("facts");
+  const std::string facts_path = o.path_of("facts");
+  if (!facts.is_array()) fail_type(facts_path, "an array", facts);
+  for (size_t i = 0; i < facts.size(); ++i) {
+    const ObjectReader f(facts[i], element_path(facts_path, i));
+    DriverFact fact;
+    f.get("key", fact.key);
+    fact.value = f.required("value");
+    if (!fact.value.is_number() && !fact.value.is_string())
+      fail_type(f.path_of("value"), "a number or a string", fact.value);
+    f.get_optional("unit", fact.unit);
+    f.get("source", fact.source);
+    s.facts.push_back(std::move(fact));
+  }
+  return s;
+}
+
 DeviceInfo device_from_json_at(const json& j, const std::string& path) {
   const ObjectReader o(j, path);
   DeviceInfo d;
@@ -251,6 +274,12 @@ DeviceInfo device_from_json_at(const json& j, const std::string& path) {
   o.get_optional("profiling", d.profiling);
   o.get_optional("extensions", d.extensions);
   if (const json* v = o.optional("vendor_info")) read_object(*v, o.path_of("vendor_info"), d.vendor_info);
+  if (const json* v = o.optional("driver")) {
+    const std::string driver_path = o.path_of("driver");
+    if (!v->is_array()) fail_type(driver_path, "an array", *v);
+    for (size_t i = 0; i < v->size(); ++i)
+      d.driver.push_back(driver_snapshot_from_json((*v)[i], element_path(driver_path, i)));
+  }
   return d;
 }
 
@@ -289,7 +318,16 @@ void sync_directory(const std::filesystem::path& dir) {
 
 }  // namespace
 
+nlohmann::json driver_snapshot_to_json(const DriverSnapshot& s) {
+  json facts = json::array();
+  for (const auto& f : s.facts)
+    facts.push_back({{"key", f.key}, {"value", f.value}, {"unit", f.unit}, {"source", f.source}});
+  return {{"when", s.when}, {"driver", s.driver}, {"facts", std::move(facts)}, {"notes", s.notes}};
+}
+
 nlohmann::json device_to_json(const DeviceInfo& d) {
+  json driver = json::array();
+  for (const auto& s : d.driver) driver.push_back(driver_snapshot_to_json(s));
   return {{"id", d.id},
           {"name", d.name},
           {"vendor", d.vendor},
@@ -309,7 +347,8 @@ nlohmann::json device_to_json(const DeviceInfo& d) {
           {"max_work_group_size", d.max_work_group_size},
           {"profiling", d.profiling},
           {"extensions", d.extensions},
-          {"vendor_info", d.vendor_info}};
+          {"vendor_info", d.vendor_info},
+          {"driver", std::move(driver)}};
 }
 
 DeviceInfo device_from_json(const nlohmann::json& j) { return device_from_json_at(j, "device"); }

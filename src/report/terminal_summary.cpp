@@ -1,4 +1,5 @@
 #include "report/terminal_summary.hpp"
+#include "report/driver_section.hpp"
 
 #include <fmt/core.h>
 
@@ -535,6 +536,7 @@ std::string format_summary(const Results& r, const SummaryStyle& style, const Re
              "\n";
   }
   if (!r.skipped.empty()) out += format_skipped(r.skipped, paint);
+  out += driver_section_text(r);
   return out;
 }
 

@@ -1,0 +1,94 @@
+#include "report/driver_section.hpp"
+
+#include "analysis/driver_agreement.hpp"
+#include "report/html_report.hpp"
+
+#include <fmt/format.h>
+
+namespace gpuscope {
+namespace {
+
+std::string value_text(const DriverFact& f) {
+  std::string v = f.value.is_string() ? f.value.get<std::string>() : fmt::format("{:g}", f.value.get<double>());
+  return f.unit.empty() ? v : v + " " + f.unit;
+}
+
+std::string md(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    if (c == '|' || c == '\\' || c == '`' || c == '*' || c == '_' || c == '<' || c == '>') out += '\\';
+    out += (c == '\n' || c == '\r') ? ' ' : c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string driver_section_html(const Results& r) {
+  if (r.device.driver.empty()) return "";
+  std::string out = "<h2 id=\"driver\">What the driver says</h2>\n";
+  const auto checks = analysis::check_driver_facts(r);
+  if (!checks.empty()) {
+    out += "<table class=\"driver-checks\">\n<tr><th></th><th>measured or the API's</th><th>the driver's</th>"
+           "<th></th></tr>\n";
+    for (const auto& c : checks)
+      out += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                         c.agrees ? "agrees" : "disagrees", html_escape(c.what), html_escape(c.measured),
+                         html_escape(c.claimed),
+                         c.agrees ? "agrees" : "<strong>disagrees</strong>: " + html_escape(c.note));
+    out += "</table>\n";
+  }
+  out += "<table class=\"driver-facts\">\n<tr><th>when</th><th>driver</th><th>fact</th><th>value</th>"
+         "<th>source</th></tr>\n";
+  for (const auto& s : r.device.driver) {
+    for (const auto& f : s.facts)
+      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"dim\">{}</td></tr>\n",
+                         html_escape(s.when), html_escape(s.driver), html_escape(f.key), html_escape(value_text(f)),
+                         html_escape(f.source));
+    for (const auto& n : s.notes)
+      out += fmt::format("<tr><td>{}</td><td>{}</td><td colspan=\"3\" class=\"dim\">{}</td></tr>\n",
+                         html_escape(s.when), html_escape(s.driver), html_escape(n));
+  }
+  return out + "</table>\n";
+}
+
+std::string driver_section_markdown(const Results& r) {
+  if (r.device.driver.empty()) return "";
+  std::string out = "### What the driver says\n\n";
+  const auto checks = analysis::check_driver_facts(r);
+  if (!checks.empty()) {
+    out += "| | measured or the API's | the driver's | |\n|---|---|---|---|\n";
+    for (const auto& c : checks)
+      out += fmt::format("| {} | {} | {} | {} |\n", md(c.what), md(c.measured), md(c.claimed),
+                         c.agrees ? "agrees" : "**disagrees**: " + md(c.note));
+    out += "\n";
+  }
+  out += "| when | driver | fact | value | source |\n|---|---|---|---|---|\n";
+  for (const auto& s : r.device.driver) {
+    for (const auto& f : s.facts)
+      out += fmt::format("| {} | {} | {} | {} | {} |\n", md(s.when), md(s.driver), md(f.key), md(value_text(f)),
+                         md(f.source));
+    for (const auto& n : s.notes) out += fmt::format("| {} | {} | note | {} | |\n", md(s.when), md(s.driver), md(n));
+  }
+  return out + "\n";
+}
+
+std::string driver_section_text(const Results& r) {
+  if (r.device.driver.empty()) return "";
+  std::string out = "\nWhat the driver says\n";
+  for (const auto& s : r.device.driver) {
+    if (s.when != "start") continue;
+    for (const auto& f : s.facts) out += fmt::format("  {:<26} {}  [{}]\n", f.key, value_text(f), s.driver);
+    for (const auto& n : s.notes) out += fmt::format("  note: {}\n", n);
+  }
+  for (const auto& c : analysis::check_driver_facts(r)) {
+    if (c.agrees) {
+      out += fmt::format("  {} agrees: {} | driver: {}\n", c.what, c.measured, c.claimed);
+    } else {
+      out += fmt::format("  {} DISAGREES: {} | driver: {}\n    {}\n", c.what, c.measured, c.claimed, c.note);
+    }
+  }
+  return out;
+}
+
+}  // namespace gpuscope
