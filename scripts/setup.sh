@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   cmake g++ make pkg-config
-  ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers  # Khronos ICD loader, C and C++ headers
+  ocl-icd-libopencl1 opencl-headers opencl-clhpp-headers  # Khronos ICD loader (opened at run time), C and C++ headers
   libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev  # header-only or static at link time
   pocl-opencl-icd clinfo                                   # the CPU as an OpenCL device
   libjs-chart.js                                           # the chart library report.html embeds

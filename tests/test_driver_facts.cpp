@@ -224,5 +224,30 @@ TEST(OpenClLibraryCli, VerboseListSaysWhereEachApiCameFrom) {
   EXPECT_NE(r.output.find("sim     built in"), std::string::npos) << r.output;
 }
 
+
+// Recorded on the H100: NVML's and the measurements' view of the same GPU.
+TEST(DriverAgreementRecorded, H100ModelClockAndSmCountAgree) {
+  const Results full = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h100_full_run_with_driver_facts.json");
+  ASSERT_FALSE(full.device.driver.empty());
+  auto checks = analysis::check_driver_facts(full);
+  ASSERT_EQ(checks.size(), 3u);  // model, clock against the maximum and the current clock
+  for (const auto& c : checks) EXPECT_TRUE(c.agrees) << c.what << ": " << c.measured << " vs " << c.claimed;
+
+  const Results lib = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h100_opencl_library_option_run.json");
+  checks = analysis::check_driver_facts(lib);
+  int cores = 0;
+  for (const auto& c : checks) {
+    EXPECT_TRUE(c.agrees) << c.what << ": " << c.measured << " vs " << c.claimed;
+    cores += c.what == "shader cores" ? 1 : 0;
+  }
+  EXPECT_EQ(cores, 2);  // the API's 132 compute units and the measured work-group period of 132
+  const DriverSnapshot* end = nullptr;
+  for (const auto& s : lib.device.driver)
+    if (s.driver == "nvml" && s.when == "end") end = &s;
+  ASSERT_NE(end, nullptr);
+  EXPECT_EQ(num(*end, "cores"), 132);
+  EXPECT_EQ(num(*end, "clock.max_mhz"), 1980);
+}
+
 }  // namespace
 }  // namespace gpuscope::test

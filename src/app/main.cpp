@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "driver/driver_readers.hpp"
 #include "probes/probe.hpp"
+#include "report/driver_section.hpp"
 #include "report/html_report.hpp"
 #include "report/markdown_report.hpp"
 #include "report/progress.hpp"
@@ -135,8 +136,8 @@ int cmd_list(bool references, bool verbose, const std::string& sysfs_root) {
     if (!verbose) continue;
     for (const auto& snap : read_driver_facts(d, driver_query(sysfs_root, "start"))) {
       for (const auto& f : snap.facts)
-        std::cout << fmt::format("    {:<10} {:<26} {} {}  ({})\n", snap.driver, f.key,
-                                 f.value.is_string() ? f.value.get<std::string>() : f.value.dump(), f.unit, f.source);
+        std::cout << fmt::format("    {:<10} {:<26} {}  ({})\n", snap.driver, f.key, format_driver_value(f),
+                                 f.source);
       for (const auto& n : snap.notes) std::cout << fmt::format("    {:<10} note: {}\n", snap.driver, n);
     }
   }

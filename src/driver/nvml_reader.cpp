@@ -53,6 +53,22 @@ constexpr std::array<std::pair<unsigned long long, const char*>, 9> kThrottleRea
     {0x100, "display_clock_setting"},
 }};
 
+// FP32 lanes per SM by compute capability (CUDA C++ Programming Guide,
+// arithmetic instruction throughput); 0 where unknown.
+unsigned fp32_lanes_per_sm(int major, int minor) {
+  switch (major) {
+    case 3: return 192;
+    case 5: return 128;
+    case 6: return minor == 0 ? 64 : 128;
+    case 7: return 64;
+    case 8: return minor == 0 ? 64 : 128;
+    case 9:
+    case 10:
+    case 12: return 128;
+    default: return 0;
+  }
+}
+
 // The library and its entry points; every pointer may be null (older drivers
 // lack some), and each fact is read only through one that is set.
 struct Nvml {
@@ -73,6 +89,7 @@ struct Nvml {
   NvmlReturn (*attributes)(NvmlDevice, NvmlDeviceAttributes*) = nullptr;
   NvmlReturn (*memory)(NvmlDevice, NvmlMemory*) = nullptr;
   NvmlReturn (*cuda_cores)(NvmlDevice, unsigned*) = nullptr;
+  NvmlReturn (*compute_capability)(NvmlDevice, int*, int*) = nullptr;
   NvmlReturn (*driver_version)(char*, unsigned) = nullptr;
 
   template <class F>
@@ -108,6 +125,7 @@ std::vector<DriverSnapshot> read_nvml(int pci_bus, const std::string& name) {
   n.bind(n.attributes, "nvmlDeviceGetAttributes_v2");
   n.bind(n.memory, "nvmlDeviceGetMemoryInfo");
   n.bind(n.cuda_cores, "nvmlDeviceGetNumGpuCores");
+  n.bind(n.compute_capability, "nvmlDeviceGetCudaComputeCapability");
   n.bind(n.driver_version, "nvmlSystemGetDriverVersion");
 
   DriverSnapshot snap;
@@ -203,7 +221,18 @@ std::vector<DriverSnapshot> read_nvml(int pci_bus, const std::string& name) {
     fact("memory.total_bytes", m.total, "B", "nvmlDeviceGetMemoryInfo");
   if (NvmlDeviceAttributes a{}; n.attributes && n.attributes(chosen, &a) == kNvmlSuccess && a.multiprocessor_count)
     fact("cores", a.multiprocessor_count, "", "nvmlDeviceGetAttributes_v2 (multiprocessorCount)");
-  if (n.cuda_cores && n.cuda_cores(chosen, &v) == kNvmlSuccess) fact("lanes", v, "", "nvmlDeviceGetNumGpuCores");
+  if (n.cuda_cores && n.cuda_cores(chosen, &v) == kNvmlSuccess) {
+    fact("lanes", v, "", "nvmlDeviceGetNumGpuCores");
+    // Without MIG, nvmlDeviceGetAttributes is unsupported: the SM count is
+    // then the FP32 lanes over the lanes per SM of the compute capability.
+    int major = 0, minor = 0;
+    if (!snap.find("cores") && n.compute_capability && n.compute_capability(chosen, &major, &minor) == kNvmlSuccess) {
+      if (const unsigned per_sm = fp32_lanes_per_sm(major, minor); per_sm && v % per_sm == 0)
+        fact("cores", v / per_sm, "",
+             fmt::format("nvmlDeviceGetNumGpuCores / {} FP32 lanes per SM (compute capability {}.{})", per_sm, major,
+                         minor));
+    }
+  }
   return finish();
 }
 

@@ -5,13 +5,10 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace gpuscope {
 namespace {
-
-std::string value_text(const DriverFact& f) {
-  std::string v = f.value.is_string() ? f.value.get<std::string>() : fmt::format("{:g}", f.value.get<double>());
-  return f.unit.empty() ? v : v + " " + f.unit;
-}
 
 std::string md(const std::string& s) {
   std::string out;
@@ -23,6 +20,17 @@ std::string md(const std::string& s) {
 }
 
 }  // namespace
+
+std::string format_driver_value(const DriverFact& f) {
+  std::string v;
+  if (f.value.is_string()) {
+    v = f.value.get<std::string>();
+  } else {
+    const double x = f.value.get<double>();
+    v = x == std::floor(x) && std::abs(x) < 1e18 ? fmt::format("{:.0f}", x) : fmt::format("{:.6g}", x);
+  }
+  return f.unit.empty() ? v : v + " " + f.unit;
+}
 
 std::string driver_section_html(const Results& r) {
   if (r.device.driver.empty()) return "";
@@ -43,7 +51,7 @@ std::string driver_section_html(const Results& r) {
   for (const auto& s : r.device.driver) {
     for (const auto& f : s.facts)
       out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"dim\">{}</td></tr>\n",
-                         html_escape(s.when), html_escape(s.driver), html_escape(f.key), html_escape(value_text(f)),
+                         html_escape(s.when), html_escape(s.driver), html_escape(f.key), html_escape(format_driver_value(f)),
                          html_escape(f.source));
     for (const auto& n : s.notes)
       out += fmt::format("<tr><td>{}</td><td>{}</td><td colspan=\"3\" class=\"dim\">{}</td></tr>\n",
@@ -66,7 +74,7 @@ std::string driver_section_markdown(const Results& r) {
   out += "| when | driver | fact | value | source |\n|---|---|---|---|---|\n";
   for (const auto& s : r.device.driver) {
     for (const auto& f : s.facts)
-      out += fmt::format("| {} | {} | {} | {} | {} |\n", md(s.when), md(s.driver), md(f.key), md(value_text(f)),
+      out += fmt::format("| {} | {} | {} | {} | {} |\n", md(s.when), md(s.driver), md(f.key), md(format_driver_value(f)),
                          md(f.source));
     for (const auto& n : s.notes) out += fmt::format("| {} | {} | note | {} | |\n", md(s.when), md(s.driver), md(n));
   }
@@ -76,9 +84,11 @@ std::string driver_section_markdown(const Results& r) {
 std::string driver_section_text(const Results& r) {
   if (r.device.driver.empty()) return "";
   std::string out = "\nWhat the driver says\n";
+  // The start snapshot, less the PCI identity (in results.json and the reports).
   for (const auto& s : r.device.driver) {
     if (s.when != "start") continue;
-    for (const auto& f : s.facts) out += fmt::format("  {:<26} {}  [{}]\n", f.key, value_text(f), s.driver);
+    for (const auto& f : s.facts)
+      if (!f.key.starts_with("pci.")) out += fmt::format("  {:<26} {}  [{}]\n", f.key, format_driver_value(f), s.driver);
     for (const auto& n : s.notes) out += fmt::format("  note: {}\n", n);
   }
   for (const auto& c : analysis::check_driver_facts(r)) {

@@ -9,6 +9,9 @@
 
 namespace gpuscope {
 
+// A fact's value with its unit: integers in full, other numbers to 6 digits.
+std::string format_driver_value(const DriverFact& f);
+
 std::string driver_section_html(const Results& r);
 std::string driver_section_markdown(const Results& r);
 // Plain text for the terminal spec sheet.

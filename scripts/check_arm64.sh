@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Cross-builds gpuscope for 64-bit Arm Linux and runs the arm64 binary under
+# qemu-user beside the x86-64 one on the same inputs: `list`, a whole quick
+# run on a sim preset, and `analyze` and `report` on a recorded run. Fails when
+# the two binaries disagree. Also starts the x86-64 binary where no OpenCL
+# library can be found, as on a machine without OpenCL.
+#
+# Usage: scripts/check_arm64.sh [X86_BINARY]   (default build/release/gpuscope)
+# Needs root or sudo the first time (Debian's cross toolchain and qemu-user).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+x86=${1:-build/release/gpuscope}
+out=${ARM64_CHECK_OUT:-build/arm64-check}
+
+sudo=()
+[[ $(id -u) -eq 0 ]] || sudo=(sudo)
+if ! dpkg-query -W -f='${Status}' crossbuild-essential-arm64 qemu-user libfmt-dev:arm64 2>/dev/null |
+    grep -c "install ok installed" | grep -qx 3; then
+  "${sudo[@]}" dpkg --add-architecture arm64
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
+    crossbuild-essential-arm64 qemu-user libfmt-dev:arm64
+fi
+
+start=$(date +%s)
+cmake --preset arm64 >/dev/null
+cmake --build --preset arm64 --target gpuscope
+file build/arm64/gpuscope | grep -q "ARM aarch64" || { echo "check_arm64: not an arm64 binary" >&2; exit 1; }
+built=$(date +%s)
+
+arm=(qemu-aarch64 -L /usr/aarch64-linux-gnu build/arm64/gpuscope)
+rm -rf "$out" && mkdir -p "$out"
+recorded=docs/examples/h200/results.json
+
+# No arm64 OpenCL library is installed, so the emulated binary also shows the
+# OpenCL backend absent with its reason, and lists the sims all the same.
+"${arm[@]}" list --verbose | tee "$out/arm64-list.txt"
+grep -q "^opencl  no OpenCL library found" "$out/arm64-list.txt"
+grep -q "^sim:mali-g52" "$out/arm64-list.txt"
+
+for bin in x86 arm64; do
+  if [[ $bin == x86 ]]; then run=("$x86"); else run=("${arm[@]}"); fi
+  # A budget large enough that no probe's refinement is cut short under
+  # emulation: both binaries then take the same points.
+  "${run[@]}" run --device sim:mali-g52 --quick -q --budget-scale 20 --out "$out/$bin-sim" >"$out/$bin-sim.txt"
+  "${run[@]}" analyze "$recorded" --out "$out/$bin-analyze" >"$out/$bin-analyze.txt"
+  "${run[@]}" report "$recorded" --format md --out "$out/$bin-report.md" >/dev/null
+done
+emulated=$(date +%s)
+
+python3 - "$out" <<'PY'
+import json, sys
+out = sys.argv[1]
+def findings(path):
+    return {f["id"]: f["value"] for f in json.load(open(path))["findings"]}
+def close(a, b, rel):
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(close(x, y, rel) for x, y in zip(a, b))
+    if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
+        return a == b
+    return abs(a - b) <= rel * max(abs(a), abs(b), 1e-300)
+bad = []
+# analyze: pure arithmetic on the same series; only rounding may differ.
+x, a = findings(f"{out}/x86-analyze/results.json"), findings(f"{out}/arm64-analyze/results.json")
+bad += [f"analyze {k}: x86 {x.get(k)} arm64 {a.get(k)}" for k in sorted(set(x) | set(a))
+        if k not in x or k not in a or not close(x[k], a[k], 1e-9)]
+# report: the same Markdown, byte for byte.
+if open(f"{out}/x86-report.md").read() != open(f"{out}/arm64-report.md").read():
+    bad.append("report: the Markdown reports differ")
+# sim run: the same findings; values within the sim's run-to-run spread.
+# host.* and launch.* time the host's own memory and threads, which qemu
+# emulates at its own speed: their ids must match, their values need not.
+x, a = findings(f"{out}/x86-sim/results.json"), findings(f"{out}/arm64-sim/results.json")
+for k in sorted(set(x) | set(a)):
+    if k not in x or k not in a:
+        bad.append(f"sim {k}: only in {'x86' if k in x else 'arm64'}")
+    elif not k.startswith(("host.", "launch.")) and not close(x[k], a[k], 0.05):
+        bad.append(f"sim {k}: x86 {x[k]} arm64 {a[k]}")
+print(f"arm64 check: {len(x)} sim findings, {len(findings(out + '/x86-analyze/results.json'))} analyzed findings compared")
+for b in bad: print("  " + b)
+sys.exit(1 if bad else 0)
+PY
+
+# The x86-64 binary with no OpenCL library to be found: the loader's search
+# sees only an empty library folder, and the system's libOpenCL is hidden
+# behind /dev/null in a private mount namespace (root; skipped without it).
+if unshare -m true 2>/dev/null; then
+  libs=$(ldconfig -p | awk '/libOpenCL\.so/{print $NF}' | sort -u | tr '\n' ' ')
+  unshare -m sh -c "for f in $libs; do mount --bind /dev/null \$f; done
+    $x86 list --verbose && $x86 analyze $recorded >/dev/null" | tee "$out/x86-no-opencl.txt"
+  grep -q "^opencl  no OpenCL library found" "$out/x86-no-opencl.txt"
+  grep -q "^sim:mali-g52" "$out/x86-no-opencl.txt"
+else
+  echo "check_arm64: cannot make a mount namespace here; the no-OpenCL start was checked on arm64 only"
+fi
+echo "arm64 check passed: build $((built - start)) s, emulated runs $((emulated - built)) s"
