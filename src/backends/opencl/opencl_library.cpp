@@ -34,7 +34,11 @@ std::string last_dl_error() {
 std::optional<std::string> try_open(const std::string& name, OpenClLibraryStatus& status) {
   dlerror();
   void* handle = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) return "not loadable: " + last_dl_error();
+  if (handle == nullptr) {
+    const std::string error = last_dl_error();
+    if (error.find("cannot open shared object file") != std::string::npos) return "not found";
+    return "not loadable: " + error;
+  }
   auto lookup = [&](const char* symbol) { return dlsym(handle, symbol); };
   // Every required symbol first, so a partial library changes no pointer.
   std::vector<std::string> missing;
