@@ -25,7 +25,9 @@ fi
 start=$(date +%s)
 cmake --preset arm64 >/dev/null
 cmake --build --preset arm64 --target gpuscope
-file build/arm64/gpuscope | grep -q "ARM aarch64" || { echo "check_arm64: not an arm64 binary" >&2; exit 1; }
+# ELF e_machine (2 bytes at offset 18) is 0xb7 for AArch64.
+[[ $(od -An -tx1 -j18 -N2 build/arm64/gpuscope | tr -d ' ') == b700 ]] ||
+  { echo "check_arm64: build/arm64/gpuscope is not an arm64 binary" >&2; exit 1; }
 built=$(date +%s)
 
 arm=(qemu-aarch64 -L /usr/aarch64-linux-gnu build/arm64/gpuscope)
