@@ -29,6 +29,8 @@ std::string json_for_script(const nlohmann::json& j);
 // The fragment id of a series' chart: "chart-" and the id with every
 // character outside [A-Za-z0-9._-] replaced by '-'.
 std::string chart_anchor(const std::string& series_id);
+// The fragment id of a finding's row: "finding-" and the id, cleaned alike.
+std::string finding_anchor(const std::string& finding_id);
 
 // Whether a series is drawn on a log x axis: a meta "x_scale" of "log" or
 // "linear" decides; else positive x spanning at least 16x (a geometric sweep).
