@@ -78,7 +78,7 @@ std::string level_id(int n) { return fmt::format("memory.L{}", n); }
 DiagramBox compute_unit(const Results& r) {
   BoxBuilder b(r, "cu", "Compute unit", BoxKind::kComputeUnit);
   if (const Finding* f = r.find_finding("compute.fp32.fma.ops_per_clock_per_cu"))
-    b.add("FP32 FMA/clk", fmt::format("{:.0f}", number(*f)), *f);
+    b.add("FP32 FMA/clk", fmt::format("{:.3g}", number(*f)), *f);
   b.add("wave", "exec.wave_width");
   // Registers are counted 32 bits wide, as every GPU's register file is.
   if (const Finding* f = r.find_finding("exec.registers.per_cu"))
