@@ -51,7 +51,8 @@ std::map<std::string, SvgBox> svg_boxes(const std::string& svg) {
   std::map<std::string, SvgBox> out;
   const std::regex group(R"re(<g class="box( uncertain)?" data-box="([^"]+)">([\s\S]*?)</g>)re");
   const std::regex box_link(R"re(<a href="([^"]*)" data-box="[^"]*" class="box-link">)re");
-  const std::regex rect(R"re(<rect x="([-0-9.]+)" y="([-0-9.]+)" width="([0-9.]+)" height="([0-9.]+)"([^>]*)/>)re");
+  const std::regex rect(
+      R"re(<rect x="([-0-9.]+)" y="([-0-9.]+)" width="([0-9.]+)" height="([0-9.]+)"([^>]*)/>)re");
   const std::regex value_link(R"re(<a href="([^"]*)" data-box="[^"]*" data-finding="([^"]+)")re");
   for (std::sregex_iterator it(svg.begin(), svg.end(), group), end; it != end; ++it) {
     SvgBox b;
@@ -262,7 +263,8 @@ TEST_P(BlockDiagramSim, MatchesTheDescription) {
     if (b.placement != Placement::kUnknown)
       EXPECT_EQ(b.placement, levels[k]->per_core ? Placement::kPerComputeUnit : Placement::kShared);
   }
-  EXPECT_EQ(d.find("memory.L" + std::to_string(levels.size() + 1)), nullptr) << "a level the device does not have";
+  EXPECT_EQ(d.find("memory.L" + std::to_string(levels.size() + 1)), nullptr)
+      << "a level the device does not have";
 
   EXPECT_EQ(box(d, "local").placement, c.local.on_chip ? Placement::kPerComputeUnit : Placement::kShared);
   EXPECT_EQ(field(box(d, "local"), "local.on_chip")->value, c.local.on_chip ? "yes" : "no");

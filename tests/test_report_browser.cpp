@@ -133,7 +133,8 @@ TEST_P(ReportBrowserFirstScreen, DiagramLinkedAndLabelsApart) {
   fs::create_directories(dir);
   std::string results = c.results;
   if (results.starts_with("sim:")) {
-    const auto run = test::run_gpuscope("run --device " + results + " --quick --out " + (dir / "run").string());
+    const auto run =
+        test::run_gpuscope("run --device " + results + " --quick --out " + (dir / "run").string());
     ASSERT_EQ(run.exit_code, 0) << run.output;
     results = (dir / "run" / "results.json").string();
   }
@@ -161,8 +162,10 @@ TEST_P(ReportBrowserFirstScreen, DiagramLinkedAndLabelsApart) {
   for (std::sregex_iterator it(dom.begin(), dom.end(), box_link), end; it != end; ++it, ++boxes) {
     const std::string anchor = (*it)[1];
     EXPECT_TRUE(anchor.starts_with("chart-")) << (*it)[2] << " links to " << anchor;
-    EXPECT_NE(dom.find("<figure id=\"" + anchor + "\""), std::string::npos) << (*it)[2] << ": no chart " << anchor;
-    const std::regex drawn("<canvas id=\"canvas-" + std::regex_replace(anchor, std::regex(R"([.\-])"), "\\$&") +
+    EXPECT_NE(dom.find("<figure id=\"" + anchor + "\""), std::string::npos)
+        << (*it)[2] << ": no chart " << anchor;
+    const std::regex drawn("<canvas id=\"canvas-" +
+                           std::regex_replace(anchor, std::regex(R"([.\-])"), "\\$&") +
                            "\"[^>]* data-drawn=\"1\"");
     EXPECT_TRUE(std::regex_search(dom, drawn)) << (*it)[2] << ": chart " << anchor << " did not draw";
   }
@@ -178,18 +181,20 @@ TEST_P(ReportBrowserFirstScreen, DiagramLinkedAndLabelsApart) {
   EXPECT_NE(dom.find("id=\"canvas-headline-latency\""), std::string::npos);
 
   const fs::path png = dir.parent_path() / ("first_screen_" + c.name + ".png");
-  run_stdout(common + "--window-size=1400,1000 --screenshot=" + png.string() + " file://" + html.string(), &code);
+  run_stdout(common + "--window-size=1400,1000 --screenshot=" + png.string() + " file://" + html.string(),
+             &code);
   EXPECT_EQ(code, 0);
   EXPECT_TRUE(fs::exists(png) && fs::file_size(png) > 10000) << "no screenshot at " << png;
   fs::remove_all(dir / "profile");
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Reports, ReportBrowserFirstScreen,
-    testing::Values(FirstScreenCase{"h200", std::string(GPUSCOPE_SOURCE_DIR) + "/docs/examples/h200/results.json"},
-                    FirstScreenCase{"pocl", std::string(GPUSCOPE_SOURCE_DIR) + "/docs/examples/pocl/results.json"},
-                    FirstScreenCase{"sim_mali_g52", "sim:mali-g52"}),
-    [](const testing::TestParamInfo<FirstScreenCase>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Reports, ReportBrowserFirstScreen,
+                         testing::Values(FirstScreenCase{"h200", std::string(GPUSCOPE_SOURCE_DIR) +
+                                                                     "/docs/examples/h200/results.json"},
+                                         FirstScreenCase{"pocl", std::string(GPUSCOPE_SOURCE_DIR) +
+                                                                     "/docs/examples/pocl/results.json"},
+                                         FirstScreenCase{"sim_mali_g52", "sim:mali-g52"}),
+                         [](const testing::TestParamInfo<FirstScreenCase>& info) { return info.param.name; });
 
 }  // namespace
 }  // namespace gpuscope

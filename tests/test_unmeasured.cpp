@@ -24,16 +24,19 @@ Results sample() {
   r.device.name = "Example";
   r.skipped = {{"texture", "unsupported: the device has no image support"}};
   r.series = {
-      with_meta("atomics.ping_pong.global", "atomics",
-                {{"not_measurable", {{"32", "no forward progress between the players"}, {"64", "likewise"}}}}),
+      with_meta(
+          "atomics.ping_pong.global", "atomics",
+          {{"not_measurable", {{"32", "no forward progress between the players"}, {"64", "likewise"}}}}),
       with_meta("compute.summary", "compute",
                 {{"unsupported",
-                  nlohmann::json::array({{{"series", "compute.fp16.fma"}, {"values_per_op", 2}, {"reason", "no fp16"}}})},
+                  nlohmann::json::array(
+                      {{{"series", "compute.fp16.fma"}, {"values_per_op", 2}, {"reason", "no fp16"}}})},
                  {"not_measured_time_budget", {"compute.fp32.div x1", "compute.fp32.sqrt x1"}}}),
       with_meta("icache.binary", "icache", {{"unsupported", "no program binaries"}}),
       with_meta("texture.latency", "texture", {{"sharing_skipped", "no first texture cache level"}}),
       with_meta("bandwidth.read", "bandwidth", {{"cut_short", "the probe's time budget ran out"}}),
-      with_meta("occupancy.registers", "occupancy", {{"stopped", "the kernel's largest work-group is too small"}}),
+      with_meta("occupancy.registers", "occupancy",
+                {{"stopped", "the kernel's largest work-group is too small"}}),
       with_meta("transfer.svm.map", "transfer", {{"error", "CL_OUT_OF_RESOURCES"}}),
       with_meta("latency.global", "latency", {{"stride_bytes", 64}}),
   };
@@ -62,7 +65,8 @@ TEST(Unmeasured, EveryRecordedReason) {
 
 TEST(Unmeasured, OddMetaIsSkippedNotThrown) {
   Results r;
-  r.series = {with_meta("a", "a", {{"not_measurable", "not an object"}}), with_meta("b", "b", nlohmann::json::array()),
+  r.series = {with_meta("a", "a", {{"not_measurable", "not an object"}}),
+              with_meta("b", "b", nlohmann::json::array()),
               with_meta("c", "c", {{"unsupported", nlohmann::json::array({1, "x"})}})};
   EXPECT_TRUE(unmeasured(r).empty());
 }

@@ -260,8 +260,10 @@ int cmd_report(const std::string& path, std::string out, const ReportArgs& ra) {
   }
   if (out.empty())
     out = (std::filesystem::path(path).parent_path() / (md ? "report.md" : "report.html")).string();
-  if (md) write_markdown_report(runs, out);
-  else write_text_file_atomic(render_html_report(runs), out);
+  if (md)
+    write_markdown_report(runs, out);
+  else
+    write_text_file_atomic(render_html_report(runs), out);
   std::cout << "report: " << out << "\n";
   return 0;
 }

@@ -16,8 +16,7 @@ constexpr int kMaxLevels = 8;
 
 class BoxBuilder {
  public:
-  BoxBuilder(const Results& r, std::string id, std::string title, BoxKind kind)
-      : r_(r) {
+  BoxBuilder(const Results& r, std::string id, std::string title, BoxKind kind) : r_(r) {
     box_.id = std::move(id);
     box_.title = std::move(title);
     box_.kind = kind;
@@ -110,7 +109,8 @@ std::vector<DiagramBox> cache_levels(const Results& r) {
   for (size_t k = 1; k < levels.size(); ++k) {
     const std::string near = level_id(static_cast<int>(k)), far = level_id(static_cast<int>(k) + 1);
     const auto near_ns = scalar(r, near + ".latency_ns"), far_ns = scalar(r, far + ".latency_ns");
-    const auto near_bytes = scalar(r, near + ".capacity_bytes"), far_bytes = scalar(r, far + ".capacity_bytes");
+    const auto near_bytes = scalar(r, near + ".capacity_bytes"),
+               far_bytes = scalar(r, far + ".capacity_bytes");
     if (!near_ns || !far_ns || !near_bytes || !far_bytes || *near_ns <= 0 || *near_bytes <= 0) continue;
     if (!analysis::is_far_half_of_split(*far_ns / *near_ns, *far_bytes / *near_bytes)) continue;
     levels[k - 1].title = fmt::format("L{} near half", k);
@@ -132,7 +132,8 @@ DiagramBox local_memory(const Results& r) {
   BoxBuilder b(r, "local", "Local memory", BoxKind::kLocalMemory);
   b.add("capacity", "local.capacity_bytes").add("on chip", "local.on_chip");
   b.add("latency", "local.latency_ns").add("bandwidth", "local.bandwidth_gbps");
-  if (on_chip) b.place(*on_chip ? Placement::kPerComputeUnit : Placement::kShared, "measured: on chip or not");
+  if (on_chip)
+    b.place(*on_chip ? Placement::kPerComputeUnit : Placement::kShared, "measured: on chip or not");
   return b.done();
 }
 
@@ -140,7 +141,8 @@ DiagramBox texture_path(const Results& r, const std::vector<DiagramBox>& levels)
   BoxBuilder b(r, "texture", "Texture", BoxKind::kTexture);
   b.add("L1", "texture.L1.capacity_bytes").add("latency", "texture.L1.latency_ns");
   b.add("bandwidth", "texture.bandwidth_gbps").add("shares L1", "texture.shares_l1");
-  for (int n = 2; n <= kMaxLevels; ++n) b.add(fmt::format("L{} latency", n), fmt::format("texture.L{}.latency_ns", n));
+  for (int n = 2; n <= kMaxLevels; ++n)
+    b.add(fmt::format("L{} latency", n), fmt::format("texture.L{}.latency_ns", n));
   b.add("DRAM latency", "texture.dram.latency_ns");
   if (flag(r, "texture.shares_l1") == true && !levels.empty())
     b.place(levels.front().placement, "shares the L1");
@@ -167,8 +169,10 @@ DiagramBox host_link(const Results& r) {
 BlockDiagram block_diagram(const Results& r) {
   BlockDiagram d;
   d.device = r.device.name.empty() ? r.device.id : r.device.name;
-  if (const auto cus = scalar(r, "device.compute_units"); cus && *cus >= 1) d.compute_units = static_cast<uint32_t>(*cus);
-  else d.compute_units = r.device.compute_units;
+  if (const auto cus = scalar(r, "device.compute_units"); cus && *cus >= 1)
+    d.compute_units = static_cast<uint32_t>(*cus);
+  else
+    d.compute_units = r.device.compute_units;
 
   const auto levels = cache_levels(r);
   const auto keep = [&](DiagramBox box) {

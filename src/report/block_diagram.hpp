@@ -35,16 +35,16 @@ struct DiagramBox {
   // How the placement was decided, for a person: "measured", or why it follows.
   std::string placement_basis;
   std::vector<DiagramField> fields;  // never empty; the first is the box's defining value
-  std::string chart;  // the first recorded series a field's finding cites (its chart); "" when none
-  bool uncertain = false;            // the defining value is uncertain: the box is drawn dashed
+  std::string chart;       // the first recorded series a field's finding cites (its chart); "" when none
+  bool uncertain = false;  // the defining value is uncertain: the box is drawn dashed
   // The far half of a split cache: the id of the near half's box, which
   // comes right before it (analysis::is_far_half_of_split).
   std::string far_half_of;
 };
 
 struct BlockDiagram {
-  std::string device;          // the device's name
-  uint32_t compute_units = 0;  // 0 when neither the driver nor a finding says
+  std::string device;             // the device's name
+  uint32_t compute_units = 0;     // 0 when neither the driver nor a finding says
   std::vector<DiagramBox> boxes;  // the compute unit first, then inward to outward, the host link last
 
   const DiagramBox* find(const std::string& id) const {

@@ -15,14 +15,14 @@ namespace {
 // Geometry in SVG user units (CSS pixels at 100%).
 constexpr double kWidth = 640;
 constexpr double kMargin = 8;
-constexpr double kStack = 4;          // offset of each unit drawn behind the first
-constexpr double kBandHead = 22;      // a frame's heading
-constexpr double kPad = 8;            // inside a frame
-constexpr double kGap = 8;            // between boxes
-constexpr double kConnector = 16;     // the line between bands
-constexpr double kBoxHead = 19;       // a box's title
-constexpr double kLine = 14;          // a field's line
-constexpr double kCharWidth = 6.1;    // an 11 px sans-serif character, on average
+constexpr double kStack = 4;        // offset of each unit drawn behind the first
+constexpr double kBandHead = 22;    // a frame's heading
+constexpr double kPad = 8;          // inside a frame
+constexpr double kGap = 8;          // between boxes
+constexpr double kConnector = 16;   // the line between bands
+constexpr double kBoxHead = 19;     // a box's title
+constexpr double kLine = 14;        // a field's line
+constexpr double kCharWidth = 6.1;  // an 11 px sans-serif character, on average
 constexpr double kMinFieldColumn = 168;
 constexpr size_t kPerUnitColumns = 4;
 
@@ -33,12 +33,18 @@ struct Style {
 
 Style style_of(BoxKind kind) {
   switch (kind) {
-    case BoxKind::kComputeUnit: return {"#e7f4e8", "#2e7d32"};
-    case BoxKind::kCache: return {"#e4effb", "#1d5fa8"};
-    case BoxKind::kLocalMemory: return {"#f3e6f6", "#6a1b9a"};
-    case BoxKind::kTexture: return {"#fff1df", "#b85c00"};
-    case BoxKind::kDram: return {"#eceff1", "#37474f"};
-    case BoxKind::kHost: return {"#fbf6d9", "#7a6200"};
+    case BoxKind::kComputeUnit:
+      return {"#e7f4e8", "#2e7d32"};
+    case BoxKind::kCache:
+      return {"#e4effb", "#1d5fa8"};
+    case BoxKind::kLocalMemory:
+      return {"#f3e6f6", "#6a1b9a"};
+    case BoxKind::kTexture:
+      return {"#fff1df", "#b85c00"};
+    case BoxKind::kDram:
+      return {"#eceff1", "#37474f"};
+    case BoxKind::kHost:
+      return {"#fbf6d9", "#7a6200"};
   }
   return {"#ffffff", "#333333"};
 }
@@ -50,7 +56,9 @@ std::string num(double v) { return fmt::format("{:.1f}", v); }
 std::string text(double x, double y, const std::string& s, double max_width, const std::string& attrs) {
   const double estimate = kCharWidth * static_cast<double>(s.size());
   const std::string fit =
-      estimate > max_width ? fmt::format(" textLength=\"{}\" lengthAdjust=\"spacingAndGlyphs\"", num(max_width)) : "";
+      estimate > max_width
+          ? fmt::format(" textLength=\"{}\" lengthAdjust=\"spacingAndGlyphs\"", num(max_width))
+          : "";
   return fmt::format("<text x=\"{}\" y=\"{}\"{} {}>{}</text>", num(x), num(y), fit, attrs, html_escape(s));
 }
 
@@ -71,14 +79,17 @@ class Svg {
   void box(const DiagramBox& b, double x, double y, double w, double h) {
     const Style st = style_of(b.kind);
     const std::string dash = b.uncertain ? " stroke-dasharray=\"5 3\"" : "";
-    const std::string target = b.chart.empty() ? finding_anchor(b.fields.front().finding_id) : chart_anchor(b.chart);
-    body_ += fmt::format("<g class=\"box{}\" data-box=\"{}\">\n", b.uncertain ? " uncertain" : "", html_escape(b.id));
+    const std::string target =
+        b.chart.empty() ? finding_anchor(b.fields.front().finding_id) : chart_anchor(b.chart);
+    body_ += fmt::format("<g class=\"box{}\" data-box=\"{}\">\n", b.uncertain ? " uncertain" : "",
+                         html_escape(b.id));
     body_ += fmt::format("<a href=\"{}#{}\" data-box=\"{}\" class=\"box-link\"><title>{}: {}</title>\n",
                          html_escape(page_), html_escape(target), html_escape(b.id), html_escape(b.title),
                          b.chart.empty() ? "its finding" : "evidence chart " + html_escape(b.chart));
-    body_ += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"4\" fill=\"{}\" stroke=\"{}\" "
-                         "stroke-width=\"1.3\"{}/>\n",
-                         num(x), num(y), num(w), num(h), st.fill, st.stroke, dash);
+    body_ += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"4\" fill=\"{}\" stroke=\"{}\" "
+        "stroke-width=\"1.3\"{}/>\n",
+        num(x), num(y), num(w), num(h), st.fill, st.stroke, dash);
     body_ += text(x + kPad, y + 14, b.title + (b.uncertain ? " ?" : ""), w - 2 * kPad,
                   fmt::format("font-weight=\"700\" font-size=\"12\" fill=\"{}\"", st.stroke)) +
              "\n</a>\n";
@@ -88,9 +99,9 @@ class Svg {
       const DiagramField& f = b.fields[i];
       const double fx = x + kPad + col_width * static_cast<double>(i % cols);
       const double fy = y + kBoxHead + 10 + kLine * static_cast<double>(i / cols);
-      body_ += fmt::format("<a href=\"{}#{}\" data-box=\"{}\" data-finding=\"{}\"{}><title>{}</title>", html_escape(page_),
-                           html_escape(finding_anchor(f.finding_id)), html_escape(b.id), html_escape(f.finding_id),
-                           f.uncertain ? " class=\"uncertain\"" : "",
+      body_ += fmt::format("<a href=\"{}#{}\" data-box=\"{}\" data-finding=\"{}\"{}><title>{}</title>",
+                           html_escape(page_), html_escape(finding_anchor(f.finding_id)), html_escape(b.id),
+                           html_escape(f.finding_id), f.uncertain ? " class=\"uncertain\"" : "",
                            html_escape(f.finding_id + (f.uncertain ? ": confidence below 0.5" : "")));
       body_ += text(fx, fy, f.label + " " + f.value + (f.uncertain ? " ?" : ""), col_width - 6,
                     f.uncertain ? "fill=\"#9a6700\" font-style=\"italic\"" : "fill=\"#222\"");
@@ -99,23 +110,28 @@ class Svg {
     body_ += "</g>\n";
   }
 
-  void frame(double x, double y, double w, double h, const std::string& heading, bool dashed, size_t stacked) {
+  void frame(double x, double y, double w, double h, const std::string& heading, bool dashed,
+             size_t stacked) {
     for (size_t k = stacked; k > 0; --k) {
       const double o = kStack * static_cast<double>(k);
-      body_ += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"6\" fill=\"#fafafa\" "
-                           "stroke=\"#9e9e9e\"/>\n",
-                           num(x + o), num(y + o), num(w), num(h));
+      body_ += fmt::format(
+          "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"6\" fill=\"#fafafa\" "
+          "stroke=\"#9e9e9e\"/>\n",
+          num(x + o), num(y + o), num(w), num(h));
     }
-    body_ += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"6\" fill=\"#ffffff\" stroke=\"#616161\" "
-                         "stroke-width=\"1.2\"{}/>\n",
-                         num(x), num(y), num(w), num(h), dashed ? " stroke-dasharray=\"6 4\"" : "");
-    body_ += text(x + kPad, y + 15, heading, w - 2 * kPad, "font-weight=\"700\" font-size=\"12\" fill=\"#424242\"") +
+    body_ += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"6\" fill=\"#ffffff\" stroke=\"#616161\" "
+        "stroke-width=\"1.2\"{}/>\n",
+        num(x), num(y), num(w), num(h), dashed ? " stroke-dasharray=\"6 4\"" : "");
+    body_ += text(x + kPad, y + 15, heading, w - 2 * kPad,
+                  "font-weight=\"700\" font-size=\"12\" fill=\"#424242\"") +
              "\n";
   }
 
   void connector(double x, double y0, double y1) {
-    body_ += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#616161\" stroke-width=\"2\"/>\n",
-                         num(x), num(y0), num(y1));
+    body_ += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#616161\" stroke-width=\"2\"/>\n", num(x),
+        num(y0), num(y1));
   }
 
   void note(double x, double y, const std::string& s) {
@@ -123,10 +139,11 @@ class Svg {
   }
 
   std::string done(const std::string& title, double height) const {
-    return fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"block-diagram\" viewBox=\"0 0 {0} {1}\" "
-                       "width=\"{0}\" height=\"{1}\" font-family=\"system-ui, -apple-system, 'Segoe UI', sans-serif\" "
-                       "font-size=\"11\" role=\"img\" aria-label=\"{2}\">\n<title>{2}</title>\n{3}</svg>\n",
-                       num(kWidth), num(std::ceil(height)), html_escape(title), body_);
+    return fmt::format(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"block-diagram\" viewBox=\"0 0 {0} {1}\" "
+        "width=\"{0}\" height=\"{1}\" font-family=\"system-ui, -apple-system, 'Segoe UI', sans-serif\" "
+        "font-size=\"11\" role=\"img\" aria-label=\"{2}\">\n<title>{2}</title>\n{3}</svg>\n",
+        num(kWidth), num(std::ceil(height)), html_escape(title), body_);
   }
 
  private:
@@ -206,8 +223,9 @@ std::string render_block_diagram_svg(const BlockDiagram& d, const std::string& p
   const double inner_w = frame_w - 2 * kPad;
 
   if (const auto per_cu = placed(d, Placement::kPerComputeUnit); !per_cu.empty()) {
-    const std::string heading = d.compute_units > 1 ? fmt::format("{} compute units, each with", d.compute_units)
-                                                    : std::string("compute unit");
+    const std::string heading = d.compute_units > 1
+                                    ? fmt::format("{} compute units, each with", d.compute_units)
+                                    : std::string("compute unit");
     band([&](Svg* to, double x, double top) { return grid(to, per_cu, x, top, inner_w); }, heading, false,
          d.compute_units > 1 ? 2 : 0);
   }
@@ -221,9 +239,11 @@ std::string render_block_diagram_svg(const BlockDiagram& d, const std::string& p
   for (const DiagramBox* b : placed(d, Placement::kShared))
     (b->kind == BoxKind::kDram || b->kind == BoxKind::kHost ? off_chip : on_chip).push_back(b);
   if (!on_chip.empty()) {
-    const std::string heading =
-        d.compute_units > 1 ? fmt::format("shared by the {} compute units", d.compute_units) : std::string("shared");
-    band([&](Svg* to, double x, double top) { return rows(to, on_chip, x, top, inner_w); }, heading, false, 0);
+    const std::string heading = d.compute_units > 1
+                                    ? fmt::format("shared by the {} compute units", d.compute_units)
+                                    : std::string("shared");
+    band([&](Svg* to, double x, double top) { return rows(to, on_chip, x, top, inner_w); }, heading, false,
+         0);
   }
   for (const DiagramBox* b : off_chip) {
     connect();

@@ -18,7 +18,8 @@ std::string field_text(const DiagramField& f) { return f.label + " " + f.value +
 std::vector<std::string> box_lines(const DiagramBox& b, size_t width) {
   std::vector<std::string> lines;
   std::string title = b.title + (b.uncertain ? "?" : "");
-  std::string line = title + std::string(title.size() < kTitleColumns ? kTitleColumns - title.size() : 1, ' ');
+  std::string line =
+      title + std::string(title.size() < kTitleColumns ? kTitleColumns - title.size() : 1, ' ');
   const size_t indent = std::max(kTitleColumns, title.size() + 1);
   bool first = true;
   for (const auto& f : b.fields) {

@@ -73,8 +73,10 @@ json reference_curve(const Results& ref, const Headline& h, double x_min, double
     const auto value = scalar(ref, fmt::format("memory.L{}.{}", n, h.level_suffix));
     if (!capacity && !value) continue;
     const std::string label = fmt::format("L{}", n);
-    if (capacity && value) steps.push_back({previous.value_or(std::min(x_min, *capacity / 4)), *capacity, *value, label});
-    else if (capacity) marks.push_back({*capacity, label});
+    if (capacity && value)
+      steps.push_back({previous.value_or(std::min(x_min, *capacity / 4)), *capacity, *value, label});
+    else if (capacity)
+      marks.push_back({*capacity, label});
     if (capacity) previous = capacity;
   }
   if (const auto dram = scalar(ref, fmt::format("memory.dram.{}", h.level_suffix))) {
@@ -160,9 +162,11 @@ std::string first_screen_section(const std::vector<ReportRun>& runs) {
     const std::string name = c["name"].get<std::string>();
     const std::string title = c["title"].get<std::string>();
     out += fmt::format(
-        "<figure id=\"headline-{0}\" class=\"headline-chart\">\n<h3>{1}</h3>\n<div class=\"chart-box\"><canvas "
+        "<figure id=\"headline-{0}\" class=\"headline-chart\">\n<h3>{1}</h3>\n<div "
+        "class=\"chart-box\"><canvas "
         "id=\"canvas-headline-{0}\" role=\"img\" aria-label=\"{1}\"></canvas></div>\n<figcaption>Measured: "
-        "lines; published figures: dotted steps over each level's footprints and triangles. <a href=\"#{2}\">The "
+        "lines; published figures: dotted steps over each level's footprints and triangles. <a "
+        "href=\"#{2}\">The "
         "full chart</a>, with every sample's spread and the levels read off it.</figcaption>\n</figure>\n",
         html_escape(name), html_escape(title), html_escape(c["chart"].get<std::string>()));
   }
@@ -172,9 +176,10 @@ std::string first_screen_section(const std::vector<ReportRun>& runs) {
     out += "<fieldset class=\"references\"><legend>Published figures beside it</legend>\n";
     for (size_t i = 0; i < data["references"].size(); ++i) {
       const json& r = data["references"][i];
-      out += fmt::format("<label><input type=\"checkbox\" class=\"reference-toggle\" data-reference=\"{}\"{}>"
-                         "<span class=\"swatch\" data-reference=\"{}\"></span>{}</label>\n",
-                         i, r["checked"].get<bool>() ? " checked" : "", i, html_escape(r["name"].get<std::string>()));
+      out += fmt::format(
+          "<label><input type=\"checkbox\" class=\"reference-toggle\" data-reference=\"{}\"{}>"
+          "<span class=\"swatch\" data-reference=\"{}\"></span>{}</label>\n",
+          i, r["checked"].get<bool>() ? " checked" : "", i, html_escape(r["name"].get<std::string>()));
     }
     out += "</fieldset>\n";
   }
@@ -188,15 +193,18 @@ std::string unmeasured_section(const std::vector<ReportRun>& runs) {
     for (const auto& u : unmeasured(*runs[i].results)) {
       const Series* s = u.series.empty() ? nullptr : runs[i].results->find_series(u.series);
       const std::string link =
-          s ? fmt::format(" <a href=\"#{}\">{}</a>", html_escape(chart_anchor(s->id)), html_escape(s->id)) : "";
+          s ? fmt::format(" <a href=\"#{}\">{}</a>", html_escape(chart_anchor(s->id)), html_escape(s->id))
+            : "";
       const bool multiline = u.reason.find('\n') != std::string::npos;
-      rows += fmt::format("<tr><td>{}{}</td><td>{}</td><td>{}</td></tr>\n",
-                          runs.size() > 1 ? html_escape(runs[i].label) + ": " : "", html_escape(u.what),
-                          multiline ? "<pre>" + html_escape(u.reason) + "</pre>" : html_escape(u.reason), link);
+      rows +=
+          fmt::format("<tr><td>{}{}</td><td>{}</td><td>{}</td></tr>\n",
+                      runs.size() > 1 ? html_escape(runs[i].label) + ": " : "", html_escape(u.what),
+                      multiline ? "<pre>" + html_escape(u.reason) + "</pre>" : html_escape(u.reason), link);
     }
   }
   if (rows.empty()) return "";
-  return "<h2 id=\"not-measured\">Not measured</h2>\n<p class=\"note\">What the run could not measure, as the "
+  return "<h2 id=\"not-measured\">Not measured</h2>\n<p class=\"note\">What the run could not measure, as "
+         "the "
          "probes recorded it.</p>\n<table class=\"not-measured\">\n<tr><th>what</th><th>why</th><th>"
          "recorded in</th></tr>\n" +
          rows + "</table>\n";

@@ -18,9 +18,11 @@ void from_meta(const Series& s, std::vector<Unmeasured>& out) {
     out.push_back({std::move(what), std::move(reason), s.id});
   };
   if (const auto it = meta.find("not_measurable"); it != meta.end() && it->is_object())
-    for (const auto& [width, reason] : it->items()) add(fmt::format("{} ({}-bit)", s.id, width), text_of(reason));
+    for (const auto& [width, reason] : it->items())
+      add(fmt::format("{} ({}-bit)", s.id, width), text_of(reason));
   if (const auto it = meta.find("unsupported"); it != meta.end()) {
-    if (it->is_string()) add(s.id, it->get<std::string>());
+    if (it->is_string())
+      add(s.id, it->get<std::string>());
     else if (it->is_array())
       for (const auto& u : *it) {
         if (!u.is_object()) continue;
@@ -30,10 +32,12 @@ void from_meta(const Series& s, std::vector<Unmeasured>& out) {
         add(std::move(what), u.contains("reason") ? text_of(u["reason"]) : "unsupported");
       }
   }
-  if (const auto it = meta.find("not_measured_time_budget"); it != meta.end() && it->is_array() && !it->empty()) {
+  if (const auto it = meta.find("not_measured_time_budget");
+      it != meta.end() && it->is_array() && !it->empty()) {
     std::string list;
     for (const auto& k : *it) list += (list.empty() ? "" : ", ") + text_of(k);
-    add(fmt::format("{}: {} {}", s.probe.empty() ? s.id : s.probe, it->size(), it->size() == 1 ? "kernel" : "kernels"),
+    add(fmt::format("{}: {} {}", s.probe.empty() ? s.id : s.probe, it->size(),
+                    it->size() == 1 ? "kernel" : "kernels"),
         "the probe's time budget ran out before " + list);
   }
   if (const auto it = meta.find("sharing_skipped"); it != meta.end())
