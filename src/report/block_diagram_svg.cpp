@@ -97,8 +97,9 @@ class Svg {
     const double col_width = (w - 2 * kPad) / static_cast<double>(cols);
     for (size_t i = 0; i < b.fields.size(); ++i) {
       const DiagramField& f = b.fields[i];
-      const double fx = x + kPad + col_width * static_cast<double>(i % cols);
-      const double fy = y + kBoxHead + 10 + kLine * static_cast<double>(i / cols);
+      const size_t row = i / cols, col = i % cols;  // fields fill the columns row by row
+      const double fx = x + kPad + col_width * static_cast<double>(col);
+      const double fy = y + kBoxHead + 10 + kLine * static_cast<double>(row);
       body_ += fmt::format("<a href=\"{}#{}\" data-box=\"{}\" data-finding=\"{}\"{}><title>{}</title>",
                            html_escape(page_), html_escape(finding_anchor(f.finding_id)), html_escape(b.id),
                            html_escape(f.finding_id), f.uncertain ? " class=\"uncertain\"" : "",
