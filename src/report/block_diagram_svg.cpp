@@ -139,11 +139,13 @@ class Svg {
     body_ += text(x, y, s, kWidth - 2 * kMargin, "font-size=\"10.5\" fill=\"#666\"") + "\n";
   }
 
+  // On a white ground of its own, so that the file reads on a dark page too.
   std::string done(const std::string& title, double height) const {
     return fmt::format(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"block-diagram\" viewBox=\"0 0 {0} {1}\" "
         "width=\"{0}\" height=\"{1}\" font-family=\"system-ui, -apple-system, 'Segoe UI', sans-serif\" "
-        "font-size=\"11\" role=\"img\" aria-label=\"{2}\">\n<title>{2}</title>\n{3}</svg>\n",
+        "font-size=\"11\" role=\"img\" aria-label=\"{2}\">\n<title>{2}</title>\n"
+        "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n{3}</svg>\n",
         num(kWidth), num(std::ceil(height)), html_escape(title), body_);
   }
 
