@@ -37,7 +37,9 @@
         ctx.textAlign = 'right';
         for (const [, x1, y, label] of curve.steps) {
           const px = Math.min(scales.x.getPixelForValue(x1), area.right) - 3;
-          ctx.fillText(r.name + ' ' + label, px, scales.y.getPixelForValue(y) - 4);
+          const py = scales.y.getPixelForValue(y);
+          // Above its step, or below it where the step runs along the top.
+          ctx.fillText(r.name + ' ' + label, px, py - 4 < area.top + 12 ? py + 13 : py - 4);
         }
         ctx.textAlign = 'left';
         ctx.setLineDash([2, 3]);
