@@ -158,6 +158,8 @@ void expect_hopper(const Results& r) {
   EXPECT_EQ(box(d, "local").placement, Placement::kPerComputeUnit);
   EXPECT_EQ(box(d, "texture").placement, Placement::kPerComputeUnit);
   EXPECT_EQ(field(box(d, "cu"), "exec.wave_width")->value, "32");
+  EXPECT_EQ(box(d, "cu").fields.front().label, "FP32 lanes");
+  EXPECT_NEAR(std::stod(box(d, "cu").fields.front().value), 128, 6);  // 4 x 32 per SM
   EXPECT_NE(field(box(d, "memory.L1"), "memory.line_bytes"), nullptr);
   EXPECT_NE(field(box(d, "host"), "host.zero_copy"), nullptr);
 
@@ -250,6 +252,10 @@ TEST_P(BlockDiagramSim, MatchesTheDescription) {
   expect_consistent(r, d);
   EXPECT_EQ(d.compute_units, c.core.shader_cores);
   EXPECT_EQ(field(box(d, "cu"), "exec.wave_width")->value, std::to_string(c.core.wave_width));
+  const DiagramField& lanes = box(d, "cu").fields.front();
+  EXPECT_EQ(lanes.label, "FP32 lanes");
+  EXPECT_NEAR(std::stod(lanes.value), c.core.units_per_core * c.core.lanes_per_unit,
+              0.1 * c.core.units_per_core * c.core.lanes_per_unit);
 
   // Every level buffer loads pass through, in order, placed as described
   // wherever the run could tell: measured where the geometry probe's sharing

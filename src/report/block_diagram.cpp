@@ -11,7 +11,7 @@ namespace gpuscope {
 
 namespace {
 
-// The deepest cache level looked for: no device has more than four.
+// The deepest cache level looked for (devices have at most four).
 constexpr int kMaxLevels = 8;
 
 class BoxBuilder {
@@ -76,8 +76,14 @@ std::string level_id(int n) { return fmt::format("memory.L{}", n); }
 
 DiagramBox compute_unit(const Results& r) {
   BoxBuilder b(r, "cu", "Compute unit", BoxKind::kComputeUnit);
-  if (const Finding* f = r.find_finding("compute.fp32.fma.ops_per_clock_per_cu"))
-    b.add("FP32 FMA/clk", fmt::format("{:.3g}", number(*f)), *f);
+  // Lanes: FP32 multiplies a unit retires per clock, by the fastest of fma,
+  // mad and mul (an emulated fma is far below the others). Adds are left
+  // out: some units issue them on a second pipe as well (Mali's FADD).
+  const Finding* lanes = nullptr;
+  for (const char* op : {"fma", "mad", "mul"})
+    if (const Finding* f = r.find_finding(fmt::format("compute.fp32.{}.ops_per_clock_per_cu", op)))
+      if (!lanes || number(*f) > number(*lanes)) lanes = f;
+  if (lanes) b.add("FP32 lanes", fmt::format("{:.3g}", number(*lanes)), *lanes);
   b.add("wave", "exec.wave_width");
   // Registers are counted 32 bits wide, as every GPU's register file is.
   if (const Finding* f = r.find_finding("exec.registers.per_cu"))
