@@ -1,7 +1,9 @@
-// report.html: one self-contained page (no network, no files beside it) with
-// the device, the exact command, the findings by area and a chart for every
-// series, each finding linked to the chart it was read from. Chart.js is
-// inlined from the copy embedded at build time.
+// report.html: one self-contained page (no network, no files beside it): the
+// first screen (first_screen.hpp: the block diagram beside the headline
+// curves), what could not be measured, the findings by area and a chart for
+// every series, each finding linked to the chart it was read from, then the
+// device and the exact command. Chart.js is inlined from the copy embedded
+// at build time.
 #pragma once
 
 #include <string>
