@@ -1,8 +1,9 @@
 // The block diagram as SVG: report.html inlines it at the top, and every run
 // writes it beside report.md (diagram.svg). The compute unit's boxes sit in a
 // stacked frame (one per unit), what could not be placed in a dashed band
-// under it, and what the device shares below, a split cache's halves side by
-// side. Each box links to its evidence chart and each value to its finding.
+// under it, the on-chip boxes the units share in a frame below (a split
+// cache's halves side by side), then DRAM and the host link. Each box links
+// to its evidence chart and each value to its finding.
 #pragma once
 
 #include <string>
