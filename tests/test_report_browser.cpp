@@ -14,6 +14,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli_runner.hpp"
 
@@ -98,6 +99,102 @@ TEST(ReportBrowser, ChromiumDrawsEveryChartWithoutScriptErrors) {
   EXPECT_TRUE(fs::exists(png) && fs::file_size(png) > 10000) << "no screenshot at " << png;
   fs::remove_all(dir / "profile");
 }
+
+// Every value of attribute `name` in the DOM, in order.
+std::vector<std::string> attribute_values(const std::string& dom, const std::string& name) {
+  std::vector<std::string> out;
+  const std::regex re(" " + name + "=\"([^\"]*)\"");
+  for (std::sregex_iterator it(dom.begin(), dom.end(), re), end; it != end; ++it) out.push_back((*it)[1]);
+  return out;
+}
+
+// The first screen of report.html (the block diagram beside the headline
+// curves) for the H200 example, the PoCL example and a sim preset's run:
+// the diagram is there, every box links to a chart that drew, no two tick
+// labels of any chart overlap (report.js counts them from the boxes Chart.js
+// lays them out in), and a screenshot of the first screen is taken
+// (report_browser/first_screen_<name>.png in the build directory).
+struct FirstScreenCase {
+  std::string name;
+  std::string results;  // a results.json, or "sim:<preset>" to run one
+};
+
+void PrintTo(const FirstScreenCase& c, std::ostream* os) { *os << c.name; }
+
+class ReportBrowserFirstScreen : public testing::TestWithParam<FirstScreenCase> {};
+
+TEST_P(ReportBrowserFirstScreen, DiagramLinkedAndLabelsApart) {
+  const std::string chromium = find_on_path({"chromium", "chromium-browser", "google-chrome"});
+  if (chromium.empty())
+    GTEST_SKIP() << "no chromium on PATH (scripts/setup.sh installs it): report.html not rendered";
+  const FirstScreenCase& c = GetParam();
+  const fs::path dir = fs::path(GPUSCOPE_BINARY).parent_path() / "report_browser" / c.name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string results = c.results;
+  if (results.starts_with("sim:")) {
+    const auto run =
+        test::run_gpuscope("run --device " + results + " --quick --out " + (dir / "run").string());
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    results = (dir / "run" / "results.json").string();
+  }
+  const fs::path html = dir / "report.html";
+  const auto r = test::run_gpuscope("report " + results + " --out " + html.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+
+  const std::string common = "timeout 60 " + chromium +
+                             " --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir=" +
+                             (dir / "profile").string() + " --virtual-time-budget=8000 ";
+  int code = -1;
+  const std::string dom = run_stdout(common + "--dump-dom file://" + html.string() + "#selftest", &code);
+  ASSERT_EQ(code, 0) << "chromium --dump-dom failed";
+  EXPECT_EQ(body_attribute(dom, "data-ready"), "1") << "report.js never finished";
+  EXPECT_EQ(body_attribute(dom, "data-errors"), "0") << "script errors in the page";
+  EXPECT_EQ(body_attribute(dom, "data-headline-charts"), "2") << "latency and bandwidth curves";
+  EXPECT_EQ(body_attribute(dom, "data-headline-drawn"), "2");
+
+  // The diagram, before the findings, every box linked to a chart that drew.
+  const size_t diagram = dom.find("class=\"block-diagram\"");
+  ASSERT_NE(diagram, std::string::npos) << "no block diagram";
+  EXPECT_LT(diagram, dom.find("id=\"findings\""));
+  const std::regex box_link(R"re(<a href="#([^"]+)" data-box="([^"]+)" class="box-link">)re");
+  size_t boxes = 0;
+  for (std::sregex_iterator it(dom.begin(), dom.end(), box_link), end; it != end; ++it, ++boxes) {
+    const std::string anchor = (*it)[1];
+    EXPECT_TRUE(anchor.starts_with("chart-")) << (*it)[2] << " links to " << anchor;
+    EXPECT_NE(dom.find("<figure id=\"" + anchor + "\""), std::string::npos)
+        << (*it)[2] << ": no chart " << anchor;
+    const std::regex drawn("<canvas id=\"canvas-" +
+                           std::regex_replace(anchor, std::regex(R"([.\-])"), "\\$&") +
+                           "\"[^>]* data-drawn=\"1\"");
+    EXPECT_TRUE(std::regex_search(dom, drawn)) << (*it)[2] << ": chart " << anchor << " did not draw";
+  }
+  EXPECT_GE(boxes, 5u) << "compute unit, caches, DRAM and host at least";
+
+  // Tick labels apart on every chart, the headline curves included.
+  const auto overlaps = attribute_values(dom, "data-label-overlaps");
+  EXPECT_EQ(overlaps.size(), attribute_values(dom, "data-painted").size()) << "a chart was not checked";
+  EXPECT_FALSE(overlaps.empty());
+  size_t crowded = 0;
+  for (const auto& n : overlaps) crowded += n == "0" ? 0 : 1;
+  EXPECT_EQ(crowded, 0u) << crowded << " charts with overlapping tick labels";
+  EXPECT_NE(dom.find("id=\"canvas-headline-latency\""), std::string::npos);
+
+  const fs::path png = dir.parent_path() / ("first_screen_" + c.name + ".png");
+  run_stdout(common + "--window-size=1400,1000 --screenshot=" + png.string() + " file://" + html.string(),
+             &code);
+  EXPECT_EQ(code, 0);
+  EXPECT_TRUE(fs::exists(png) && fs::file_size(png) > 10000) << "no screenshot at " << png;
+  fs::remove_all(dir / "profile");
+}
+
+INSTANTIATE_TEST_SUITE_P(Reports, ReportBrowserFirstScreen,
+                         testing::Values(FirstScreenCase{"h200", std::string(GPUSCOPE_SOURCE_DIR) +
+                                                                     "/docs/examples/h200/results.json"},
+                                         FirstScreenCase{"pocl", std::string(GPUSCOPE_SOURCE_DIR) +
+                                                                     "/docs/examples/pocl/results.json"},
+                                         FirstScreenCase{"sim_mali_g52", "sim:mali-g52"}),
+                         [](const testing::TestParamInfo<FirstScreenCase>& info) { return info.param.name; });
 
 }  // namespace
 }  // namespace gpuscope

@@ -185,7 +185,7 @@ TEST(FormatSummary, NotesIndentedUnderTheirFinding) {
 
 TEST(FormatSummary, SkippedProbesWithReasons) {
   const std::string s = format_summary(sample_results());
-  EXPECT_LT(position_of(s, "Other"), position_of(s, "Skipped"));
+  EXPECT_LT(position_of(s, "Other"), position_of(s, "Not measured"));
   EXPECT_FALSE(line_with(s, {"texture", "unsupported: the device has no image support"}).empty());
   EXPECT_FALSE(line_with(s, {"icache", "build failure: kernel too large"}).empty());
   EXPECT_EQ(s.find("full build log follows"), std::string::npos);
@@ -208,7 +208,25 @@ TEST(FormatSummary, NoFindings) {
   r.device.name = "Empty";
   const std::string s = format_summary(r);
   EXPECT_NE(s.find("No findings."), std::string::npos) << s;
-  EXPECT_EQ(s.find("Skipped"), std::string::npos) << s;
+  EXPECT_EQ(s.find("Not measured"), std::string::npos) << s;
+}
+
+// A ping-pong whose players never took turns is recorded in its series' meta,
+// not as a skipped probe; the spec sheet says so, with the reason.
+TEST(FormatSummary, UnmeasurableExperimentsWithReasons) {
+  Results r = sample_results();
+  Series s;
+  s.id = "atomics.ping_pong.global";
+  s.probe = "atomics";
+  s.meta["not_measurable"]["32"] = "no forward progress between the players: a player gave up";
+  r.series.push_back(s);
+  const std::string text = format_summary(r);
+  EXPECT_FALSE(line_with(text, {"atomics.ping_pong.global (32-bit)", "no forward progress"}).empty()) << text;
+}
+
+TEST(FormatSummary, OpensWithTheBlockDiagram) {
+  const std::string s = format_summary(sample_results());
+  EXPECT_LT(position_of(s, "68 compute units, each"), position_of(s, "Memory hierarchy")) << s;
 }
 
 }  // namespace

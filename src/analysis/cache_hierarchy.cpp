@@ -556,13 +556,11 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
                                                               : "where misses begin"));
     }
 
-    // NVIDIA H100/H200 split L2: the far partition shows up as a second,
-    // moderately slower plateau about twice as large as the near one.
     if (k > 0 && level.end_reached && h.levels[k - 1].end_reached) {
       const CacheLevel& prev = h.levels[k - 1];
       const double latency_ratio = level.latency_ns / prev.latency_ns;
       const double capacity_ratio = level.capacity_bytes / prev.capacity_bytes;
-      if (latency_ratio < 2 && capacity_ratio >= 1.5 && capacity_ratio <= 3) {
+      if (is_far_half_of_split(latency_ratio, capacity_ratio)) {
         add_note(level.note,
                  fmt::format("Latency only {:.2f}x {}'s with {:.1f}x its capacity: probably the far half "
                              "of a split {} (as on NVIDIA H100/H200) rather than a separate cache; "
@@ -593,6 +591,10 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
   }
   if (options.slots_share_lines) refine_line_revisits(c, h);
   return h;
+}
+
+bool is_far_half_of_split(double latency_ratio, double capacity_ratio) {
+  return latency_ratio < 2 && capacity_ratio >= 1.5 && capacity_ratio <= 3;
 }
 
 std::vector<Finding> hierarchy_findings(const Hierarchy& h, const std::string& series_id) {

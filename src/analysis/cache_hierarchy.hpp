@@ -98,6 +98,13 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
 // Empty when the hierarchy holds no level.
 std::vector<Finding> hierarchy_findings(const Hierarchy& h, const std::string& series_id);
 
+// Whether a level `latency_ratio` times as slow as the level before it, with
+// `capacity_ratio` times its capacity (both ends measured), is the far half
+// of a split cache rather than a cache of its own: NVIDIA H100/H200's L2
+// shows as a second plateau under 2x slower and 1.5-3x larger. The level
+// before is then the near half, and this level's capacity the whole cache.
+bool is_far_half_of_split(double latency_ratio, double capacity_ratio);
+
 // Footprints (bytes, multiples of granule_bytes, not already measured) where
 // one more measurement would most sharpen the inference: the geometric
 // midpoints of the intervals where the curve changes most relative to noise,

@@ -7,6 +7,8 @@
 #include "core/error.hpp"
 #include "driver/driver_readers.hpp"
 #include "probes/probe.hpp"
+#include "report/block_diagram.hpp"
+#include "report/block_diagram_svg.hpp"
 #include "report/driver_section.hpp"
 #include "report/html_report.hpp"
 #include "report/markdown_report.hpp"
@@ -79,12 +81,19 @@ void print_summary(const Results& r, const std::optional<Results>& reference, co
     std::cout << format_summary(r, {stdout_wants_color()}, reference ? &*reference : nullptr);
 }
 
-// results.json's companions in `dir`: report.html and report.md.
+// report.md at `path`, with the block diagram it shows beside it.
+void write_markdown_report(const std::vector<ReportRun>& runs, const std::filesystem::path& path) {
+  write_text_file_atomic(render_block_diagram_svg(block_diagram(*runs[0].results), "report.html"),
+                         (path.parent_path() / kDiagramFileName).string());
+  write_text_file_atomic(format_markdown(runs, kDiagramFileName), path.string());
+}
+
+// results.json's companions in `dir`: report.html, report.md and the diagram.
 void write_reports(const Results& r, const std::optional<Results>& reference,
                    const std::filesystem::path& dir) {
   const auto runs = report_runs(r, reference);
   write_text_file_atomic(render_html_report(runs), (dir / "report.html").string());
-  write_text_file_atomic(format_markdown(runs), (dir / "report.md").string());
+  write_markdown_report(runs, dir / "report.md");
 }
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -278,14 +287,16 @@ int cmd_report(const std::string& path, std::string out, const ReportArgs& ra) {
   const Results r = read_results_file(path);
   const auto runs = report_runs(r, reference);
   const bool md = ra.format == "md";
-  const std::string text = md ? format_markdown(runs) : render_html_report(runs);
   if (out == "-") {
-    std::cout << text;
+    std::cout << (md ? format_markdown(runs) : render_html_report(runs));
     return 0;
   }
   if (out.empty())
     out = (std::filesystem::path(path).parent_path() / (md ? "report.md" : "report.html")).string();
-  write_text_file_atomic(text, out);
+  if (md)
+    write_markdown_report(runs, out);
+  else
+    write_text_file_atomic(render_html_report(runs), out);
   std::cout << "report: " << out << "\n";
   return 0;
 }

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "report/assets.hpp"
+#include "report/first_screen.hpp"
 #include "report/terminal_summary.hpp"
 
 namespace gpuscope {
@@ -25,8 +26,6 @@ std::string inline_asset(std::string_view name, std::string_view closing) {
     throw std::logic_error(fmt::format("asset {} contains {}: cannot be inlined", name, closing));
   return std::string(text);
 }
-
-std::string finding_anchor(const std::string& id) { return "finding-" + chart_anchor(id).substr(6); }
 
 // "Chart.js v3.9.1" from the library's licence banner, for the footer.
 std::string chart_library_version() {
@@ -339,19 +338,6 @@ std::string findings_section(const std::vector<ReportRun>& runs) {
   return out;
 }
 
-std::string skipped_section(const std::vector<ReportRun>& runs) {
-  std::string out;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    for (const auto& s : runs[i].results->skipped) {
-      out += fmt::format("<tr><td>{}{}</td><td><pre>{}</pre></td></tr>\n", runs.size() > 1 ? swatch(i) : "",
-                         html_escape(s.probe), html_escape(s.reason));
-    }
-  }
-  if (out.empty()) return "";
-  return "<h2 id=\"skipped\">Skipped probes</h2>\n<table>\n<tr><th>probe</th><th>reason</th></tr>\n" + out +
-         "</table>\n";
-}
-
 std::string charts_section(const std::vector<ReportRun>& runs) {
   std::string out = "<h2 id=\"charts\">Charts</h2>\n";
   const auto ids = series_ids(runs);
@@ -419,6 +405,8 @@ std::string json_for_script(const json& j) {
   return out;
 }
 
+std::string finding_anchor(const std::string& finding_id) { return "finding-" + chart_anchor(finding_id).substr(6); }
+
 std::string chart_anchor(const std::string& series_id) {
   std::string out = "chart-";
   for (char c : series_id) {
@@ -473,8 +461,9 @@ std::string render_html_report(const std::vector<ReportRun>& runs) {
   html += "<p class=\"dim\">" + html_escape(main.device.id) + (main.tool_version.empty() ? "" : " | gpuscope " +
           html_escape(main.tool_version)) + " | <a href=\"#findings\">findings</a> | <a href=\"#charts\">charts</a>"
           " | <a href=\"#device\">device</a> | <a href=\"#run\">command</a></p>\n";
+  html += first_screen_section(runs);
+  html += unmeasured_section(runs);
   html += findings_section(runs);
-  html += skipped_section(runs);
   html += charts_section(runs);
   html += device_section(runs);
   html += driver_section_html(main);
@@ -485,6 +474,9 @@ std::string render_html_report(const std::vector<ReportRun>& runs) {
           "</script>\n";
   html += "<script>\n" + inline_asset("chart.min.js", "</script") + "\n</script>\n";
   html += "<script>\n" + inline_asset("report.js", "</script") + "\n</script>\n";
+  html += "<script type=\"application/json\" id=\"gpuscope-headline\">" + json_for_script(headline_data(runs)) +
+          "</script>\n";
+  html += "<script>\n" + inline_asset("headline.js", "</script") + "\n</script>\n";
   html += "</body>\n</html>\n";
   return html;
 }

@@ -1,7 +1,9 @@
-// report.html: one self-contained page (no network, no files beside it) with
-// the device, the exact command, the findings by area and a chart for every
-// series, each finding linked to the chart it was read from. Chart.js is
-// inlined from the copy embedded at build time.
+// report.html: one self-contained page (no network, no files beside it): the
+// first screen (first_screen.hpp: the block diagram beside the headline
+// curves), what could not be measured, the findings by area and a chart for
+// every series, each finding linked to the chart it was read from, then the
+// device and the exact command. Chart.js is inlined from the copy embedded
+// at build time.
 #pragma once
 
 #include <string>
@@ -29,6 +31,8 @@ std::string json_for_script(const nlohmann::json& j);
 // The fragment id of a series' chart: "chart-" and the id with every
 // character outside [A-Za-z0-9._-] replaced by '-'.
 std::string chart_anchor(const std::string& series_id);
+// The fragment id of a finding's row: "finding-" and the id, cleaned alike.
+std::string finding_anchor(const std::string& finding_id);
 
 // Whether a series is drawn on a log x axis: a meta "x_scale" of "log" or
 // "linear" decides; else positive x spanning at least 16x (a geometric sweep).

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "report/terminal_summary.hpp"
+#include "report/unmeasured.hpp"
 
 namespace gpuscope {
 
@@ -42,7 +43,7 @@ std::string markdown_cell(const std::string& s) {
   return out;
 }
 
-std::string format_markdown(const std::vector<ReportRun>& runs) {
+std::string format_markdown(const std::vector<ReportRun>& runs, const std::string& diagram_file) {
   if (runs.empty() || !runs[0].results) throw std::invalid_argument("format_markdown needs at least one run");
   const Results& main = *runs[0].results;
   const DeviceInfo& d = main.device;
@@ -74,6 +75,10 @@ std::string format_markdown(const std::vector<ReportRun>& runs) {
                                            "measurement)"
                                          : ": " + markdown_cell(o.name.empty() ? o.id : o.name));
   }
+
+  if (!diagram_file.empty())
+    out += "![Block diagram of " + markdown_cell(d.name.empty() ? d.id : d.name) + " as measured](" + diagram_file +
+           ")\n\n";
 
   // Rows: runs[0]'s findings by area; a comparison adds the ids only the
   // other runs have, except a reference's (they would be all dashes).
@@ -135,12 +140,12 @@ std::string format_markdown(const std::vector<ReportRun>& runs) {
   if (ids.empty()) out += "No findings.\n\n";
   if (any_low) out += "? confidence below 0.5: treat as a guess.\n\n";
 
-  std::string skipped;
+  std::string missing;
   for (const auto& run : runs)
-    for (const auto& s : run.results->skipped)
-      skipped += fmt::format("- {}{}: {}\n", runs.size() > 1 ? markdown_cell(run.label) + " " : "",
-                             markdown_cell(s.probe), markdown_cell(s.reason.substr(0, s.reason.find('\n'))));
-  if (!skipped.empty()) out += "### Skipped\n\n" + skipped + "\n";
+    for (const auto& u : unmeasured(*run.results))
+      missing += fmt::format("- {}{}: {}\n", runs.size() > 1 ? markdown_cell(run.label) + " " : "",
+                             markdown_cell(u.what), markdown_cell(u.reason.substr(0, u.reason.find('\n'))));
+  if (!missing.empty()) out += "### Not measured\n\n" + missing + "\n";
   out += driver_section_markdown(main);
   return out;
 }

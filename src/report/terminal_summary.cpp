@@ -12,6 +12,10 @@
 #include <string_view>
 #include <vector>
 
+#include "report/block_diagram.hpp"
+#include "report/block_diagram_text.hpp"
+#include "report/unmeasured.hpp"
+
 namespace gpuscope {
 
 namespace {
@@ -361,14 +365,40 @@ std::string format_level_table(const LevelTable& table, const LevelTable& ref, c
   return out + paint.dim(notes);
 }
 
-std::string format_skipped(const std::vector<Skipped>& skipped, const Painter& paint) {
-  size_t probe_width = 0;
-  for (const auto& s : skipped) probe_width = std::max(probe_width, s.probe.size());
-  const size_t used = probe_width + 4;
-  const size_t reason_width = used + 20 < kWidthColumns ? kWidthColumns - used : 20;
-  std::string out = "\n" + paint.bold("Skipped") + "\n";
-  for (const auto& s : skipped) {
-    out += fmt::format("  {}  {}\n", pad(s.probe, probe_width), first_line_fitting(s.reason, reason_width));
+// What could not be measured, each with its reason: the reason's first line
+// word-wrapped beside the name, at most kReasonLines lines (a word longer
+// than a line is cut).
+std::string format_unmeasured(const std::vector<Unmeasured>& items, const Painter& paint) {
+  constexpr size_t kReasonLines = 3;
+  size_t what_width = 0;
+  for (const auto& u : items) what_width = std::max(what_width, u.what.size());
+  what_width = std::min<size_t>(what_width, 36);
+  const size_t indent = 2 + what_width + 2;
+  const size_t reason_width = kWidthColumns - indent;
+  std::string out = "\n" + paint.bold("Not measured") + "\n";
+  for (const auto& u : items) {
+    std::vector<std::string> lines;
+    std::string line;
+    const std::string reason = u.reason.substr(0, u.reason.find('\n'));
+    for (size_t start = 0; start < reason.size();) {
+      size_t end = reason.find(' ', start);
+      if (end == std::string::npos) end = reason.size();
+      const std::string word = reason.substr(start, end - start);
+      if (!line.empty() && line.size() + 1 + word.size() > reason_width) {
+        lines.push_back(line);
+        line.clear();
+      }
+      if (!word.empty()) line += (line.empty() ? "" : " ") + word;
+      start = end + 1;
+    }
+    if (!line.empty() || lines.empty()) lines.push_back(line);
+    if (lines.size() > kReasonLines) {
+      lines.resize(kReasonLines);
+      lines.back() += " ...";
+    }
+    const std::string what = u.what.size() > what_width ? u.what + "\n" + std::string(indent, ' ') : pad(u.what, what_width) + "  ";
+    for (size_t i = 0; i < lines.size(); ++i)
+      out += (i == 0 ? "  " + what : std::string(indent, ' ')) + first_line_fitting(lines[i], reason_width) + "\n";
   }
   return out;
 }
@@ -474,6 +504,8 @@ std::string format_comparison(const std::vector<ReportRun>& runs, const SummaryS
 std::string format_summary(const Results& r, const SummaryStyle& style, const Results* reference) {
   const Painter paint(style);
   std::string out = format_header(r, paint);
+  if (const BlockDiagram d = block_diagram(r); !d.boxes.empty())
+    out += "\n" + format_block_diagram_text(d, kWidthColumns);
   const std::string ref_name = reference ? reference->device.id.substr(reference->device.id.find(':') + 1) : "";
   if (reference) out += paint.dim("beside it (dim rows): " + reference->device.name + ", published figures") + "\n";
   LevelTable ref_table;
@@ -535,7 +567,7 @@ std::string format_summary(const Results& r, const SummaryStyle& style, const Re
                                            unmatched, ref_name)) +
              "\n";
   }
-  if (!r.skipped.empty()) out += format_skipped(r.skipped, paint);
+  if (const auto missing = unmeasured(r); !missing.empty()) out += format_unmeasured(missing, paint);
   out += driver_section_text(r);
   return out;
 }

@@ -7,8 +7,9 @@
 // (how many), data-drawn (how many drew), data-errors (script errors seen,
 // counted by the handler in <head>), data-first-ms (the first charts),
 // data-render-ms (all of them) and data-ready="1"; every
-// canvas carries data-drawn="1", and data-painted (non-blank pixels) when the
-// page is opened at #selftest.
+// canvas carries data-drawn="1", and data-painted (non-blank pixels) and
+// data-label-overlaps (pairs of tick labels that overlap) when the page is
+// opened at #selftest.
 (function () {
   'use strict';
   const t0 = performance.now();
@@ -29,24 +30,83 @@
     return unit ? s + ' ' + unit : s;
   }
 
-  // Log axes over bytes get ticks at powers of two, at most about ten.
-  function powerOfTwoTicks(axis) {
-    if (axis.min <= 0 || axis.max <= 0) return;
-    const lo = Math.ceil(Math.log2(axis.min)), hi = Math.floor(Math.log2(axis.max));
-    const step = Math.max(1, Math.ceil((hi - lo + 1) / 10));
-    const ticks = [];
-    for (let e = lo; e <= hi; e += step) ticks.push({value: Math.pow(2, e)});
-    if (ticks.length >= 2) axis.ticks = ticks;
+  // Log axes get ticks evenly spaced on the axis, at most about ten, so that
+  // autoSkip (which assumes even spacing) keeps their labels apart: powers of
+  // two over bytes and over spans within 2^12 (vector widths 1..16), else
+  // 1-2-5 per decade, or whole decades where those would be too many.
+  function logTicks(unit) {
+    return (axis) => {
+      if (!(axis.min > 0) || !(axis.max > axis.min)) return;
+      const ticks = [];
+      if (unit === 'B' || axis.max / axis.min <= 4096) {
+        const lo = Math.ceil(Math.log2(axis.min) - 1e-9), hi = Math.floor(Math.log2(axis.max) + 1e-9);
+        const step = Math.max(1, Math.ceil((hi - lo + 1) / 10));
+        for (let e = lo; e <= hi; e += step) ticks.push({value: Math.pow(2, e)});
+      } else {
+        const lo = Math.floor(Math.log10(axis.min)), hi = Math.ceil(Math.log10(axis.max));
+        const mantissas = hi - lo <= 3 ? [1, 2, 5] : [1];
+        const step = Math.max(1, Math.ceil((hi - lo + 1) / 10));
+        for (let e = lo; e <= hi; e += step)
+          for (const m of mantissas) {
+            const v = m * Math.pow(10, e);
+            if (v >= axis.min * (1 - 1e-9) && v <= axis.max * (1 + 1e-9)) ticks.push({value: v});
+          }
+      }
+      if (ticks.length >= 2) axis.ticks = ticks;
+    };
   }
 
-  function scale(ax) {
+  // Every axis is titled with its quantity and unit. A unitless one counts,
+  // unless its values are all 0 and 1 (a yes/no answer) or its name already
+  // explains them in brackets.
+  function axisTitle(ax, values) {
+    if (ax.unit) return ax.name + ' (' + ax.unit + ')';
+    if (ax.name.includes('(')) return ax.name;
+    if (values.length && values.every((v) => v === 0 || v === 1)) return ax.name + ' (1 yes, 0 no)';
+    return ax.name + ' (count)';
+  }
+
+  function scale(ax, values) {
     const s = {
       type: ax.log ? 'logarithmic' : 'linear',
-      title: {display: true, text: ax.name + (ax.unit ? ' (' + ax.unit + ')' : '')},
-      ticks: {callback: (v) => quantity(Number(v), ax.unit), autoSkip: true, maxRotation: 0},
+      title: {display: true, text: axisTitle(ax, values || [])},
+      ticks: {callback: (v) => quantity(Number(v), ax.unit), autoSkip: true, autoSkipPadding: 6, maxRotation: 0},
     };
-    if (ax.log && ax.unit === 'B') s.afterBuildTicks = powerOfTwoTicks;
+    if (ax.log) s.afterBuildTicks = logTicks(ax.unit);
     return s;
+  }
+
+  // How many pairs of tick labels overlap, over every axis of a chart: the
+  // boxes Chart.js lays its labels out in (position, alignment, measured
+  // text). Labels are drawn on the canvas, not in the DOM: the browser test
+  // reads this count from data-label-overlaps.
+  function labelOverlaps(chart) {
+    const ctx = chart.ctx;
+    let overlaps = 0;
+    for (const sc of Object.values(chart.scales)) {
+      const items = sc._labelItems || (sc._computeLabelItems ? sc._computeLabelItems(chart.chartArea) : []);
+      const boxes = [];
+      for (const it of items) {
+        const lines = Array.isArray(it.label) ? it.label : [it.label];
+        ctx.save();
+        ctx.font = it.font.string;
+        const w = Math.max(...lines.map((l) => ctx.measureText(String(l)).width));
+        ctx.restore();
+        const h = it.font.lineHeight * lines.length;
+        const [x, y0] = it.translation;
+        const y = y0 + (it.textOffset || 0);
+        const left = it.textAlign === 'center' ? x - w / 2 : (it.textAlign === 'right' || it.textAlign === 'end') ? x - w : x;
+        const top = it.textBaseline === 'middle' ? y - h / 2 : it.textBaseline === 'bottom' ? y - h : y;
+        boxes.push({left, right: left + w, top, bottom: top + h});
+      }
+      for (let i = 0; i < boxes.length; ++i)
+        for (let j = i + 1; j < boxes.length; ++j) {
+          const a = boxes[i], b = boxes[j];
+          if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5)
+            overlaps++;
+        }
+    }
+    return overlaps;
   }
 
   // Levels (y) and knees (x) read off this curve: a line at the value and a
@@ -108,15 +168,28 @@
       const canvas = chart.canvas;
       if (canvas.dataset.drawn) return;
       canvas.dataset.drawn = '1';
-      if (selfTest) {
-        const img = chart.ctx.getImageData(0, 0, canvas.width, canvas.height).data;
-        let painted = 0;
-        for (let i = 3; i < img.length; i += 4) if (img[i] !== 0) painted++;
-        canvas.dataset.painted = String(painted);
-      }
+      if (selfTest) checkDrawing(chart);
       drawn++;
     },
   };
+
+  // #selftest: non-blank pixels and overlapping tick labels, on the canvas.
+  function checkDrawing(chart) {
+    const canvas = chart.canvas;
+    const img = chart.ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+    let painted = 0;
+    for (let i = 3; i < img.length; i += 4) if (img[i] !== 0) painted++;
+    canvas.dataset.painted = String(painted);
+    canvas.dataset.labelOverlaps = String(labelOverlaps(chart));
+  }
+
+  // Printed pages are narrower than the screen: every chart is laid out
+  // again for paper and back (Chart.js does not follow print media itself).
+  for (const when of ['beforeprint', 'afterprint'])
+    window.addEventListener(when, () => Object.values(Chart.instances).forEach((chart) => chart.resize()));
+
+  // What headline.js draws with.
+  window.gpuscopeCharts = {palette, color, alpha, quantity, scale, selfTest, checkDrawing};
 
   function draw(c) {
     const datasets = [];
@@ -149,7 +222,8 @@
         responsive: true,
         maintainAspectRatio: false,
         parsing: false,
-        scales: {x: scale(c.x), y: scale(c.y)},
+        scales: {x: scale(c.x, c.traces.flatMap((t) => t.points.map((p) => p[0]))),
+                 y: scale(c.y, c.traces.flatMap((t) => t.points.map((p) => p[1])))},
         plugins: {
           legend: {labels: {filter: (item) => item.text !== ''}},
           tooltip: {
