@@ -1,4 +1,4 @@
-// The command line's contract (RESULTS.md): exit codes and messages on bad
+// The command line's contract (docs/results-format.md): exit codes and messages on bad
 // input. These run the real binary; none needs more than a device list.
 #include "cli_runner.hpp"
 

@@ -1,5 +1,5 @@
 // gpuscope's command line: list devices, run probes, re-analyse results.
-// Exit codes (RESULTS.md): 0 success, 2 bad usage or unreadable input,
+// Exit codes (docs/results-format.md): 0 success, 2 bad usage or unreadable input,
 // 1 a failure during a run (finished probes' results are still written).
 #include "analysis/analyze.hpp"
 #include "backends/backend.hpp"

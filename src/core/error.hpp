@@ -1,4 +1,4 @@
-// Error kinds that map to the command line's exit codes (see RESULTS.md):
+// Error kinds that map to the command line's exit codes (see docs/results-format.md):
 // UsageError -> 2 (bad input), everything else -> 1 (failure during a run).
 #pragma once
 

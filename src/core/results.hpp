@@ -1,4 +1,4 @@
-// The whole outcome of a run: what results.json holds (schema in RESULTS.md).
+// The whole outcome of a run: what results.json holds (schema in docs/results-format.md).
 #pragma once
 
 #include "core/device_info.hpp"

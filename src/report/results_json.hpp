@@ -1,5 +1,5 @@
 // results.json: the run's outcome as data (schema "gpuscope.results/1", see
-// RESULTS.md). Writing then reading gives back the same Results, bit for bit:
+// docs/results-format.md). Writing then reading gives back the same Results, bit for bit:
 // `gpuscope analyze` recomputes findings from series read here.
 #pragma once
 
