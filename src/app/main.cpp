@@ -3,7 +3,6 @@
 // 1 a failure during a run (finished probes' results are still written).
 #include "analysis/analyze.hpp"
 #include "backends/backend.hpp"
-#include "backends/opencl/opencl_library.hpp"
 #include "core/error.hpp"
 #include "driver/driver_readers.hpp"
 #include "probes/probe.hpp"
@@ -441,11 +440,10 @@ int main_impl(int argc, char** argv) {
     return kExitUsage;
   }
 
-  const bool library_named = list->count("--opencl-library") + run->count("--opencl-library") > 0;
-  if (library_named) set_opencl_library_path(opencl_library);
-  // A library the user named is opened now: a wrong path is bad input
-  // (exit 2) before anything else happens.
-  if (library_named || std::getenv("GPUSCOPE_OPENCL_LIBRARY")) load_opencl_library();
+  BackendSettings backend_settings;
+  if (list->count("--opencl-library") + run->count("--opencl-library") > 0)
+    backend_settings.opencl_library = opencl_library;
+  configure_backends(backend_settings);
   if (*list) return cmd_list(list_references, list_verbose, list_sysfs_root);
   if (*run) return cmd_run(run_args, report_args, join_args(argc, argv));
   if (*analyze) return cmd_analyze(analyze_path, analyze_out, report_args);

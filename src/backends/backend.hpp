@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <variant>
@@ -280,6 +281,18 @@ class Backend {
   // backend's "sim:PATH.json", a user's device description).
   virtual bool opens_unlisted(const std::string& /*id*/) const { return false; }
 };
+
+// What the command line tells the backends before any device is listed or
+// opened.
+struct BackendSettings {
+  // --opencl-library; unset: GPUSCOPE_OPENCL_LIBRARY, else the search
+  // (backends/opencl/opencl_library.hpp).
+  std::optional<std::string> opencl_library;
+};
+
+// Applies `s`. A library the user named (option or environment) is opened
+// now, so that a wrong one is bad input (UsageError) before anything else.
+void configure_backends(const BackendSettings& s);
 
 // All backends compiled in, in the order devices are listed.
 std::vector<std::unique_ptr<Backend>> make_backends();

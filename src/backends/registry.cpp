@@ -1,15 +1,32 @@
 #include "backends/backend.hpp"
-#include "backends/opencl/opencl_backend.hpp"
 #include "backends/sim/sim_device.hpp"
 #include "core/error.hpp"
+#if GPUSCOPE_WITH_OPENCL
+#include "backends/opencl/opencl_backend.hpp"
+#include "backends/opencl/opencl_library.hpp"
+#endif
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 namespace gpuscope {
+
+void configure_backends(const BackendSettings& s) {
+#if GPUSCOPE_WITH_OPENCL
+  if (s.opencl_library) set_opencl_library_path(*s.opencl_library);
+  if (s.opencl_library || std::getenv("GPUSCOPE_OPENCL_LIBRARY")) load_opencl_library();
+#else
+  if (s.opencl_library)
+    throw UsageError("--opencl-library: this gpuscope was built without OpenCL (GPUSCOPE_WITH_OPENCL=OFF)");
+#endif
+}
 
 std::vector<std::unique_ptr<Backend>> make_backends() {
   std::vector<std::unique_ptr<Backend>> backends;
+#if GPUSCOPE_WITH_OPENCL
   backends.push_back(make_opencl_backend());
+#endif
   backends.push_back(sim::make_sim_backend());  // after real devices: never the default
   return backends;
 }
