@@ -179,7 +179,9 @@ void amdgpu_dpm(Reader& r, const std::string& path, const std::string& prefix) {
     std::smatch m;
     if (!std::regex_match(line, m, line_re))
       return r.note(path, fmt::format("line '{}' is not 'N: <MHz>Mhz [*]'", Reader::printable(line)));
-    levels.push_back(std::stod(m[2]));
+    const auto mhz = parse_unsigned(m[2]);
+    if (!mhz) return r.note(path, fmt::format("clock '{}' is out of range", m[2].str()));
+    levels.push_back(static_cast<double>(*mhz));
     if (m[3].matched) current = levels.back();
   }
   if (levels.empty()) return r.note(path, "no clock levels");
@@ -197,9 +199,10 @@ std::vector<DriverSnapshot> read_mali_kbase(const fs::path& root) {
   if (const auto info = r.text(dev + "/gpuinfo")) {
     static const std::regex re(R"(^(.+?) (\d+) cores? r(\d+)p(\d+) (0x[0-9A-Fa-f]+)$)");
     std::smatch m;
-    if (std::regex_match(*info, m, re)) {
+    const auto cores = std::regex_match(*info, m, re) ? parse_unsigned(m[2]) : std::nullopt;
+    if (cores) {
       r.add("model", Reader::printable(m[1]), "", dev + "/gpuinfo");
-      r.add("cores", std::stoi(m[2]), "", dev + "/gpuinfo");
+      r.add("cores", *cores, "", dev + "/gpuinfo");
       r.add("revision", fmt::format("r{}p{}", m[3].str(), m[4].str()), "", dev + "/gpuinfo");
       r.add("product_id", m[5].str(), "", dev + "/gpuinfo");
     } else {
