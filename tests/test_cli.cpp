@@ -106,6 +106,12 @@ TEST(Cli, FifosDevicesAndOverlongNamesAreRefusedWithExit2) {
       EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
       EXPECT_NE(r.output.find("must be a regular file"), std::string::npos) << args << ": " << r.output;
     }
+  const auto reference = run_gpuscope(
+      "analyze " + std::string(GPUSCOPE_TEST_DATA) + "/h100_divergence_triples_run1.json --compare " + fifo,
+      "timeout 10");
+  EXPECT_EQ(reference.exit_code, 2) << reference.output;
+  EXPECT_NE(reference.output.find("reference profile"), std::string::npos) << reference.output;
+  EXPECT_NE(reference.output.find("must be a regular file"), std::string::npos) << reference.output;
   const std::string longname = (dir / std::string(300, 'n')).string() + ".json";
   for (const std::string args : {"analyze " + longname, "report " + longname, "compare " + longname + " " + longname}) {
     const auto r = run_gpuscope(args);

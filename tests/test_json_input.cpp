@@ -87,6 +87,9 @@ TEST(JsonInput, OnlyInputThatEndsEarlySaysTruncated) {
   EXPECT_EQ(syntax.find("truncated"), std::string::npos) << syntax;
   EXPECT_NE(syntax.find("syntax error at line 2, column 7"), std::string::npos) << syntax;
   EXPECT_NE(syntax.find("in b"), std::string::npos) << syntax;
+  const std::string trailing = rejection("{\"a\": 1}x");
+  EXPECT_EQ(trailing.find("truncated"), std::string::npos) << trailing;
+  EXPECT_NE(trailing.find("line 1, column 9"), std::string::npos) << trailing;
 }
 
 TEST(JsonInput, BadUtf8SaysSoWithItsPlace) {

@@ -95,7 +95,8 @@ class BoundedBuilder : public nlohmann::json_sax<json> {
       throw UsageError(fmt::format("{}: the number {} is too large (line {}, column {})",
                                    path().empty() ? "top level" : path(), printable(last_token), at.line,
                                    at.column));
-    if (position >= text_.size())
+    // Reading past the last byte counts one more: the text ended early.
+    if (position > text_.size())
       throw UsageError(fmt::format("it ends early at line {}, column {}{} (truncated?)", at.line, at.column,
                                    where));
     std::string what = e.what();
