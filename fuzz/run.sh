@@ -11,6 +11,8 @@ shift || true
 build="$root/build/fuzz"
 "$root/fuzz/make_corpus.sh" "$build/corpus"
 mkdir -p "$build/findings"
+# Undefined behaviour stops the target like a crash, so its input is kept.
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 for target in fuzz_results:results fuzz_reports:results fuzz_sim_config:sim; do
   name="${target%%:*}"
   corpus="$build/corpus/${target##*:}"
