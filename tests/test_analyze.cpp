@@ -105,6 +105,26 @@ TEST(Analyze, AnyValueInAnySeriesOfAWholeRunIsSurvived) {
   }
 }
 
+// Found by fuzzing: meta numbers shown in notes were read as integers, and a
+// double past their range (compute_units: 1e300) is undefined behaviour.
+TEST(Analyze, MetaNumbersPastAnyIntegerAreShownAsGiven) {
+  Results r = read_results_file(std::string(GPUSCOPE_SOURCE_DIR) + "/docs/examples/h200/results.json");
+  for (auto& s : r.series)
+    if (s.id == "bandwidth.workgroups") {
+      s.meta["compute_units"] = 1e300;
+      s.meta["group_size"] = -1e300;
+    }
+  const auto findings = analysis::analyze_all(r);
+  const auto note_of = [&](const std::string& id) {
+    for (const auto& f : findings)
+      if (f.id == id) return f.note;
+    return std::string("(no finding)");
+  };
+  EXPECT_EQ(note_of("memory.bandwidth.workgroup_period"), "the driver reports 1e+300 compute units");
+  EXPECT_NE(note_of("memory.bandwidth.saturating_workgroups").find("-1e+300 work-items per group"),
+            std::string::npos);
+}
+
 TEST(Analyze, MetaOfTheWrongTypeIsAUsageError) {
   Results r = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h100_divergence_triples_run1.json");
   for (auto& s : r.series) s.meta["active_waves_per_group"] = "many";
