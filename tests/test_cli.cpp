@@ -159,11 +159,20 @@ TEST(Cli, AnalyzeSetsAsideASeriesWithANegativeValueAndSaysWhy) {
   for (auto& s : j["series"])
     if (s["id"] == "divergence.partition_triples") s["points"][1]["y"] = -1;
   std::ofstream(dir / "results.json") << j.dump();
-  const auto r = run_gpuscope("analyze " + (dir / "results.json").string());
+  const auto r = run_gpuscope("analyze " + (dir / "results.json").string() + " --out " + (dir / "once").string());
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("series divergence.partition_triples not analysed: points[1].y: -1 is negative"),
             std::string::npos)
       << r.output;
+  // Recorded in the results' skipped list, once however often re-analysed.
+  const auto again = run_gpuscope("analyze " + (dir / "once" / "results.json").string() + " --out " +
+                                  (dir / "twice").string());
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  std::stringstream written;
+  written << std::ifstream(dir / "twice" / "results.json").rdbuf();
+  const nlohmann::json skipped = nlohmann::json::parse(written.str())["skipped"];
+  ASSERT_EQ(skipped.size(), 1u) << skipped.dump();
+  EXPECT_EQ(skipped[0]["probe"], "divergence");
 }
 
 }  // namespace

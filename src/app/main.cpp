@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -189,9 +190,12 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
 int cmd_analyze(const std::string& path, const std::string& out, const ReportArgs& ra) {
   const auto reference = load_reference(ra);
   Results r = read_results_file(path);
+  // Each series analysis sets aside is said, and recorded once (an
+  // analyze of analyze's own output finds the same).
   for (const Skipped& s : analysis::unusable_series(r)) {
     std::cerr << "gpuscope: " << s.reason << "\n";
-    r.skipped.push_back(s);
+    const auto same = [&](const Skipped& k) { return k.probe == s.probe && k.reason == s.reason; };
+    if (std::none_of(r.skipped.begin(), r.skipped.end(), same)) r.skipped.push_back(s);
   }
   r.findings = analysis::analyze_all(r);
   print_summary(r, reference, ra);
