@@ -24,8 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   // What `analyze --out` writes must read back.
-  const Results again = parse_results_text(to_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                                           "again.json");
+  const Results again = parse_results_text(
+      to_json(r).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "again.json");
   if (again.series.size() != r.series.size() || again.findings.size() != r.findings.size()) __builtin_trap();
   return 0;
 }

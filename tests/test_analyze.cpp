@@ -29,9 +29,10 @@ TEST(Analyze, NegativePartitionThroughputIsSetAsideNotACrash) {
   Results r = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h100_divergence_triples_run1.json");
   for (auto& s : r.series)
     if (s.id == "divergence.partition_pairs" || s.id == "divergence.partition_triples") s.points[1].y = -1;
-  EXPECT_EQ(reasons(r), (std::vector<std::string>{
-                            "series divergence.partition_pairs not analysed: points[1].y: -1 is negative",
-                            "series divergence.partition_triples not analysed: points[1].y: -1 is negative"}));
+  EXPECT_EQ(reasons(r),
+            (std::vector<std::string>{
+                "series divergence.partition_pairs not analysed: points[1].y: -1 is negative",
+                "series divergence.partition_triples not analysed: points[1].y: -1 is negative"}));
   const auto findings = analysis::analyze_all(r);
   EXPECT_FALSE(findings.empty());
 }
@@ -67,16 +68,21 @@ TEST(Analyze, EveryPromiseBrokenIsNamed) {
             std::string::npos);
   EXPECT_NE(reason_with([](Series& t) { t.points[0].y = kInf; }).find("points[0].y: inf is not a finite"),
             std::string::npos);
-  EXPECT_NE(reason_with([](Series& t) { t.points[0].samples[0] = -2; }).find("points[0].samples[0]: -2 is negative"),
+  EXPECT_NE(reason_with([](Series& t) {
+              t.points[0].samples[0] = -2;
+            }).find("points[0].samples[0]: -2 is negative"),
             std::string::npos);
-  EXPECT_NE(reason_with([](Series& t) { t.points[1].y = 1e300; }).find("is larger than 1e+15"), std::string::npos);
+  EXPECT_NE(reason_with([](Series& t) { t.points[1].y = 1e300; }).find("is larger than 1e+15"),
+            std::string::npos);
   EXPECT_NE(reason_with([](Series& t) { t.points[1].x = 1024; }).find("x must increase"), std::string::npos);
-  EXPECT_NE(reason_with([](Series& t) { t.points.resize(analysis::kMaxSeriesPoints + 1, t.points[0]); })
-                .find("points, more than 4096"),
+  EXPECT_NE(reason_with([](Series& t) {
+              t.points.resize(analysis::kMaxSeriesPoints + 1, t.points[0]);
+            }).find("points, more than 4096"),
             std::string::npos);
   Results twice;
   twice.series = {s, s};
-  EXPECT_EQ(reasons(twice), std::vector<std::string>{"series latency.global not analysed: an earlier series has the same id"});
+  EXPECT_EQ(reasons(twice), std::vector<std::string>{
+                                "series latency.global not analysed: an earlier series has the same id"});
 }
 
 // Each series of a whole real run, one point's x, y or sample set to a value
@@ -92,8 +98,10 @@ TEST(Analyze, AnyValueInAnySeriesOfAWholeRunIsSurvived) {
     const double v = values[i % std::size(values)];
     Point& p = s.points[s.points.size() / 2];
     const bool outside = !(v >= 0) || v > analysis::kMaxSeriesValue;
-    if (i % 3 == 0 && !p.samples.empty()) p.samples.back() = v;
-    else if (i % 3 == 1 || s.points.size() == 1) p.y = v;
+    if (i % 3 == 0 && !p.samples.empty())
+      p.samples.back() = v;
+    else if (i % 3 == 1 || s.points.size() == 1)
+      p.y = v;
     else {
       p.y = v;  // x must stay increasing: the y field instead, and a sample
       if (!p.samples.empty()) p.samples.front() = v;

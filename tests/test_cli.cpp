@@ -101,7 +101,8 @@ TEST(Cli, FifosDevicesAndOverlongNamesAreRefusedWithExit2) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   for (const std::string& input : {fifo, std::string("/dev/zero"), std::string("/dev/urandom")})
     for (const char* command : {"analyze", "report", "compare"}) {
-      const std::string args = std::string(command) + " " + input + (std::string(command) == "compare" ? " " + input : "");
+      const std::string args =
+          std::string(command) + " " + input + (std::string(command) == "compare" ? " " + input : "");
       const auto r = run_gpuscope(args, "timeout 10");  // a hang fails with 124
       EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
       EXPECT_NE(r.output.find("must be a regular file"), std::string::npos) << args << ": " << r.output;
@@ -113,7 +114,8 @@ TEST(Cli, FifosDevicesAndOverlongNamesAreRefusedWithExit2) {
   EXPECT_NE(reference.output.find("reference profile"), std::string::npos) << reference.output;
   EXPECT_NE(reference.output.find("must be a regular file"), std::string::npos) << reference.output;
   const std::string longname = (dir / std::string(300, 'n')).string() + ".json";
-  for (const std::string args : {"analyze " + longname, "report " + longname, "compare " + longname + " " + longname}) {
+  for (const std::string args :
+       {"analyze " + longname, "report " + longname, "compare " + longname + " " + longname}) {
     const auto r = run_gpuscope(args);
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_NE(r.output.find("File name too long"), std::string::npos) << r.output;
@@ -159,7 +161,8 @@ TEST(Cli, AnalyzeSetsAsideASeriesWithANegativeValueAndSaysWhy) {
   for (auto& s : j["series"])
     if (s["id"] == "divergence.partition_triples") s["points"][1]["y"] = -1;
   std::ofstream(dir / "results.json") << j.dump();
-  const auto r = run_gpuscope("analyze " + (dir / "results.json").string() + " --out " + (dir / "once").string());
+  const auto r =
+      run_gpuscope("analyze " + (dir / "results.json").string() + " --out " + (dir / "once").string());
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("series divergence.partition_triples not analysed: points[1].y: -1 is negative"),
             std::string::npos)

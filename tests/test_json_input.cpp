@@ -71,8 +71,8 @@ TEST(JsonInput, OverlongFileNameIsAUsageError) {
 TEST(JsonInput, NestingPastTheLimitIsRefusedWhereItHappens) {
   // 100,000 levels inside a free-form object: refused before anything that
   // recurses per level (nlohmann's writer, copy, destructor) sees them.
-  const std::string deep = R"({"device": {"vendor_info": {"a": )" + std::string(100000, '[') +
-                           std::string(100000, ']') + "}}}";
+  const std::string deep =
+      R"({"device": {"vendor_info": {"a": )" + std::string(100000, '[') + std::string(100000, ']') + "}}}";
   const std::string msg = rejection(deep);
   EXPECT_NE(msg.find("device.vendor_info.a[0]"), std::string::npos) << msg.substr(0, 200);
   EXPECT_NE(msg.find("nested deeper than 32 levels"), std::string::npos) << msg.substr(0, 200);

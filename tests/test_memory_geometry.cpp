@@ -239,7 +239,8 @@ TEST(CacheGeometry, LineIsWhereCapacityStartsDoubling) {
     ASSERT_TRUE(r) << line;
     EXPECT_EQ(r->line_bytes, line);
     EXPECT_FALSE(r->upper_bound_only);
-    const auto fs = geometry_findings(nullptr, nullptr, ptrs, nullptr, nullptr, 2);  // kept: `f` points into it
+    const auto fs =
+        geometry_findings(nullptr, nullptr, ptrs, nullptr, nullptr, 2);  // kept: `f` points into it
     const Finding* f = find(fs, "memory.line_bytes");
     ASSERT_NE(f, nullptr);
     EXPECT_EQ(number(*f), line);

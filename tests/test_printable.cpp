@@ -13,12 +13,14 @@ TEST(Printable, ControlCharactersAreEscapedAndTextKept) {
   EXPECT_EQ(printable("\x1b]0;owned\x07\x1b[2J"), "\\x1b]0;owned\\x07\\x1b[2J");
   EXPECT_EQ(printable(std::string("a\0b", 3)), "a\\x00b");
   EXPECT_EQ(printable("\r\x7f"), "\\x0d\\x7f");
-  EXPECT_EQ(printable("\xc2\x9b" "31m"), "\\u009b31m");  // C1 CSI
+  EXPECT_EQ(printable("\xc2\x9b"
+                      "31m"),
+            "\\u009b31m");  // C1 CSI
 }
 
 TEST(Printable, BytesThatAreNotUtf8AreEscaped) {
   EXPECT_EQ(printable("\xff\xfe"), "\\xff\\xfe");
-  EXPECT_EQ(printable("\xc0\xaf"), "\\xc0\\xaf");          // overlong '/'
+  EXPECT_EQ(printable("\xc0\xaf"), "\\xc0\\xaf");           // overlong '/'
   EXPECT_EQ(printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");  // a UTF-16 surrogate
   EXPECT_EQ(printable("ab\xe2\x82"), "ab\\xe2\\x82");       // cut short
   EXPECT_EQ(first_invalid_utf8("ab\xe2\x82"), 2u);

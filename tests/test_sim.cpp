@@ -162,9 +162,10 @@ TEST(SimConfig, EmptyKeysAndHugeNumbersAreNamedPlainly) {
   } catch (const UsageError& e) {
     msg = e.what();
   }
-  EXPECT_NE(msg.find("sim description 'big.json' is not valid JSON: memory.caches[1].capacity_bytes: the number "
-                     "1e400 is too large (line "),
-            std::string::npos)
+  EXPECT_NE(
+      msg.find("sim description 'big.json' is not valid JSON: memory.caches[1].capacity_bytes: the number "
+               "1e400 is too large (line "),
+      std::string::npos)
       << msg;
 }
 
@@ -174,14 +175,14 @@ TEST(SimConfig, CommandLineTriesAPathThatDoesNotEndInJson) {
   nlohmann::json bad = minimal_description();
   bad["memory"]["caches"][1]["capacity_bytes"] = 4096;
   std::ofstream((dir / "tiny.desc").string()) << bad.dump();
-  const auto r = test::run_gpuscope(
-      fmt::format("run --quick --probes latency --device sim:{} --out {}", (dir / "tiny.desc").string(),
-                  (dir / "out").string()));
+  const auto r = test::run_gpuscope(fmt::format("run --quick --probes latency --device sim:{} --out {}",
+                                                (dir / "tiny.desc").string(), (dir / "out").string()));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("memory.caches[1].capacity_bytes"), std::string::npos) << r.output;
   const auto missing = test::run_gpuscope("run --device sim:no-such-gpu --out " + (dir / "out").string());
   EXPECT_EQ(missing.exit_code, 2) << missing.output;
-  EXPECT_NE(missing.output.find("cannot open sim description 'no-such-gpu'"), std::string::npos) << missing.output;
+  EXPECT_NE(missing.output.find("cannot open sim description 'no-such-gpu'"), std::string::npos)
+      << missing.output;
   EXPECT_NE(missing.output.find("nor is it a sim preset: adreno-320"), std::string::npos) << missing.output;
 }
 

@@ -104,8 +104,7 @@ std::vector<Skipped> unusable_series(const Results& r) {
   for (const Series& s : r.series) {
     std::string problem = series_problem(s);
     if (problem.empty() && !ids.insert(s.id).second) problem = "an earlier series has the same id";
-    if (!problem.empty())
-      out.push_back({s.probe, fmt::format("series {} not analysed: {}", s.id, problem)});
+    if (!problem.empty()) out.push_back({s.probe, fmt::format("series {} not analysed: {}", s.id, problem)});
   }
   return out;
 }

@@ -15,9 +15,9 @@ namespace gpuscope::analysis {
 // finite, non-negative (sizes, times, rates, counts) and at most
 // kMaxSeriesValue, at most kMaxPointSamples samples per point, and an id no
 // earlier series has.
-inline constexpr size_t kMaxSeriesPoints = 4096;    // real runs: at most 72
-inline constexpr size_t kMaxPointSamples = 4096;    // real runs: at most 50
-inline constexpr double kMaxSeriesValue = 1e15;     // a PiB, or 11 days in ns
+inline constexpr size_t kMaxSeriesPoints = 4096;  // real runs: at most 72
+inline constexpr size_t kMaxPointSamples = 4096;  // real runs: at most 50
+inline constexpr double kMaxSeriesValue = 1e15;   // a PiB, or 11 days in ns
 
 // The series of `r` that break those promises, each with the reason, in the
 // order of r.series. Analysis sets them aside.

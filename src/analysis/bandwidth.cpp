@@ -370,9 +370,9 @@ std::vector<Finding> workgroup_findings(const Series& s) {
       if (s.meta.contains("footprint_bytes"))
         f.note = fmt::format("at a {} footprint (inside the first cache){}",
                              bytes_text(s.meta["footprint_bytes"].get<double>()),
-                             s.meta.contains("group_size")
-                                 ? fmt::format(", {:g} work-items per group", s.meta["group_size"].get<double>())
-                                 : "");
+                             s.meta.contains("group_size") ? fmt::format(", {:g} work-items per group",
+                                                                         s.meta["group_size"].get<double>())
+                                                           : "");
       out.push_back(f);
       break;
     }

@@ -18,17 +18,19 @@ double in_range(const char* option, double v, double lo, double hi, const char* 
 }
 
 std::vector<const ProbeDef*> probes_named(const std::string& list) {
-  if (list.empty()) throw UsageError("--probes is empty; give probe names separated by commas, or leave it out");
+  if (list.empty())
+    throw UsageError("--probes is empty; give probe names separated by commas, or leave it out");
   std::vector<const ProbeDef*> out;
   std::set<std::string> seen;
   size_t start = 0;
   while (true) {
     const size_t comma = list.find(',', start);
-    const std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::string name =
+        list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (name.empty())
-      throw UsageError(fmt::format("--probes '{}' has an empty name; give probe names separated by commas", list));
-    if (!seen.insert(name).second)
-      throw UsageError(fmt::format("--probes names '{}' twice", name));
+      throw UsageError(
+          fmt::format("--probes '{}' has an empty name; give probe names separated by commas", list));
+    if (!seen.insert(name).second) throw UsageError(fmt::format("--probes names '{}' twice", name));
     out.push_back(&find_probe(name));
     if (comma == std::string::npos) return out;
     start = comma + 1;

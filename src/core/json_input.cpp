@@ -97,13 +97,13 @@ class BoundedBuilder : public nlohmann::json_sax<json> {
                                    at.column));
     // Reading past the last byte counts one more: the text ended early.
     if (position > text_.size())
-      throw UsageError(fmt::format("it ends early at line {}, column {}{} (truncated?)", at.line, at.column,
-                                   where));
+      throw UsageError(
+          fmt::format("it ends early at line {}, column {}{} (truncated?)", at.line, at.column, where));
     std::string what = e.what();
     // nlohmann prefixes "[json.exception.parse_error.101] parse error at line 1, column 2: ".
     if (const auto colon = what.find(": "); colon != std::string::npos) what = what.substr(colon + 2);
-    throw UsageError(fmt::format("syntax error at line {}, column {}{}: {}", at.line, at.column, where,
-                                 printable(what)));
+    throw UsageError(
+        fmt::format("syntax error at line {}, column {}{}: {}", at.line, at.column, where, printable(what)));
   }
 
  private:
@@ -131,8 +131,8 @@ class BoundedBuilder : public nlohmann::json_sax<json> {
 
   bool open(json empty) {
     if (stack_.size() >= max_depth_)
-      throw UsageError(fmt::format("{}: nested deeper than {} levels", path().empty() ? "top level" : path(),
-                                   max_depth_));
+      throw UsageError(
+          fmt::format("{}: nested deeper than {} levels", path().empty() ? "top level" : path(), max_depth_));
     json& s = slot();
     s = std::move(empty);
     // The container stays where it is until it closes: only its own
@@ -171,12 +171,14 @@ class BoundedBuilder : public nlohmann::json_sax<json> {
 std::string read_input_file(const std::string& path, const std::string& what, size_t max_bytes) {
   // O_NONBLOCK: opening a FIFO that has no writer must not wait for one.
   const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
-  if (fd.get() < 0) throw UsageError(fmt::format("cannot open {} '{}': {}", what, path, std::strerror(errno)));
+  if (fd.get() < 0)
+    throw UsageError(fmt::format("cannot open {} '{}': {}", what, path, std::strerror(errno)));
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0)
     throw UsageError(fmt::format("cannot read {} '{}': {}", what, path, std::strerror(errno)));
   if (!S_ISREG(st.st_mode))
-    throw UsageError(fmt::format("{} '{}' is {}; it must be a regular file", what, path, file_kind(st.st_mode)));
+    throw UsageError(
+        fmt::format("{} '{}' is {}; it must be a regular file", what, path, file_kind(st.st_mode)));
   const auto too_large = [&] {
     return UsageError(fmt::format("{} '{}' is larger than the {} MiB limit", what, path, max_bytes >> 20));
   };
@@ -213,8 +215,9 @@ nlohmann::json parse_json_input(std::string_view text, size_t max_depth) {
 }
 
 std::string json_key_path(const std::string& parent, std::string_view key) {
-  const bool plain = !key.empty() && key.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                           "0123456789_-") == std::string_view::npos;
+  const bool plain = !key.empty() && key.find_first_not_of(
+                                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                         "0123456789_-") == std::string_view::npos;
   if (plain) return parent.empty() ? std::string(key) : parent + "." + std::string(key);
   return parent + "[" + json(printable(key)).dump() + "]";
 }

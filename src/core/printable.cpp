@@ -19,14 +19,14 @@ size_t utf8_length(std::string_view text, size_t i) {
   if (b >= 0xE0 && b <= 0xEF) {
     if (!continuation(i + 1) || !continuation(i + 2)) return 0;
     const uint8_t b1 = byte(i + 1);
-    if (b == 0xE0 && b1 < 0xA0) return 0;  // overlong
+    if (b == 0xE0 && b1 < 0xA0) return 0;   // overlong
     if (b == 0xED && b1 >= 0xA0) return 0;  // UTF-16 surrogate
     return 3;
   }
   if (b >= 0xF0 && b <= 0xF4) {
     if (!continuation(i + 1) || !continuation(i + 2) || !continuation(i + 3)) return 0;
     const uint8_t b1 = byte(i + 1);
-    if (b == 0xF0 && b1 < 0x90) return 0;  // overlong
+    if (b == 0xF0 && b1 < 0x90) return 0;   // overlong
     if (b == 0xF4 && b1 >= 0x90) return 0;  // past U+10FFFF
     return 4;
   }

@@ -200,12 +200,14 @@ void check_levels(const SimConfig& c) {
 // per-core level once per shader core), about 24 bytes each.
 void check_model_size(const SimConfig& c) {
   uint64_t lines = 0;
-  for (const auto& l : c.caches) lines += l.capacity_bytes / l.line_bytes * (l.per_core ? c.core.shader_cores : 1);
+  for (const auto& l : c.caches)
+    lines += l.capacity_bytes / l.line_bytes * (l.per_core ? c.core.shader_cores : 1);
   if (lines > kSimMaxModelLines)
     fail("memory.caches",
-         fmt::format("{} cache lines in all (a per-core level counted once per shader core); the sim models at "
-                     "most {} (about {} MiB of host memory)",
-                     lines, kSimMaxModelLines, (kSimMaxModelLines * 24) >> 20));
+         fmt::format(
+             "{} cache lines in all (a per-core level counted once per shader core); the sim models at "
+             "most {} (about {} MiB of host memory)",
+             lines, kSimMaxModelLines, (kSimMaxModelLines * 24) >> 20));
 }
 
 }  // namespace
@@ -236,7 +238,8 @@ SimConfig parse_sim_config(const nlohmann::json& j, const std::string& id_name) 
     const auto* caches = m.raw("caches", false);
     if (!caches->is_array()) fail("memory.caches", "expected an array");
     if (caches->size() > kSimMaxCacheLevels)
-      fail("memory.caches", fmt::format("{} levels; the sim models at most {}", caches->size(), kSimMaxCacheLevels));
+      fail("memory.caches",
+           fmt::format("{} levels; the sim models at most {}", caches->size(), kSimMaxCacheLevels));
     for (size_t i = 0; i < caches->size(); ++i) {
       ObjectReader r((*caches)[i], fmt::format("memory.caches[{}]", i));
       c.caches.push_back(read_cache(r));
@@ -391,7 +394,8 @@ SimConfig parse_sim_config(const nlohmann::json& j, const std::string& id_name) 
 }
 
 SimConfig load_sim_config_file(const std::string& path) {
-  return parse_sim_config_text(read_input_file(path, "sim description", kSimDescriptionLimits.max_bytes), path);
+  return parse_sim_config_text(read_input_file(path, "sim description", kSimDescriptionLimits.max_bytes),
+                               path);
 }
 
 SimConfig parse_sim_config_text(const std::string& text, const std::string& path) {

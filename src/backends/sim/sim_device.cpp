@@ -437,7 +437,9 @@ class SimBackend : public Backend {
     return out;
   }
   // "sim:NAME" opens a preset; any other "sim:PATH" a description file.
-  bool opens_unlisted(const std::string& id) const override { return id.starts_with("sim:") && id.size() > 4; }
+  bool opens_unlisted(const std::string& id) const override {
+    return id.starts_with("sim:") && id.size() > 4;
+  }
   std::unique_ptr<Device> open(const std::string& id) override {
     if (!id.starts_with("sim:")) throw UsageError(fmt::format("not a sim device: '{}'", id));
     const std::string what = id.substr(4);
