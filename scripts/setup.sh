@@ -10,6 +10,7 @@ packages=(
   pocl-opencl-icd clinfo                                   # the CPU as an OpenCL device
   libjs-chart.js                                           # the chart library report.html embeds
   chromium                                                 # headless: the report's real-browser test
+  clang libclang-rt-14-dev                                 # libFuzzer and sanitizer runtimes: fuzz/ (docs/fuzzing.md)
 )
 
 missing=()

@@ -4,8 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace gpuscope::test {
 namespace {
@@ -70,6 +74,108 @@ TEST(Cli, AnalyzeRejectsMissingTruncatedAndMalformedFiles) {
     EXPECT_EQ(r.exit_code, 2) << name << ": " << r.output;
     EXPECT_NE(r.output.find("gpuscope:"), std::string::npos) << name << ": " << r.output;
   }
+}
+
+TEST(Cli, RunOptionMisuseExits2NamingTheRange) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"run --probes latency,latency", "--probes names 'latency' twice"},
+      {"run --probes ,", "has an empty name"},
+      {"run --probes ''", "--probes is empty"},
+      {"run --device ''", "--device is empty"},
+      {"run --max-launch-ms nan", "--max-launch-ms nan is outside [1, 10000] ms"},
+      {"run --max-launch-ms inf", "is outside [1, 10000] ms"},
+      {"run --budget-scale nan", "--budget-scale nan is outside [0.01, 100]"},
+      {"run --budget-scale 0", "--budget-scale 0 is outside [0.01, 100]"},
+      {"run --budget-scale 1e300", "is outside [0.01, 100]"},
+  };
+  for (const auto& [args, expect] : cases) {
+    const auto r = run_gpuscope(std::string(args) + " --out " + temp_dir("options").string());
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+    EXPECT_NE(r.output.find(expect), std::string::npos) << args << ": " << r.output;
+  }
+}
+
+TEST(Cli, FifosDevicesAndOverlongNamesAreRefusedWithExit2) {
+  const auto dir = temp_dir("nonregular");
+  const std::string fifo = (dir / "results.json").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& input : {fifo, std::string("/dev/zero"), std::string("/dev/urandom")})
+    for (const char* command : {"analyze", "report", "compare"}) {
+      const std::string args =
+          std::string(command) + " " + input + (std::string(command) == "compare" ? " " + input : "");
+      const auto r = run_gpuscope(args, "timeout 10");  // a hang fails with 124
+      EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+      EXPECT_NE(r.output.find("must be a regular file"), std::string::npos) << args << ": " << r.output;
+    }
+  const auto reference = run_gpuscope(
+      "analyze " + std::string(GPUSCOPE_TEST_DATA) + "/h100_divergence_triples_run1.json --compare " + fifo,
+      "timeout 10");
+  EXPECT_EQ(reference.exit_code, 2) << reference.output;
+  EXPECT_NE(reference.output.find("reference profile"), std::string::npos) << reference.output;
+  EXPECT_NE(reference.output.find("must be a regular file"), std::string::npos) << reference.output;
+  const std::string longname = (dir / std::string(300, 'n')).string() + ".json";
+  for (const std::string args :
+       {"analyze " + longname, "report " + longname, "compare " + longname + " " + longname}) {
+    const auto r = run_gpuscope(args);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("File name too long"), std::string::npos) << r.output;
+  }
+}
+
+// A device name carrying terminal escapes and a NUL (a hostile results
+// file, or a driver) reaches neither the terminal nor the reports raw.
+TEST(Cli, ControlCharactersInDeviceStringsAreEscapedEverywhere) {
+  const auto dir = temp_dir("escapes");
+  std::stringstream text;
+  text << std::ifstream(std::string(GPUSCOPE_TEST_DATA) + "/h100_divergence_triples_run1.json").rdbuf();
+  nlohmann::json j = nlohmann::json::parse(text.str());
+  j["device"]["name"] = std::string("GPU\x1b]0;owned\x07\x1b[2J") + std::string(1, '\0') + "\xc2\x9b";
+  j["series"][0]["meta"]["\x1b[31m"] = "\x1b[0m";
+  const std::string results = (dir / "results.json").string();
+  std::ofstream(results) << j.dump();
+  const auto analyzed = run_gpuscope("analyze " + results + " --out " + (dir / "out").string());
+  ASSERT_EQ(analyzed.exit_code, 0) << analyzed.output;
+  const auto md = run_gpuscope("report " + results + " --format md --out -");
+  ASSERT_EQ(md.exit_code, 0) << md.output;
+  for (const std::string& out : {analyzed.output, md.output}) {
+    EXPECT_EQ(out.find('\x1b'), std::string::npos) << out;
+    EXPECT_EQ(out.find('\0'), std::string::npos);
+    EXPECT_EQ(out.find("\xc2\x9b"), std::string::npos);
+    EXPECT_NE(out.find("GPU\\x1b]0;owned\\x07"), std::string::npos) << out;
+  }
+  for (const char* name : {"report.html", "report.md", "results.json"}) {
+    std::stringstream written;
+    written << std::ifstream(dir / "out" / name).rdbuf();
+    EXPECT_EQ(written.str().find('\x1b'), std::string::npos) << name;
+    EXPECT_EQ(written.str().find('\0'), std::string::npos) << name;
+    EXPECT_EQ(written.str().find("\xc2\x9b"), std::string::npos) << name;
+  }
+}
+
+// The reproducer: y = -1 in a partition series crashed `analyze`.
+TEST(Cli, AnalyzeSetsAsideASeriesWithANegativeValueAndSaysWhy) {
+  const auto dir = temp_dir("negative");
+  std::stringstream text;
+  text << std::ifstream(std::string(GPUSCOPE_TEST_DATA) + "/h100_divergence_triples_run1.json").rdbuf();
+  nlohmann::json j = nlohmann::json::parse(text.str());
+  for (auto& s : j["series"])
+    if (s["id"] == "divergence.partition_triples") s["points"][1]["y"] = -1;
+  std::ofstream(dir / "results.json") << j.dump();
+  const auto r =
+      run_gpuscope("analyze " + (dir / "results.json").string() + " --out " + (dir / "once").string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("series divergence.partition_triples not analysed: points[1].y: -1 is negative"),
+            std::string::npos)
+      << r.output;
+  // Recorded in the results' skipped list, once however often re-analysed.
+  const auto again = run_gpuscope("analyze " + (dir / "once" / "results.json").string() + " --out " +
+                                  (dir / "twice").string());
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  std::stringstream written;
+  written << std::ifstream(dir / "twice" / "results.json").rdbuf();
+  const nlohmann::json skipped = nlohmann::json::parse(written.str())["skipped"];
+  ASSERT_EQ(skipped.size(), 1u) << skipped.dump();
+  EXPECT_EQ(skipped[0]["probe"], "divergence");
 }
 
 }  // namespace

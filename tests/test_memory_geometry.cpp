@@ -101,8 +101,8 @@ TEST(Coalescing, FlatStrideCurveHasNoSegment) {
 TEST(Coalescing, WorkgroupSweepSaturatesWhereItReaches90Percent) {
   const Series wg = make("coalescing.workgroup", {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024},
                          [](double w) { return std::min(10.0 * w, 1000.0); });
-  const Finding* f =
-      find(coalescing_findings(&wg, nullptr, nullptr), "memory.coalescing.saturating_workgroup_size");
+  const auto fs = coalescing_findings(&wg, nullptr, nullptr);  // kept: `f` points into it
+  const Finding* f = find(fs, "memory.coalescing.saturating_workgroup_size");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(number(*f), 128);
 }
@@ -239,8 +239,9 @@ TEST(CacheGeometry, LineIsWhereCapacityStartsDoubling) {
     ASSERT_TRUE(r) << line;
     EXPECT_EQ(r->line_bytes, line);
     EXPECT_FALSE(r->upper_bound_only);
-    const Finding* f =
-        find(geometry_findings(nullptr, nullptr, ptrs, nullptr, nullptr, 2), "memory.line_bytes");
+    const auto fs =
+        geometry_findings(nullptr, nullptr, ptrs, nullptr, nullptr, 2);  // kept: `f` points into it
+    const Finding* f = find(fs, "memory.line_bytes");
     ASSERT_NE(f, nullptr);
     EXPECT_EQ(number(*f), line);
   }

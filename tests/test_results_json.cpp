@@ -389,7 +389,8 @@ TEST_F(ResultsFileTest, EmptyFile) {
 TEST_F(ResultsFileTest, TruncatedFile) {
   const std::string text = to_json(populated_results()).dump(2);
   const std::string path = write_text("cut.json", text.substr(0, text.size() / 2));
-  expect_usage_error([&] { read_results_file(path); }, {path, "not valid JSON", "unexpected end of input"});
+  expect_usage_error([&] { read_results_file(path); },
+                     {path, "not valid JSON", "ends early at line", "(truncated?)"});
 }
 
 TEST_F(ResultsFileTest, NotJson) {

@@ -111,6 +111,81 @@ TEST(SimConfig, CommandLineLoadsAFileAndRejectsABadOneWithExit2) {
   EXPECT_NE(r.output.find("memory.caches[1].capacity_bytes"), std::string::npos) << r.output;
 }
 
+// What the model cannot serve is refused with the bound in the message:
+// the model keeps every cache line in host memory.
+TEST(SimConfig, RefusesWhatTheModelCannotRunStatingTheBound) {
+  nlohmann::json huge = minimal_description();
+  huge["memory"]["caches"][1]["capacity_bytes"] = uint64_t{1} << 40;
+  EXPECT_NE(rejection(huge).find("memory.caches[1].capacity_bytes: 1099511627776 is outside [1, 1073741824]"),
+            std::string::npos)
+      << rejection(huge);
+
+  nlohmann::json lines = minimal_description();
+  lines["core"]["shader_cores"] = 4096;
+  lines["memory"]["caches"][0]["capacity_bytes"] = 1 << 20;  // per core: 2^28 lines in all
+  lines["memory"]["caches"][1]["capacity_bytes"] = 1 << 26;
+  EXPECT_NE(rejection(lines).find("the sim models at most 8388608 (about 192 MiB of host memory)"),
+            std::string::npos)
+      << rejection(lines);
+
+  nlohmann::json levels = minimal_description();
+  auto& caches = levels["memory"]["caches"];
+  for (int i = 2; i < 9; ++i) {
+    nlohmann::json l = caches[1];
+    l["capacity_bytes"] = 262144ull << (i - 1);
+    l["hit_latency_ns"] = 120 + 10 * i;
+    caches.push_back(l);
+  }
+  levels["memory"]["dram"]["latency_ns"] = 1000;
+  EXPECT_NE(rejection(levels).find("memory.caches: 9 levels; the sim models at most 8"), std::string::npos)
+      << rejection(levels);
+  caches.erase(caches.size() - 1);
+  EXPECT_EQ(rejection(levels), "");
+
+  nlohmann::json tlb = minimal_description();
+  tlb["memory"]["tlb"] = {{"entries", 1 << 21}, {"page_bytes", 4096}, {"miss_penalty_ns", 50}};
+  EXPECT_NE(rejection(tlb).find("memory.tlb.entries: 2097152 is outside [1, 1048576]"), std::string::npos)
+      << rejection(tlb);
+}
+
+TEST(SimConfig, EmptyKeysAndHugeNumbersAreNamedPlainly) {
+  nlohmann::json empty = minimal_description();
+  empty["memory"][""] = 1;
+  EXPECT_NE(rejection(empty).find("memory[\"\"]: an empty key is not a field"), std::string::npos)
+      << rejection(empty);
+
+  std::string text = minimal_description().dump(2);
+  text.replace(text.find("262144"), 6, "1e400");
+  std::string msg;
+  try {
+    parse_sim_config_text(text, "big.json");
+  } catch (const UsageError& e) {
+    msg = e.what();
+  }
+  EXPECT_NE(
+      msg.find("sim description 'big.json' is not valid JSON: memory.caches[1].capacity_bytes: the number "
+               "1e400 is too large (line "),
+      std::string::npos)
+      << msg;
+}
+
+TEST(SimConfig, CommandLineTriesAPathThatDoesNotEndInJson) {
+  const auto dir = std::filesystem::temp_directory_path() / "gpuscope_sim_path";
+  std::filesystem::create_directories(dir);
+  nlohmann::json bad = minimal_description();
+  bad["memory"]["caches"][1]["capacity_bytes"] = 4096;
+  std::ofstream((dir / "tiny.desc").string()) << bad.dump();
+  const auto r = test::run_gpuscope(fmt::format("run --quick --probes latency --device sim:{} --out {}",
+                                                (dir / "tiny.desc").string(), (dir / "out").string()));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("memory.caches[1].capacity_bytes"), std::string::npos) << r.output;
+  const auto missing = test::run_gpuscope("run --device sim:no-such-gpu --out " + (dir / "out").string());
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("cannot open sim description 'no-such-gpu'"), std::string::npos)
+      << missing.output;
+  EXPECT_NE(missing.output.find("nor is it a sim preset: adreno-320"), std::string::npos) << missing.output;
+}
+
 TEST(SimDevice, UnknownKernelIsUnsupportedNamingIt) {
   SimDevice dev(parse_sim_config(minimal_description(), "tiny"), "sim:tiny");
   try {

@@ -9,10 +9,14 @@
 #include "analysis/system.hpp"
 #include "analysis/texture.hpp"
 #include "analysis/tlb.hpp"
+#include "core/error.hpp"
+#include "core/printable.hpp"
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <optional>
+#include <set>
 
 namespace gpuscope::analysis {
 
@@ -63,9 +67,73 @@ HierarchyOptions hierarchy_options(const std::vector<Finding>& tlb) {
   return o;
 }
 
+// Why a value of a series breaks analyze.hpp's promises, or "" when it does not.
+std::string value_problem(double v) {
+  if (!std::isfinite(v)) return fmt::format("{} is not a finite number", v);
+  if (v < 0) return fmt::format("{} is negative", v);
+  if (v > kMaxSeriesValue) return fmt::format("{:g} is larger than {:g}", v, kMaxSeriesValue);
+  return "";
+}
+
+std::string series_problem(const Series& s) {
+  if (s.points.size() > kMaxSeriesPoints)
+    return fmt::format("{} points, more than {}", s.points.size(), kMaxSeriesPoints);
+  for (size_t i = 0; i < s.points.size(); ++i) {
+    const Point& p = s.points[i];
+    const std::string at = fmt::format("points[{}]", i);
+    if (const std::string x = value_problem(p.x); !x.empty()) return fmt::format("{}.x: {}", at, x);
+    if (const std::string y = value_problem(p.y); !y.empty()) return fmt::format("{}.y: {}", at, y);
+    if (i > 0 && p.x <= s.points[i - 1].x)
+      return fmt::format("{}.x: {:g} does not follow {:g} (x must increase)", at, p.x, s.points[i - 1].x);
+    if (p.samples.size() > kMaxPointSamples)
+      return fmt::format("{}.samples: {} of them, more than {}", at, p.samples.size(), kMaxPointSamples);
+    for (size_t k = 0; k < p.samples.size(); ++k)
+      if (const std::string v = value_problem(p.samples[k]); !v.empty())
+        return fmt::format("{}.samples[{}]: {}", at, k, v);
+  }
+  return "";
+}
+
+std::vector<Finding> analyze_usable(const Results& r);
+
 }  // namespace
 
+std::vector<Skipped> unusable_series(const Results& r) {
+  std::vector<Skipped> out;
+  std::set<std::string> ids;
+  for (const Series& s : r.series) {
+    std::string problem = series_problem(s);
+    if (problem.empty() && !ids.insert(s.id).second) problem = "an earlier series has the same id";
+    if (!problem.empty()) out.push_back({s.probe, fmt::format("series {} not analysed: {}", s.id, problem)});
+  }
+  return out;
+}
+
 std::vector<Finding> analyze_all(const Results& r) {
+  const std::vector<Skipped> unusable = unusable_series(r);
+  const Results* usable = &r;
+  Results screened;
+  if (!unusable.empty()) {
+    screened.device = r.device;
+    std::set<std::string> ids;
+    for (const Series& s : r.series)
+      if (series_problem(s).empty() && ids.insert(s.id).second) screened.series.push_back(s);
+    usable = &screened;
+  }
+  try {
+    return analyze_usable(*usable);
+  } catch (const nlohmann::json::exception& e) {
+    // Series meta is free-form JSON; a value of the wrong type in it is bad input.
+    const std::string what = e.what();
+    const auto tag_end = what.find("] ");
+    throw UsageError(fmt::format("a series' meta holds a value analysis cannot read: {}",
+                                 printable(tag_end == std::string::npos ? what : what.substr(tag_end + 2))));
+  }
+}
+
+namespace {
+
+std::vector<Finding> analyze_usable(const Results& r) {
   std::vector<Finding> out;
   if (r.device.compute_units) out.push_back(reported("device.compute_units", r.device.compute_units, "", ""));
   if (r.device.clock_mhz)
@@ -233,5 +301,7 @@ std::vector<Finding> analyze_all(const Results& r) {
   if (const Series* s = r.find_series("icache.body")) add(icache_findings(*s, binary));
   return out;
 }
+
+}  // namespace
 
 }  // namespace gpuscope::analysis

@@ -54,14 +54,15 @@ std::string layout_shape(const Series& s, double x) {
   for (const auto& d : s.meta["detail"])
     if (d.contains("x") && d["x"].get<double>() == x) hit = &d;
   if (hit == nullptr) return fmt::format("{:.0f} B per work-item", x);
-  const auto get = [&](const char* k) { return hit->contains(k) ? (*hit)[k].get<long>() : 0L; };
-  const long vec = get("vec");
-  const std::string type = vec == 1 ? "uint" : fmt::format("uint{}", vec);
+  // Shown, not computed with: read as doubles, which any JSON number fits.
+  const auto get = [&](const char* k) { return hit->contains(k) ? (*hit)[k].get<double>() : 0.0; };
+  const double vec = get("vec");
+  const std::string type = vec == 1 ? "uint" : fmt::format("uint{:g}", vec);
   if (s.id.find(".grid.") != std::string::npos)
-    return fmt::format("{}, one per work-item, a grid as large as the launch in groups of {}", type,
+    return fmt::format("{}, one per work-item, a grid as large as the launch in groups of {:g}", type,
                        get("local"));
-  return fmt::format("{} x {} per work-item per step, {} groups of {}", type, get("unroll"), get("groups"),
-                     get("local"));
+  return fmt::format("{} x {:g} per work-item per step, {:g} groups of {:g}", type, get("unroll"),
+                     get("groups"), get("local"));
 }
 
 std::string layout_name(const Series& s) {
@@ -344,12 +345,13 @@ std::vector<Finding> workgroup_findings(const Series& s) {
           "and the groups past a multiple run while the other units idle",
           period, confirmed, pairs, period);
       if (s.meta.contains("compute_units")) {
-        const long cus = s.meta["compute_units"].get<long>();
-        f.note = cus == period ? fmt::format(
-                                     "equals the {} compute units the driver reports: a partial last "
-                                     "round of work-groups costs a whole one; size grids in multiples of it",
-                                     cus)
-                               : fmt::format("the driver reports {} compute units", cus);
+        const double cus = s.meta["compute_units"].get<double>();
+        f.note = cus == static_cast<double>(period)
+                     ? fmt::format(
+                           "equals the {:g} compute units the driver reports: a partial last "
+                           "round of work-groups costs a whole one; size grids in multiples of it",
+                           cus)
+                     : fmt::format("the driver reports {:g} compute units", cus);
       }
       out.push_back(f);
     }
@@ -368,9 +370,9 @@ std::vector<Finding> workgroup_findings(const Series& s) {
       if (s.meta.contains("footprint_bytes"))
         f.note = fmt::format("at a {} footprint (inside the first cache){}",
                              bytes_text(s.meta["footprint_bytes"].get<double>()),
-                             s.meta.contains("group_size")
-                                 ? fmt::format(", {} work-items per group", s.meta["group_size"].get<long>())
-                                 : "");
+                             s.meta.contains("group_size") ? fmt::format(", {:g} work-items per group",
+                                                                         s.meta["group_size"].get<double>())
+                                                           : "");
       out.push_back(f);
       break;
     }

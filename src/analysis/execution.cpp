@@ -175,10 +175,14 @@ std::vector<Finding> partition_findings(const std::vector<const Series*>& series
     if (s == nullptr || s->points.size() < 2 || s->points.front().x != 1 || s->points.front().y <= 0)
       continue;
     const double active = s->meta.value("active_waves_per_group", 0.0);
-    if (active < 1) continue;
+    if (!(active >= 1 && active <= 1e6)) continue;  // a count of waves in one work-group
     ids.push_back(s->id);
     for (const auto& p : s->points) {
-      obs.push_back({p.x, active, p.y / s->points.front().y});
+      // The model's error is a log ratio: a point that did no work (or
+      // whose stride is not a count of waves) has no place in the fit.
+      const double ratio = p.y / s->points.front().y;
+      if (!(ratio > 0) || !std::isfinite(ratio) || !(p.x >= 1) || p.x > 1e9) continue;
+      obs.push_back({p.x, active, ratio});
       max_stride = std::max(max_stride, p.x);
     }
   }
@@ -209,6 +213,7 @@ std::vector<Finding> partition_findings(const std::vector<const Series*>& series
   std::vector<double> tied;
   for (const Fit& f : fits)
     if (f.error <= best.error + 0.02) tied.push_back(f.partitions);
+  if (tied.empty()) return {};  // every fit's error is NaN: nothing to choose between
   std::sort(tied.begin(), tied.end());
 
   Finding f;

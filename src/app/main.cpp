@@ -2,8 +2,11 @@
 // Exit codes (docs/results-format.md): 0 success, 2 bad usage or unreadable input,
 // 1 a failure during a run (finished probes' results are still written).
 #include "analysis/analyze.hpp"
+#include "app/run_options.hpp"
 #include "backends/backend.hpp"
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/printable.hpp"
 #include "driver/driver_readers.hpp"
 #include "probes/probe.hpp"
 #include "report/block_diagram.hpp"
@@ -20,15 +23,14 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
-#include <sstream>
 
 namespace gpuscope {
 namespace {
@@ -38,20 +40,6 @@ constexpr int kExitUsage = 2;
 
 bool stdout_wants_color() { return isatty(STDOUT_FILENO) && std::getenv("NO_COLOR") == nullptr; }
 bool stderr_wants_color() { return stderr_is_terminal() && std::getenv("NO_COLOR") == nullptr; }
-
-// Writes beside `path` and renames over it, so a reader never sees half a file.
-void write_text_file_atomic(const std::string& text, const std::string& path) {
-  const std::filesystem::path target(path);
-  if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path());
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) throw std::runtime_error("cannot write " + tmp);
-  }
-  std::filesystem::rename(tmp, path);
-}
 
 // What --compare and --format add to run, analyze and report.
 struct ReportArgs {
@@ -82,25 +70,17 @@ void print_summary(const Results& r, const std::optional<Results>& reference, co
 
 // report.md at `path`, with the block diagram it shows beside it.
 void write_markdown_report(const std::vector<ReportRun>& runs, const std::filesystem::path& path) {
-  write_text_file_atomic(render_block_diagram_svg(block_diagram(*runs[0].results), "report.html"),
+  write_file_atomic(render_block_diagram_svg(block_diagram(*runs[0].results), "report.html"),
                          (path.parent_path() / kDiagramFileName).string());
-  write_text_file_atomic(format_markdown(runs, kDiagramFileName), path.string());
+  write_file_atomic(format_markdown(runs, kDiagramFileName), path.string());
 }
 
 // results.json's companions in `dir`: report.html, report.md and the diagram.
 void write_reports(const Results& r, const std::optional<Results>& reference,
                    const std::filesystem::path& dir) {
   const auto runs = report_runs(r, reference);
-  write_text_file_atomic(render_html_report(runs), (dir / "report.html").string());
+  write_file_atomic(render_html_report(runs), (dir / "report.html").string());
   write_markdown_report(runs, dir / "report.md");
-}
-
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
 }
 
 std::string utc_now() {
@@ -152,26 +132,9 @@ int cmd_list(bool references, bool verbose, const std::string& sysfs_root) {
   return 0;
 }
 
-struct RunArgs {
-  std::string device;
-  std::string probes;
-  std::string out = "gpuscope-out";
-  bool quick = false;
-  bool quiet = false;
-  double max_launch_ms = 200;
-  double budget_scale = 1;
-  std::string sysfs_root;  // empty: /
-};
-
-int cmd_run(const RunArgs& a, const ReportArgs& ra, const std::string& command_line) {
+int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_line) {
   const auto reference = load_reference(ra);
-  std::vector<const ProbeDef*> probes;
-  if (a.probes.empty()) {
-    for (const auto& p : probe_registry()) probes.push_back(&p);
-  } else {
-    for (const auto& name : split_list(a.probes)) probes.push_back(&find_probe(name));
-  }
-  if (a.max_launch_ms <= 0) throw UsageError("--max-launch-ms must be positive");
+  const std::vector<const ProbeDef*>& probes = a.probes;
 
   // An output directory that cannot be made is bad input, found before any
   // device time is spent.
@@ -267,6 +230,13 @@ int cmd_run(const RunArgs& a, const ReportArgs& ra, const std::string& command_l
 int cmd_analyze(const std::string& path, const std::string& out, const ReportArgs& ra) {
   const auto reference = load_reference(ra);
   Results r = read_results_file(path);
+  // Each series analysis sets aside is said, and recorded once (an
+  // analyze of analyze's own output finds the same).
+  for (const Skipped& s : analysis::unusable_series(r)) {
+    std::cerr << "gpuscope: " << s.reason << "\n";
+    const auto same = [&](const Skipped& k) { return k.probe == s.probe && k.reason == s.reason; };
+    if (std::none_of(r.skipped.begin(), r.skipped.end(), same)) r.skipped.push_back(s);
+  }
   r.findings = analysis::analyze_all(r);
   print_summary(r, reference, ra);
   if (!out.empty()) {
@@ -295,7 +265,7 @@ int cmd_report(const std::string& path, std::string out, const ReportArgs& ra) {
   if (md)
     write_markdown_report(runs, out);
   else
-    write_text_file_atomic(render_html_report(runs), out);
+    write_file_atomic(render_html_report(runs), out);
   std::cout << "report: " << out << "\n";
   return 0;
 }
@@ -309,7 +279,8 @@ int cmd_compare(const std::vector<std::string>& inputs, const std::string& out, 
   std::vector<std::string> stems;
   results.reserve(inputs.size());
   for (const auto& in : inputs) {
-    const bool file = std::filesystem::exists(in);
+    std::error_code ec;
+    const bool file = std::filesystem::exists(in, ec);
     if (!file && !in.ends_with(".json")) {
       results.push_back(reference_as_results(find_reference(in)));
       is_reference.push_back(true);
@@ -334,7 +305,7 @@ int cmd_compare(const std::vector<std::string>& inputs, const std::string& out, 
     std::cout << format_markdown(runs);
   else
     std::cout << format_comparison(runs, {stdout_wants_color()});
-  write_text_file_atomic(render_html_report(runs), out);
+  write_file_atomic(render_html_report(runs), out);
   std::cout << "\ncomparison: " << out << "\n";
   return 0;
 }
@@ -380,20 +351,24 @@ int main_impl(int argc, char** argv) {
   };
 
   RunArgs run_args;
+  std::string run_device, run_probes;
   auto* run = app.add_subcommand("run", "run probes on a device and infer its parameters");
-  run->add_option("--device", run_args.device, "device ID from `gpuscope list` (default: first GPU)");
+  auto* device_option =
+      run->add_option("--device", run_device, "device ID from `gpuscope list` (default: first GPU)");
   std::string probe_names;
   for (const auto& p : probe_registry()) probe_names += (probe_names.empty() ? "" : ",") + p.name;
-  run->add_option("--probes", run_args.probes, "comma-separated probes (default: all: " + probe_names + ")");
+  auto* probes_option =
+      run->add_option("--probes", run_probes, "comma-separated probes (default: all: " + probe_names + ")");
   run->add_option("--out", run_args.out, "output directory")->capture_default_str();
   run->add_flag("--quick", run_args.quick, "fewer points and samples: a first look");
   run->add_flag("--quiet,-q", run_args.quiet, "no progress on stderr");
   run->add_option("--max-launch-ms", run_args.max_launch_ms,
-                  "ceiling on one timed launch (mobile drivers kill long kernels)")
+                  fmt::format("ceiling on one timed launch, {:g} to {:g} (mobile drivers kill long kernels)",
+                              kMinLaunchMs, kMaxLaunchMs))
       ->capture_default_str();
   run->add_option("--budget-scale", run_args.budget_scale,
-                  "multiply every probe's time budget (more refinement when > 1)")
-      ->check(CLI::PositiveNumber)
+                  fmt::format("multiply every probe's time budget, {:g} to {:g} (more refinement when > 1)",
+                              kMinBudgetScale, kMaxBudgetScale))
       ->capture_default_str();
 
   run->add_option("--sysfs-root", run_args.sysfs_root,
@@ -445,7 +420,11 @@ int main_impl(int argc, char** argv) {
     backend_settings.opencl_library = opencl_library;
   configure_backends(backend_settings);
   if (*list) return cmd_list(list_references, list_verbose, list_sysfs_root);
-  if (*run) return cmd_run(run_args, report_args, join_args(argc, argv));
+  if (*run) {
+    if (device_option->count() > 0) run_args.device = run_device;
+    if (probes_option->count() > 0) run_args.probes = run_probes;
+    return cmd_run(plan_run(run_args), report_args, join_args(argc, argv));
+  }
   if (*analyze) return cmd_analyze(analyze_path, analyze_out, report_args);
   if (*report) return cmd_report(report_path, report_out, report_args);
   if (*compare) return cmd_compare(compare_inputs, compare_out, report_args);
@@ -459,13 +438,14 @@ int main(int argc, char** argv) {
   try {
     return gpuscope::main_impl(argc, argv);
   } catch (const gpuscope::UsageError& e) {
-    std::cerr << "gpuscope: " << e.what() << "\n";
+    std::cerr << "gpuscope: " << gpuscope::printable(e.what()) << "\n";
     return gpuscope::kExitUsage;
   } catch (const gpuscope::BuildError& e) {
-    std::cerr << "gpuscope: " << e.what() << "\nbuild log:\n" << e.log << "\n";
+    std::cerr << "gpuscope: " << gpuscope::printable(e.what()) << "\nbuild log:\n"
+              << gpuscope::printable(e.log) << "\n";
     return gpuscope::kExitFailure;
   } catch (const std::exception& e) {
-    std::cerr << "gpuscope: " << e.what() << "\n";
+    std::cerr << "gpuscope: " << gpuscope::printable(e.what()) << "\n";
     return gpuscope::kExitFailure;
   }
 }

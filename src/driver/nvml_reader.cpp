@@ -4,6 +4,8 @@
 // 0 for success, and the structs as laid out there.
 #include "driver/driver_readers.hpp"
 
+#include "core/printable.hpp"
+
 #include <fmt/format.h>
 
 #include <dlfcn.h>
@@ -180,7 +182,9 @@ std::vector<DriverSnapshot> read_nvml(int pci_bus, const std::string& name) {
   }
 
   const auto fact = [&](const std::string& key, nlohmann::json value, const std::string& unit,
-                        const std::string& call) { snap.facts.push_back({key, std::move(value), unit, "NVML " + call}); };
+                        const std::string& call) {
+    snap.facts.push_back({key, printable_json(value), unit, "NVML " + call});
+  };
   if (!chosen_name.empty()) fact("model", chosen_name, "", "nvmlDeviceGetName");
   if (have_pci) {
     chosen_pci.bus_id[sizeof chosen_pci.bus_id - 1] = '\0';

@@ -11,6 +11,8 @@
 //   PCI    vendor, device, subsystem_* "0x10de"; class "0x030000"; uevent DRIVER=...
 #include "driver/driver_readers.hpp"
 
+#include "core/printable.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -130,11 +132,10 @@ class Reader {
   DriverSnapshot take() { return std::move(snap_); }
   bool empty() const { return snap_.facts.empty() && snap_.notes.empty(); }
 
-  // Values quoted in notes and string facts lose control characters: they
-  // reach terminals and reports.
+  // Values quoted in notes and string facts are escaped (they reach
+  // terminals and reports) and cut to a line.
   static std::string printable(const std::string& s) {
-    std::string out;
-    for (const unsigned char c : s) out += (c < 0x20 || c == 0x7f) ? '?' : static_cast<char>(c);
+    const std::string out = gpuscope::printable(s);
     return out.size() > 200 ? out.substr(0, 200) + "..." : out;
   }
 

@@ -377,7 +377,7 @@ class TextureProbe {
       link(*words_, gc, words_per_slot, words_per_slot, 0);
       uint32_t g_cursor = 0;
       for (auto [pc, s] : {std::pair{&small, &s_small}, std::pair{&large, &s_large}}) {
-        const auto run = [&](uint64_t rounds) {
+        const auto run = [&, pc = pc](uint64_t rounds) {
           return pair_chase(*pc, gc, g_cursor, words_per_slot, rounds);
         };
         const uint64_t longest = std::max<uint64_t>(n, pc->cycle.size());

@@ -6,12 +6,13 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <stdexcept>
 #include <string_view>
 
 #include "core/error.hpp"
+#include "core/json_input.hpp"
+#include "core/printable.hpp"
 #include "report/assets.hpp"
 #include "report/results_json.hpp"
 
@@ -40,7 +41,7 @@ class Reader {
     }
     const json& v = j.at(key);
     if (!v.is_string()) fail(path + "." + key, "expected a string");
-    return v.get<std::string>();
+    return printable(v.get_ref<const std::string&>());
   }
   double finite(const json& v, const std::string& path) const {
     if (!v.is_number()) fail(path, "expected a number");
@@ -216,13 +217,15 @@ ReferenceProfile find_reference(const std::string& name_or_path) {
       if (folded(alias) == want) return p;
     names += (names.empty() ? "" : ", ") + p.name;
   }
-  if (name_or_path.ends_with(".json") && std::filesystem::is_regular_file(name_or_path)) {
-    std::ifstream in(name_or_path);
+  std::error_code ec;
+  if (name_or_path.ends_with(".json") && std::filesystem::exists(name_or_path, ec)) {
+    // A profile is results-sized at most, and read under the same bounds.
+    const std::string text = read_input_file(name_or_path, "reference profile", kResultsLimits.max_bytes);
     json j;
     try {
-      j = json::parse(in);
-    } catch (const json::exception& e) {
-      throw UsageError(fmt::format("{}: not JSON: {}", name_or_path, e.what()));
+      j = parse_json_input(text, kResultsLimits.max_depth);
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("{}: not valid JSON: {}", name_or_path, e.what()));
     }
     return reference_from_json(j, name_or_path);
   }

@@ -1,18 +1,13 @@
 #include "report/results_json.hpp"
 
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
+#include "core/json_input.hpp"
+#include "core/printable.hpp"
 
-#include <fcntl.h>
 #include <fmt/core.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
 namespace gpuscope {
 
@@ -64,9 +59,10 @@ json finding_to_json(const Finding& f) {
 
 std::string element_path(const std::string& path, size_t i) { return fmt::format("{}[{}]", path, i); }
 
+// Strings are made printable: they reach terminals and reports.
 void read(const json& j, const std::string& path, std::string& out) {
   if (!j.is_string()) fail_type(path, "a string", j);
-  out = j.get<std::string>();
+  out = printable(j.get_ref<const std::string&>());
 }
 
 void read(const json& j, const std::string& path, bool& out) {
@@ -103,10 +99,11 @@ void read(const json& j, const std::string& path, std::vector<T>& out) {
   for (size_t i = 0; i < j.size(); ++i) read(j[i], element_path(path, i), out[i]);
 }
 
-// Free-form objects (series meta, vendor_info, run) are kept as they are.
+// Free-form objects (series meta, vendor_info, run) are kept as they are,
+// their strings made printable.
 void read_object(const json& j, const std::string& path, json& out) {
   if (!j.is_object()) fail_type(path, "an object", j);
-  out = j;
+  out = printable_json(j);
 }
 
 // Field access on one JSON object, with paths for the error messages.
@@ -116,7 +113,7 @@ class ObjectReader {
     if (!j_.is_object()) fail_type(path_, "an object", j_);
   }
 
-  std::string path_of(const char* key) const { return path_.empty() ? key : path_ + "." + key; }
+  std::string path_of(const char* key) const { return json_key_path(path_, key); }
 
   const json& required(const char* key) const {
     const auto it = j_.find(key);
@@ -283,39 +280,6 @@ DeviceInfo device_from_json_at(const json& j, const std::string& path) {
   return d;
 }
 
-// ---- Files -----------------------------------------------------------------
-
-// nlohmann prefixes its messages with "[json.exception.parse_error.101] ",
-// which says nothing to a user.
-std::string without_exception_tag(const std::string& message) {
-  const auto end = message.find("] ");
-  return message.starts_with("[json.exception.") && end != std::string::npos ? message.substr(end + 2)
-                                                                             : message;
-}
-
-[[noreturn]] void throw_io_error(const std::string& what, const std::string& path, int error = errno) {
-  throw std::runtime_error(fmt::format("{} '{}': {}", what, path, std::strerror(error)));
-}
-
-void write_all(int fd, const std::string& text, const std::string& path) {
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw_io_error("cannot write", path);
-    done += static_cast<size_t>(n);
-  }
-}
-
-// Makes the rename itself durable. Best effort: some file systems refuse
-// fsync on a directory, and the file's content is already safe by then.
-void sync_directory(const std::filesystem::path& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (fd < 0) return;
-  ::fsync(fd);
-  ::close(fd);
-}
-
 }  // namespace
 
 nlohmann::json driver_snapshot_to_json(const DriverSnapshot& s) {
@@ -388,23 +352,17 @@ Results results_from_json(const nlohmann::json& j) {
 }
 
 Results read_results_file(const std::string& path) {
-  if (std::filesystem::is_directory(path))
-    throw UsageError(fmt::format("results file '{}' is a directory", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("cannot open results file '{}': {}", path, std::strerror(errno)));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw UsageError(fmt::format("cannot read results file '{}'", path));
-  const std::string text = buffer.str();
+  return parse_results_text(read_input_file(path, "results file", kResultsLimits.max_bytes), path);
+}
+
+Results parse_results_text(const std::string& text, const std::string& path) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw UsageError(fmt::format("results file '{}' is empty", path));
-
   json j;
   try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {
-    throw UsageError(fmt::format("results file '{}' is not valid JSON (truncated?): {}", path,
-                                 without_exception_tag(e.what())));
+    j = parse_json_input(text, kResultsLimits.max_depth);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("results file '{}' is not valid JSON: {}", path, e.what()));
   }
   try {
     return results_from_json(j);
@@ -414,43 +372,8 @@ Results read_results_file(const std::string& path) {
 }
 
 void write_results_file_atomic(const Results& r, const std::string& path) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec)
-    throw std::runtime_error(fmt::format("cannot create directory '{}': {}", dir.string(), ec.message()));
-
   // Invalid UTF-8 in a driver-reported string must not lose the whole run.
-  const std::string text = to_json(r).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
-
-  // Same directory as the target: rename is atomic only within a file system.
-  std::string temp_path = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
-  const int fd = ::mkstemp(temp_path.data());
-  if (fd < 0) throw_io_error("cannot create a temporary file in", dir.string());
-  try {
-    write_all(fd, text, temp_path);
-    // mkstemp creates the file 0600; results are meant to be shared.
-    if (::fchmod(fd, 0644) != 0) throw_io_error("cannot set permissions of", temp_path);
-    if (::fsync(fd) != 0) throw_io_error("cannot flush", temp_path);
-  } catch (...) {
-    ::close(fd);
-    ::unlink(temp_path.c_str());
-    throw;
-  }
-  // close can report a delayed write error (NFS), so it is checked too.
-  if (::close(fd) != 0) {
-    const int error = errno;
-    ::unlink(temp_path.c_str());
-    throw_io_error("cannot write", temp_path, error);
-  }
-  if (::rename(temp_path.c_str(), path.c_str()) != 0) {
-    const int error = errno;
-    ::unlink(temp_path.c_str());
-    throw_io_error("cannot replace", path, error);
-  }
-  sync_directory(dir);
+  write_file_atomic(to_json(r).dump(2, ' ', false, json::error_handler_t::replace) + "\n", path);
 }
 
 }  // namespace gpuscope

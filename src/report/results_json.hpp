@@ -18,11 +18,18 @@ nlohmann::json to_json(const Results& r);
 // type throws UsageError naming its path, e.g.
 // "series[3].points[2].x: expected a number".
 // JSON has no NaN or infinity: they are written as null and read back as NaN.
+// Values are not range-checked here: analysis sets aside series it cannot
+// use (analysis/analyze.hpp).
 Results results_from_json(const nlohmann::json& j);
 
 // Throws UsageError with a one-line message naming `path` when the file is
-// missing, unreadable, empty, not JSON (truncated included) or not results.
+// missing, unreadable, not a regular file, past kResultsLimits (size or
+// nesting, core/json_input.hpp), empty, not JSON or not results. Strings
+// read are made printable (core/printable.hpp).
 Results read_results_file(const std::string& path);
+
+// The same for text already read; `path` only names it in messages.
+Results parse_results_text(const std::string& text, const std::string& path);
 
 // Writes a temporary file beside `path`, fsyncs it and renames it over `path`,
 // so a run killed half-way leaves the previous complete file (or none).

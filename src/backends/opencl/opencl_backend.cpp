@@ -1,6 +1,7 @@
 #include "backends/opencl/opencl_backend.hpp"
 
 #include "core/error.hpp"
+#include "core/printable.hpp"
 #include "kernels/kernel_sources.hpp"
 
 #include "backends/opencl/opencl_cpp.hpp"
@@ -134,7 +135,7 @@ DeviceInfo describe(const cl::Platform& p, const cl::Device& d, size_t pi, size_
   info.vendor_info = vendor_queries(d, info);
   if (info.type == "cpu")
     info.vendor_info["gpuscope_buffers"] = "host memory, transparent huge pages requested";
-  return info;
+  return printable(std::move(info));  // driver strings reach terminals and reports
 }
 
 // Host memory for a CPU device's buffer, on transparent huge pages where

@@ -4,15 +4,15 @@
 #include "backends/sim/sim_config.hpp"
 
 #include "core/error.hpp"
+#include "core/json_input.hpp"
+#include "core/printable.hpp"
 
 #include <fmt/format.h>
 
 #include <bit>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <set>
-#include <sstream>
 
 namespace gpuscope::sim {
 namespace {
@@ -30,7 +30,7 @@ class ObjectReader {
   }
   ~ObjectReader() = default;
 
-  std::string child(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+  std::string child(const std::string& key) const { return json_key_path(path_, key); }
   bool has(const std::string& key) const { return j_.contains(key); }
 
   // A number, plain or annotated ({"value", "basis", "source"}), in [lo, hi].
@@ -63,7 +63,7 @@ class ObjectReader {
     const auto* v = value(key, fallback.has_value());
     if (!v) return *fallback;
     if (!v->is_string()) fail(child(key), fmt::format("expected a string, got {}", v->type_name()));
-    return v->get<std::string>();
+    return printable(v->get_ref<const std::string&>());
   }
   std::string choice(const std::string& key, const std::vector<std::string>& allowed,
                      std::optional<std::string> fallback = {}) {
@@ -72,7 +72,7 @@ class ObjectReader {
       if (s == a) return s;
     std::string list;
     for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-    fail(child(key), fmt::format("'{}' is not one of {}", s, list));
+    fail(child(key), fmt::format("'{}' is not one of {}", printable(s), list));
   }
   // A nested object or array, required unless optional.
   const nlohmann::json* raw(const std::string& key, bool optional) {
@@ -86,7 +86,7 @@ class ObjectReader {
 
   void finish() const {
     for (const auto& [k, v] : j_.items())
-      if (!seen_.count(k)) fail(child(k), "unknown key");
+      if (!seen_.count(k)) fail(child(k), k.empty() ? "an empty key is not a field" : "unknown key");
   }
 
  private:
@@ -109,7 +109,6 @@ class ObjectReader {
   std::set<std::string> seen_;
 };
 
-constexpr double kBig = 1e15;
 constexpr uint64_t kBigInt = uint64_t{1} << 50;
 
 Replacement replacement_of(const std::string& s) {
@@ -142,7 +141,7 @@ void read_core(ObjectReader& r, CoreConfig& c) {
 CacheLevelConfig read_cache(ObjectReader& r) {
   CacheLevelConfig l;
   l.name = r.string("name");
-  l.capacity_bytes = r.integer("capacity_bytes", 1, kBigInt);
+  l.capacity_bytes = r.integer("capacity_bytes", 1, kSimMaxCacheBytes);
   l.line_bytes = static_cast<uint32_t>(r.integer("line_bytes", 4, 4096));
   if (!std::has_single_bit(l.line_bytes)) fail(r.child("line_bytes"), "must be a power of two");
   l.sector_bytes = static_cast<uint32_t>(r.integer("sector_bytes", 4, 4096, l.line_bytes));
@@ -197,6 +196,20 @@ void check_levels(const SimConfig& c) {
   }
 }
 
+// The cache model keeps every line of every cache instance it creates (a
+// per-core level once per shader core), about 24 bytes each.
+void check_model_size(const SimConfig& c) {
+  uint64_t lines = 0;
+  for (const auto& l : c.caches)
+    lines += l.capacity_bytes / l.line_bytes * (l.per_core ? c.core.shader_cores : 1);
+  if (lines > kSimMaxModelLines)
+    fail("memory.caches",
+         fmt::format(
+             "{} cache lines in all (a per-core level counted once per shader core); the sim models at "
+             "most {} (about {} MiB of host memory)",
+             lines, kSimMaxModelLines, (kSimMaxModelLines * 24) >> 20));
+}
+
 }  // namespace
 
 std::vector<const CacheLevelConfig*> SimConfig::path_levels(CachePath path) const {
@@ -224,13 +237,16 @@ SimConfig parse_sim_config(const nlohmann::json& j, const std::string& id_name) 
     ObjectReader m(*top.raw("memory", false), "memory");
     const auto* caches = m.raw("caches", false);
     if (!caches->is_array()) fail("memory.caches", "expected an array");
+    if (caches->size() > kSimMaxCacheLevels)
+      fail("memory.caches",
+           fmt::format("{} levels; the sim models at most {}", caches->size(), kSimMaxCacheLevels));
     for (size_t i = 0; i < caches->size(); ++i) {
       ObjectReader r((*caches)[i], fmt::format("memory.caches[{}]", i));
       c.caches.push_back(read_cache(r));
     }
     if (const auto* t = m.raw("tlb", true)) {
       ObjectReader r(*t, "memory.tlb");
-      c.tlb.entries = static_cast<uint32_t>(r.integer("entries", 1, 1u << 24));
+      c.tlb.entries = static_cast<uint32_t>(r.integer("entries", 1, kSimMaxTlbEntries));
       c.tlb.page_bytes = r.integer("page_bytes", 256, uint64_t{1} << 32);
       if (!std::has_single_bit(c.tlb.page_bytes)) fail("memory.tlb.page_bytes", "must be a power of two");
       c.tlb.associativity = static_cast<uint32_t>(r.integer("associativity", 0, 1u << 24, 0));
@@ -373,17 +389,21 @@ SimConfig parse_sim_config(const nlohmann::json& j, const std::string& id_name) 
   if (c.core.max_work_group_size > c.core.waves_per_unit * c.core.units_per_core * c.core.wave_width)
     fail("core.max_work_group_size", "exceeds the work-items one core can hold (waves x units x width)");
   check_levels(c);
+  check_model_size(c);
   return c;
 }
 
 SimConfig load_sim_config_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(fmt::format("sim description {}: cannot open", path));
+  return parse_sim_config_text(read_input_file(path, "sim description", kSimDescriptionLimits.max_bytes),
+                               path);
+}
+
+SimConfig parse_sim_config_text(const std::string& text, const std::string& path) {
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw UsageError(fmt::format("sim description {}: not valid JSON: {}", path, e.what()));
+    j = parse_json_input(text, kSimDescriptionLimits.max_depth);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("sim description '{}' is not valid JSON: {}", path, e.what()));
   }
   try {
     return parse_sim_config(j, path);

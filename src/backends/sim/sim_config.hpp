@@ -17,6 +17,15 @@
 
 namespace gpuscope::sim {
 
+// What the sim can run, and so accepts (the model keeps every cache line in
+// host memory): at most 8 cache levels of at most 1 GiB each, 2^23 lines in
+// all counting a per-core level once per shader core (about 200 MiB), and
+// TLBs of at most 2^20 entries.
+inline constexpr size_t kSimMaxCacheLevels = 8;
+inline constexpr uint64_t kSimMaxCacheBytes = uint64_t{1} << 30;
+inline constexpr uint64_t kSimMaxModelLines = uint64_t{1} << 23;
+inline constexpr uint64_t kSimMaxTlbEntries = uint64_t{1} << 20;
+
 enum class Replacement { lru, random, plru };
 // Which accesses a cache serves: buffer loads/stores, image reads, or both.
 enum class CachePath { load_store, texture, both };
@@ -169,8 +178,12 @@ struct SimConfig {
 // field by its JSON path (e.g. "memory.caches[1].capacity_bytes: ...").
 SimConfig parse_sim_config(const nlohmann::json& j, const std::string& id_name);
 
-// Reads a description file; UsageError when unreadable or invalid.
+// Reads a description file; UsageError when unreadable, past
+// kSimDescriptionLimits (core/json_input.hpp), invalid or past the bounds above.
 SimConfig load_sim_config_file(const std::string& path);
+
+// The same for text already read; `path` names it in messages and the id.
+SimConfig parse_sim_config_text(const std::string& text, const std::string& path);
 
 // Embedded presets: name -> JSON text.
 struct SimPreset {

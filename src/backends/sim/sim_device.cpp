@@ -439,14 +439,23 @@ class SimBackend : public Backend {
       out.push_back(sim_device_info(load_sim_preset(p.name), "sim:" + p.name));
     return out;
   }
+  // "sim:NAME" opens a preset; any other "sim:PATH" a description file.
   bool opens_unlisted(const std::string& id) const override {
-    return id.rfind("sim:", 0) == 0 && id.size() > 5 && id.ends_with(".json");
+    return id.starts_with("sim:") && id.size() > 4;
   }
   std::unique_ptr<Device> open(const std::string& id) override {
-    if (id.rfind("sim:", 0) != 0) throw UsageError(fmt::format("not a sim device: '{}'", id));
+    if (!id.starts_with("sim:")) throw UsageError(fmt::format("not a sim device: '{}'", id));
     const std::string what = id.substr(4);
-    if (what.ends_with(".json")) return std::make_unique<SimDevice>(load_sim_config_file(what), id);
-    return std::make_unique<SimDevice>(load_sim_preset(what), id);
+    for (const auto& p : sim_presets())
+      if (p.name == what) return std::make_unique<SimDevice>(load_sim_preset(what), id);
+    try {
+      return std::make_unique<SimDevice>(load_sim_config_file(what), id);
+    } catch (const UsageError& e) {
+      if (what.ends_with(".json")) throw;
+      std::string presets;
+      for (const auto& p : sim_presets()) presets += " " + p.name;
+      throw UsageError(fmt::format("{}; nor is it a sim preset:{}", e.what(), presets));
+    }
   }
 };
 

@@ -1,0 +1,51 @@
+// The options of `gpuscope run`, checked in one place before any device
+// time is spent: every value out of range, empty or repeated is a
+// UsageError (exit code 2) naming the option and what it accepts.
+#pragma once
+
+#include "probes/probe.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpuscope {
+
+// As given on the command line; an option not given is nullopt.
+struct RunArgs {
+  std::optional<std::string> device;
+  std::optional<std::string> probes;  // comma-separated names
+  std::string out = "gpuscope-out";
+  bool quick = false;
+  bool quiet = false;
+  double max_launch_ms = kDefaultMaxLaunchMs;
+  double budget_scale = 1;
+  std::string sysfs_root;  // --sysfs-root; empty: /sys (checked where driver facts are read)
+
+  static constexpr double kDefaultMaxLaunchMs = 200;
+};
+
+// Ceilings a run can honour: a timed launch needs at least a millisecond to
+// be timed against its launch overhead, and 10 s is past every driver's
+// watchdog; a budget scaled 100x already takes hours.
+inline constexpr double kMinLaunchMs = 1, kMaxLaunchMs = 10000;
+inline constexpr double kMinBudgetScale = 0.01, kMaxBudgetScale = 100;
+
+struct RunPlan {
+  std::string device;  // empty: the default device
+  std::vector<const ProbeDef*> probes;
+  std::string out;
+  bool quick = false;
+  bool quiet = false;
+  double max_launch_ms = RunArgs::kDefaultMaxLaunchMs;
+  double budget_scale = 1;
+  std::string sysfs_root;
+};
+
+// Throws UsageError for an empty --device or --out, a --probes list that is
+// empty, holds an empty or unknown name or names a probe twice, and a
+// --max-launch-ms or --budget-scale outside its range (NaN and infinity
+// included).
+RunPlan plan_run(const RunArgs& a);
+
+}  // namespace gpuscope

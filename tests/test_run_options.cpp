@@ -1,0 +1,77 @@
+// app/run_options: every `run` option is checked before device time is
+// spent, with the option and its valid range named.
+#include "app/run_options.hpp"
+
+#include "core/error.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+namespace gpuscope {
+namespace {
+
+std::string rejection(const RunArgs& a) {
+  try {
+    plan_run(a);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(RunOptions, DefaultsRunEveryProbeOnTheDefaultDevice) {
+  const RunPlan p = plan_run({});
+  EXPECT_EQ(p.probes.size(), probe_registry().size());
+  EXPECT_EQ(p.device, "");
+  EXPECT_EQ(p.max_launch_ms, 200);
+}
+
+TEST(RunOptions, ProbeListsMustNameEachProbeOnce) {
+  RunArgs a;
+  a.probes = "latency,bandwidth";
+  ASSERT_EQ(plan_run(a).probes.size(), 2u);
+  EXPECT_EQ(plan_run(a).probes[1]->name, "bandwidth");
+  a.probes = "latency,latency";
+  EXPECT_EQ(rejection(a), "--probes names 'latency' twice");
+  a.probes = ",";
+  EXPECT_NE(rejection(a).find("has an empty name"), std::string::npos);
+  a.probes = "latency,";
+  EXPECT_NE(rejection(a).find("has an empty name"), std::string::npos);
+  a.probes = "";
+  EXPECT_NE(rejection(a).find("--probes is empty"), std::string::npos);
+  a.probes = "nosuchprobe";
+  EXPECT_NE(rejection(a).find("unknown probe 'nosuchprobe'"), std::string::npos);
+}
+
+TEST(RunOptions, EmptyDeviceOrOutIsRefused) {
+  RunArgs a;
+  a.device = "";
+  EXPECT_NE(rejection(a).find("--device is empty"), std::string::npos);
+  RunArgs b;
+  b.out = "";
+  EXPECT_NE(rejection(b).find("--out is empty"), std::string::npos);
+}
+
+TEST(RunOptions, NumbersOutsideTheirRangeNameIt) {
+  const double inf = std::numeric_limits<double>::infinity();
+  for (double v : {std::nan(""), inf, -inf, 0.0, -5.0, 0.5, 1e6}) {
+    RunArgs a;
+    a.max_launch_ms = v;
+    EXPECT_NE(rejection(a).find("is outside [1, 10000] ms"), std::string::npos) << v;
+  }
+  for (double v : {std::nan(""), inf, 0.0, -1.0, 1e-3, 1e9}) {
+    RunArgs a;
+    a.budget_scale = v;
+    EXPECT_NE(rejection(a).find("--budget-scale"), std::string::npos) << v;
+    EXPECT_NE(rejection(a).find("is outside [0.01, 100]"), std::string::npos) << v;
+  }
+  RunArgs ok;
+  ok.max_launch_ms = 10000;
+  ok.budget_scale = 20;
+  EXPECT_EQ(rejection(ok), "");
+}
+
+}  // namespace
+}  // namespace gpuscope
