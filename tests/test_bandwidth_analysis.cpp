@@ -259,7 +259,7 @@ TEST(LocalAnalysis, FasterThanTheCachedGlobalPathIsOnChip) {
 }
 
 TEST(LocalAnalysis, NoFasterThanGlobalIsNotOnChip) {
-  // Mali Bifrost (seed 000): local memory as fast as global memory in the L1.
+  // Mali Bifrost (the Mali-G52 article): local memory as fast as global memory in the L1.
   const Series lat = one_point("local.latency", 4096, 60);
   const Series glat = one_point("local.global_latency", 4096, 58);
   const Series bw = curve("local.bandwidth", {{4, 10}, {16, 20}});
@@ -272,7 +272,7 @@ TEST(LocalAnalysis, NoFasterThanGlobalIsNotOnChip) {
 }
 
 TEST(LocalAnalysis, WiderLocalReadsAtTheSameLatencyAreNotOnChip) {
-  // Mali-G52 as seed 000 measured it: local float4 reads at 32 B/clk against
+  // Mali-G52 as the Mali-G52 article measured it: local float4 reads at 32 B/clk against
   // 16 for buffers, but the latency of the load/store cache.
   const Series lat = one_point("local.latency", 4096, 52.5);
   const Series glat = one_point("local.global_latency", 4096, 52);
@@ -291,7 +291,7 @@ double value(const Results& r, const std::string& id) {
 }
 
 // The H200 with the latency probe in the same results: plateaus matched to
-// its L1, near-L2 half, whole L2 and DRAM. Published (../shared/reference):
+// its L1, near-L2 half, whole L2 and DRAM. Published (data/reference/h200.json):
 // L2 ~9.7-10 TB/s measured, HBM3e 4.8 TB/s spec (3.9-4.5 measured), shared
 // memory 128 B/clk/SM = 33.4 TB/s at 132 SMs and 1.98 GHz.
 TEST(RecordedBandwidth, H200MatchesTheLatencyLevels) {

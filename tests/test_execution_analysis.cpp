@@ -79,7 +79,7 @@ TEST_P(WaveWidth, StepToFullSpeedAtTheWidth) {
   EXPECT_GE(fs[0].confidence, 0.8);
 }
 
-// Mali-G52 (seed 000): 8; NVIDIA: 32; Adreno 6xx (seed 000's comparison): 64.
+// Mali-G52 (the Mali-G52 article): 8; NVIDIA: 32; Adreno 6xx (the Mali-G52 article's comparison): 64.
 INSTANTIATE_TEST_SUITE_P(Seeds, WaveWidth, ::testing::Values(8.0, 32.0, 64.0));
 
 TEST(WaveWidth, FlatCurveIsOneWithLowConfidence) {
@@ -129,7 +129,7 @@ TEST_P(Partitions, RoundRobinModelRecoversTheCount) {
   EXPECT_GE(fs[0].confidence, 0.8);
 }
 
-// Adreno 530 (seed 002): 2; NVIDIA since Volta: 4; Mali-G52: 3 execution
+// Adreno 530 (the Adreno 530 article): 2; NVIDIA since Volta: 4; Mali-G52: 3 execution
 // engines per core.
 INSTANTIATE_TEST_SUITE_P(Seeds, Partitions, ::testing::Values(2.0, 3.0, 4.0));
 
@@ -257,7 +257,7 @@ TEST(Occupancy, LocalMemoryCliffs) {
 // --- instruction cache and code size ---
 
 TEST(Icache, SeedZeroMaliShape) {
-  // Peak up to 512 adds, down past 1280 (seed 000), ELF machine code of 6.5
+  // Peak up to 512 adds, down past 1280 (the Mali-G52 article), ELF machine code of 6.5
   // bytes per add on top of a fixed header.
   const std::vector<double> bodies = {64, 128, 256, 512, 768, 1024, 1536, 2048, 4096};
   const auto body = make_series("icache.body", bodies, [](double n) {

@@ -45,7 +45,7 @@ class HopperCurves : public ::testing::TestWithParam<Hopper> {};
 
 // L1 (~200-256 KB with the carve-out), the near half of the split L2, the
 // whole L2 (50 MB on H100, 60 MB on H200) and DRAM; the published figures are
-// in ../shared/reference/published.md.
+// in data/reference/h100.json and h200.json, each with its source.
 TEST_P(HopperCurves, FindsL1SplitL2AndDram) {
   const Hopper& h = GetParam();
   const Results r = load_recorded(h.file);

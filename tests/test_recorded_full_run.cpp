@@ -1,7 +1,7 @@
 // The whole default run on the H200 of the GPU test machine (every probe in
 // one process, tests/data/README.md), analysed again from its series: each
 // area's headline findings against the published and measured figures in
-// ../shared/reference/published.md, so a change to any analysis that would
+// data/reference/h200.json (each with its source), so a change to any analysis that would
 // misread a real GPU fails here.
 #include "analysis/analyze.hpp"
 #include "recorded.hpp"

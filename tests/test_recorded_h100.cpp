@@ -2,7 +2,7 @@
 // from their series: the probes changed for the sim presets (issue 7) read a
 // real GPU as before. H100 SXM: 256 KB of L1/texture/shared per SM, a 50 MB
 // L2 in two halves, HBM3 at 3.35 TB/s, 64 warps of 32 per SM, 4 SM
-// sub-partitions, 128-byte lines (../shared/reference/published.md).
+// sub-partitions, 128-byte lines (data/reference/h100.json, with sources).
 #include "recorded.hpp"
 
 #include <gtest/gtest.h>

@@ -25,7 +25,7 @@ double value(const Results& r, const std::string& id) {
 
 class H200Coalescing : public ::testing::TestWithParam<const char*> {};
 
-// The 004 paper's three copies on the H200 (max work-group 256 for this
+// The Adreno 320/420 paper's three copies on the H200 (max work-group 256 for this
 // kernel there): misaligned starts cost ~3%, strides fall to 64 B and level
 // off (the L2 fetches 64 B from HBM), the group sweep grows linearly to 192-256.
 TEST_P(H200Coalescing, ReadsOffsetStrideAndGroupCurves) {

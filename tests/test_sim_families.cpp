@@ -292,7 +292,7 @@ INSTANTIATE_TEST_SUITE_P(Drawn, SimTransferRecovery, testing::ValuesIn(test::kDr
 class SimOpLatencyRecovery : public testing::TestWithParam<std::string> {};
 
 // compute.<type>.<op>.latency_ns within 5% of every latency the description
-// lists (the seed 004 paper's measured Adreno 320 / 420 figures) among the
+// lists (the the Adreno 320/420 paper paper's measured Adreno 320 / 420 figures) among the
 // ops the quick oplatency matrix times.
 TEST_P(SimOpLatencyRecovery, ListedLatencies) {
   const SimConfig c = test::sim_config_named(GetParam());

@@ -270,8 +270,8 @@ TEST_P(SimMemlayoutRecovery, CoalescingSegmentStridesAndSaturation) {
     if (copy_gbps(c, w) >= 0.9 * best) want = w;
   const Finding* sat = finding(fs, "memory.coalescing.saturating_workgroup_size");
   ASSERT_NE(sat, nullptr);
-  const char* paper = c.id_name == "adreno-320"   ? " (004 paper: 64)"
-                      : c.id_name == "adreno-420" ? " (004 paper: 128)"
+  const char* paper = c.id_name == "adreno-320"   ? " (Adreno 320/420 paper: 64)"
+                      : c.id_name == "adreno-420" ? " (Adreno 320/420 paper: 128)"
                                                   : "";
   std::printf("  saturating_workgroup_size: Little's law %.0f%s, recovered %.0f\n", want, paper,
               number(*sat));

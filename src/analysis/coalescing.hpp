@@ -1,4 +1,4 @@
-// The coalescing probe's copy curves (the 004 paper's Figures 3-5) read as
+// The coalescing probe's copy curves (the Adreno 320/420 paper's Figures 3-5) read as
 // findings: how much a misaligned start costs, what each stride keeps of the
 // aligned throughput, and where the work-group sweep saturates.
 #pragma once

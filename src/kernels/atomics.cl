@@ -1,4 +1,4 @@
-// Atomic operation latency and throughput (the 000 article's cross-thread
+// Atomic operation latency and throughput (the Mali-G52 article's cross-thread
 // compare-and-swap and atomic-add experiments).
 //
 // OpenCL promises no forward progress between work-groups, nor between

@@ -1,4 +1,4 @@
-// Global-memory bandwidth: read, write and copy (the 000 and 002 articles'
+// Global-memory bandwidth: read, write and copy (the Mali-G52 and Adreno 530 articles'
 // bandwidth experiments, the STREAM/BabelStream kernels reshaped for caches).
 //
 // Build options:

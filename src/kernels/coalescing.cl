@@ -1,4 +1,4 @@
-// Copy kernels of the 004 paper's coalescing experiments (its Figures 3-5):
+// Copy kernels of the Adreno 320/420 paper's coalescing experiments (its Figures 3-5):
 // B[i] = A[i * stride + offset], one 32-bit element per work-item.
 //
 // No build options. Elements are uint (the paper copies floats; the width

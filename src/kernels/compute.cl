@@ -1,6 +1,6 @@
 // Arithmetic throughput (tp_<op>) and dependent-chain latency (lat_<op>) of
 // one element type, the experiments of seeds 000 and 002 (rates per type and
-// op) and of the 004 paper's Tables 2 and 3 (latency of + - * /).
+// op) and of the Adreno 320/420 paper's Tables 2 and 3 (latency of + - * /).
 //
 // Build options (one program per type and vector form; every op of the type
 // is a kernel in it, so the driver compiles once per type):
@@ -519,7 +519,7 @@ KERNELS(DP4A)
 #endif
 #endif
 
-// Dual issue (seed 000: Bifrost issues an FMA and an ADD in one instruction):
+// Dual issue (the Mali-G52 article: Bifrost issues an FMA and an ADD in one instruction):
 // even chains run fma, odd chains add, in the same instruction stream. If
 // the mix retires more ops per second than either op alone, two pipes issue
 // together. Built with the fp32 scalar program only.

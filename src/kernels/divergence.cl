@@ -1,6 +1,6 @@
 // Branch divergence: how many consecutive work-items must agree on a branch
 // before the device stops paying for both sides (the wave width), and which
-// waves of a work-group share a scheduler (seed 002's partition test).
+// waves of a work-group share a scheduler (the Adreno 530 article's partition test).
 //
 // Build options:
 //   -DCHAINS=8   independent FMA chains per work-item

@@ -12,7 +12,7 @@
 //   by BODY's bits), not by a loop the compiler may or may not unroll: the
 //   code really grows with BODY.
 // - Eight independent accumulators take the adds in turn, so the adds are
-//   issue-bound, not latency-bound, as in seed 000's experiment.
+//   issue-bound, not latency-bound, as in the Mali-G52 article's experiment.
 // - Floating-point addition is not associative and nothing here allows
 //   fast-math, so `x + a + a` cannot become `x + 2a`: every add stays. `a`
 //   and the starting values are arguments and buffer contents the compiler

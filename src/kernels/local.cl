@@ -1,7 +1,7 @@
 // Local (shared) memory: latency by dependent chase, bandwidth, the largest
 // allocation that works, and the same chase and reads from global memory as
 // the reference that says whether local memory is on-chip storage or
-// ordinary memory behind the load/store cache (the 000 article found the
+// ordinary memory behind the load/store cache (the Mali-G52 article found the
 // latter on Mali Bifrost).
 //
 // Build options:

@@ -1,4 +1,4 @@
-// How many work-groups a compute unit runs at once (the 002 article's "one
+// How many work-groups a compute unit runs at once (the Adreno 530 article's "one
 // work-group in flight per SP"), counted with atomics and no timestamps.
 //
 // Every work-group's first work-item increments a global `running` counter

@@ -1,5 +1,5 @@
 // Probe `atomics`: latency of an atomic hand-off between two work-items and
-// the throughput of atomic adds (the 000 article's cross-thread CAS and
+// the throughput of atomic adds (the Mali-G52 article's cross-thread CAS and
 // atomic-add experiments), 32-bit and, with cl_khr_int64_base_atomics,
 // 64-bit.
 //

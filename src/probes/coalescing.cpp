@@ -1,4 +1,4 @@
-// Probe `coalescing`: the three copy experiments of the 004 paper (its
+// Probe `coalescing`: the three copy experiments of the Adreno 320/420 paper (its
 // Figures 3-5), B[i] = A[i * m + k] with one 32-bit element per work-item:
 //   coalescing.workgroup  copy throughput vs work-group size (1 .. the maximum), k = 0, m = 1
 //   coalescing.offset     throughput vs offset k = 0..32 elements (misaligned reads), largest group

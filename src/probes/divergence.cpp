@@ -1,7 +1,7 @@
 // Probe `divergence`: throughput of a two-sided branch against the size of
 // the blocks of consecutive work-items that agree on a side (the wave width:
-// seed 002's method, and seed 000's "no penalty when 8 threads agree"), then
-// seed 002's partition test: which waves of a work-group share a scheduler.
+// the Adreno 530 article's method, and the Mali-G52 article's "no penalty when 8 threads agree"), then
+// the Adreno 530 article's partition test: which waves of a work-group share a scheduler.
 //
 // Shape of the experiment, and why (the kernel file says why the kernels
 // look as they do):
@@ -164,7 +164,7 @@ class DivergenceProbe {
 
   void measure_partition(Series& s, size_t wave, size_t stride, size_t active) {
     // One work-group per compute unit (the block scheduler spreads them
-    // before doubling up), as in seed 002 where a unit holds one: the waves
+    // before doubling up), as in the Adreno 530 article where a unit holds one: the waves
     // of other work-groups would fill the partitions this one leaves idle.
     const size_t global = wg_ * std::max<uint32_t>(1, info_.compute_units);
     auto launch = [&](uint64_t work) {

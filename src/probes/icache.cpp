@@ -1,7 +1,7 @@
 // Probe `icache`: throughput of a loop of BODY independent float adds as
-// BODY grows past the instruction cache (seed 000: peak up to 512 adds, a
+// BODY grows past the instruction cache (the Mali-G52 article: peak up to 512 adds, a
 // second drop past 1280, ~8 KB), and the program binary's size against BODY
-// (seed 000: 6-7 bytes per add).
+// (the Mali-G52 article: 6-7 bytes per add).
 //
 // Shape of the experiment, and why (icache.cl says why the kernel looks as
 // it does):

@@ -1,6 +1,6 @@
 // Probe `occupancy`: how many waves a compute unit keeps resident, and how
 // that falls as each work-item holds more registers or each work-group more
-// local memory (seed 000: "more than 32 registers halves occupancy").
+// local memory (the Mali-G52 article: "more than 32 registers halves occupancy").
 //
 // Shape of the experiment, and why (occupancy.cl says why the kernel looks
 // as it does):

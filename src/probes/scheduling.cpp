@@ -1,6 +1,6 @@
 // Probe `scheduling`: how many work-groups a compute unit holds at once, as a
 // function of the work-group size and of the local memory each group takes
-// (the 002 article's "one work-group in flight per SP").
+// (the Adreno 530 article's "one work-group in flight per SP").
 //
 // Shape of the experiment, and why:
 // - scheduling.cl counts resident groups with an atomic counter (increment

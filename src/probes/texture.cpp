@@ -1,4 +1,4 @@
-// Probe `texture`: the image (texture) path, as the 000 and 002 articles
+// Probe `texture`: the image (texture) path, as the Mali-G52 and Adreno 530 articles
 // measured it on Mali-G52 and Adreno 530 (OpenCL read_imageui).
 //
 // Three experiments, each a series (analysis/texture.hpp reads them):

@@ -1,6 +1,6 @@
 // Probe `transfer`: how fast data moves between host and device, and whether
 // the device reads host-allocated memory in place (zero copy). The
-// experiments of the 004 article (Table 1's c-to-g / g-to-c rates, zero copy
+// experiments of the Adreno 320/420 paper (Table 1's c-to-g / g-to-c rates, zero copy
 // through CL_MEM_ALLOC_HOST_PTR), 000's map/unmap that secretly copies the
 // whole buffer and its coarse- vs fine-grained SVM, and 002's CPU-GPU link in
 // both directions.

@@ -15,7 +15,7 @@
 //   level that holds the footprint (DRAM past them all); local hops at
 //   local_memory.latency_ns when the description puts local memory on chip,
 //   else exactly the global path's latency (backed by ordinary memory
-//   through the load/store cache, seed 000 on Mali Bifrost).
+//   through the load/store cache, the Mali-G52 article on Mali Bifrost).
 // - bandwidth: global reads stream through the load/store levels down to
 //   the one holding the window, the slowest setting the rate (per-core
 //   levels once per core); local reads at local_memory.bytes_per_clock per

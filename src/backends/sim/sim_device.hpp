@@ -133,7 +133,7 @@ class SimDevice : public Device {
   // host's view, launch_overhead_us of API cost. Maps of a zero-copy device
   // (host.zero_copy) cost launch_overhead_us whatever the size; elsewhere a
   // map copies the whole buffer across the link (to_host on map, to_device
-  // on unmap: seed 000's Mali). touch_ns is the host's real work, timed.
+  // on unmap: the Mali-G52 article's Mali). touch_ns is the host's real work, timed.
   std::unique_ptr<Buffer> create_host_buffer(size_t bytes) override;
   std::unique_ptr<HostStaging> create_pinned_host(size_t bytes) override;
   TransferTiming timed_write(Buffer& dst, std::span<const std::byte> src, bool blocking) override;
