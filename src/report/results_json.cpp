@@ -224,26 +224,24 @@ std::vector<T> array_from_json(const ObjectReader& o, const char* key, ReadEleme
   return out;
 }
 
+DriverFact driver_fact_from_json(const json& j, const std::string& path) {
+  const ObjectReader o(j, path);
+  DriverFact f;
+  o.get("key", f.key);
+  f.value = o.required("value");
+  if (!f.value.is_number() && !f.value.is_string()) fail_type(o.path_of("value"), "a number or a string", f.value);
+  o.get_optional("unit", f.unit);
+  o.get("source", f.source);
+  return f;
+}
+
 DriverSnapshot driver_snapshot_from_json(const json& j, const std::string& path) {
   const ObjectReader o(j, path);
   DriverSnapshot s;
   o.get("when", s.when);
   o.get("driver", s.driver);
   o.get_optional("notes", s.notes);
-  const json& facts = o.required("facts");
-  const std::string facts_path = o.path_of("facts");
-  if (!facts.is_array()) fail_type(facts_path, "an array", facts);
-  for (size_t i = 0; i < facts.size(); ++i) {
-    const ObjectReader f(facts[i], element_path(facts_path, i));
-    DriverFact fact;
-    f.get("key", fact.key);
-    fact.value = f.required("value");
-    if (!fact.value.is_number() && !fact.value.is_string())
-      fail_type(f.path_of("value"), "a number or a string", fact.value);
-    f.get_optional("unit", fact.unit);
-    f.get("source", fact.source);
-    s.facts.push_back(std::move(fact));
-  }
+  s.facts = array_from_json<DriverFact>(o, "facts", driver_fact_from_json);
   return s;
 }
 
@@ -271,12 +269,7 @@ DeviceInfo device_from_json_at(const json& j, const std::string& path) {
   o.get_optional("profiling", d.profiling);
   o.get_optional("extensions", d.extensions);
   if (const json* v = o.optional("vendor_info")) read_object(*v, o.path_of("vendor_info"), d.vendor_info);
-  if (const json* v = o.optional("driver")) {
-    const std::string driver_path = o.path_of("driver");
-    if (!v->is_array()) fail_type(driver_path, "an array", *v);
-    for (size_t i = 0; i < v->size(); ++i)
-      d.driver.push_back(driver_snapshot_from_json((*v)[i], element_path(driver_path, i)));
-  }
+  if (o.optional("driver")) d.driver = array_from_json<DriverSnapshot>(o, "driver", driver_snapshot_from_json);
   return d;
 }
 
