@@ -24,7 +24,9 @@ const DriverFact& fact(const DriverSnapshot& s, const std::string& key) {
 }
 
 double num(const DriverSnapshot& s, const std::string& key) { return fact(s, key).value.get<double>(); }
-std::string str(const DriverSnapshot& s, const std::string& key) { return fact(s, key).value.get<std::string>(); }
+std::string str(const DriverSnapshot& s, const std::string& key) {
+  return fact(s, key).value.get<std::string>();
+}
 
 TEST(DriverFacts, MaliKbaseGpuinfoCoreMaskAndDevfreq) {
   const auto snaps = read_mali_kbase(kTrees / "mali_kbase_g52_2core");
@@ -101,7 +103,8 @@ TEST(DriverFacts, MalformedFilesAreIgnoredWithANote) {
   for (const auto& s : snaps) {
     notes += s.notes.size();
     for (const auto& f : s.facts) EXPECT_NE(f.key, "clock.current_mhz") << s.driver << " took " << f.value;
-    for (const auto& n : s.notes) EXPECT_EQ(n.find('\033'), std::string::npos) << "control characters reach notes";
+    for (const auto& n : s.notes)
+      EXPECT_EQ(n.find('\033'), std::string::npos) << "control characters reach notes";
   }
   // gpuinfo, cur_freq, available_frequencies, max_freq (a directory),
   // min_freq (NUL), gpubusy, gpuclk, max_gpuclk (too long), pp_dpm_sclk,
@@ -203,7 +206,8 @@ TEST(DriverFactsCli, RunRecordsTheTreeNamedBySysfsRoot) {
   const std::string page((std::istreambuf_iterator<char>(html)), std::istreambuf_iterator<char>());
   EXPECT_NE(page.find("id=\"driver\""), std::string::npos);
 
-  const auto bad = run_gpuscope("run --device sim:mali-g52 --sysfs-root /nonexistent/tree --out " + out.string());
+  const auto bad =
+      run_gpuscope("run --device sim:mali-g52 --sysfs-root /nonexistent/tree --out " + out.string());
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_NE(bad.output.find("/nonexistent/tree"), std::string::npos) << bad.output;
 }
@@ -225,16 +229,17 @@ TEST(OpenClLibraryCli, VerboseListSaysWhereEachApiCameFrom) {
   EXPECT_NE(r.output.find("sim     built in"), std::string::npos) << r.output;
 }
 
-
 // Recorded on the H100: NVML's and the measurements' view of the same GPU.
 TEST(DriverAgreementRecorded, H100ModelClockAndSmCountAgree) {
-  const Results full = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h100_full_run_with_driver_facts.json");
+  const Results full =
+      read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h100_full_run_with_driver_facts.json");
   ASSERT_FALSE(full.device.driver.empty());
   auto checks = analysis::check_driver_facts(full);
   ASSERT_EQ(checks.size(), 3u);  // model, clock against the maximum and the current clock
   for (const auto& c : checks) EXPECT_TRUE(c.agrees) << c.what << ": " << c.measured << " vs " << c.claimed;
 
-  const Results lib = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h100_opencl_library_option_run.json");
+  const Results lib =
+      read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h100_opencl_library_option_run.json");
   checks = analysis::check_driver_facts(lib);
   int cores = 0;
   for (const auto& c : checks) {

@@ -36,25 +36,29 @@ void check_cores(const Results& r, std::vector<DriverCheck>& out) {
   const std::string claimed_text = fmt::format("{:g} ({})", claimed, source_of(*cores, *snap));
   if (r.device.compute_units) {
     const bool same = std::lround(claimed) == r.device.compute_units;
-    out.push_back({"shader cores", fmt::format("{} (the API's compute units)", r.device.compute_units), claimed_text,
-                   same,
-                   same ? "" : "the API and the kernel driver count cores differently: one may hide fused or "
-                               "disabled cores, or count core groups"});
+    out.push_back({"shader cores", fmt::format("{} (the API's compute units)", r.device.compute_units),
+                   claimed_text, same,
+                   same ? ""
+                        : "the API and the kernel driver count cores differently: one may hide fused or "
+                          "disabled cores, or count core groups"});
   }
-  if (const auto& v = r.device.vendor_info; v.contains("arm_compute_units_bitfield") &&
-                                             v["arm_compute_units_bitfield"].is_number_unsigned()) {
+  if (const auto& v = r.device.vendor_info;
+      v.contains("arm_compute_units_bitfield") && v["arm_compute_units_bitfield"].is_number_unsigned()) {
     const int bits = std::popcount(v["arm_compute_units_bitfield"].get<uint64_t>());
     const bool same = std::lround(claimed) == bits;
-    out.push_back({"shader cores", fmt::format("{} (cl_arm_core_id's bitfield)", bits), claimed_text, same,
-                   same ? "" : "the OpenCL driver exposes another set of cores than the kernel driver powers"});
+    out.push_back(
+        {"shader cores", fmt::format("{} (cl_arm_core_id's bitfield)", bits), claimed_text, same,
+         same ? "" : "the OpenCL driver exposes another set of cores than the kernel driver powers"});
   }
   if (const Finding* period = r.find_finding("memory.bandwidth.workgroup_period")) {
     const double measured = number(*period);
     const bool same = std::lround(measured) == std::lround(claimed);
-    out.push_back({"shader cores", fmt::format("{:g} (memory.bandwidth.workgroup_period, measured)", measured),
-                   claimed_text, same,
-                   same ? "" : "the bandwidth's period in work-groups is not the core count here: several "
-                               "groups may share a core, or the driver counts cores another way"});
+    out.push_back({"shader cores",
+                   fmt::format("{:g} (memory.bandwidth.workgroup_period, measured)", measured), claimed_text,
+                   same,
+                   same ? ""
+                        : "the bandwidth's period in work-groups is not the core count here: several "
+                          "groups may share a core, or the driver counts cores another way"});
   }
 }
 
@@ -68,11 +72,12 @@ void check_clock(const Results& r, std::vector<DriverCheck>& out) {
   if (max) {
     const double m = max->value.get<double>();
     const bool above = mhz > m * (1 + kClockTolerance);
-    out.push_back({"clock", measured_text, fmt::format("at most {:.0f} MHz ({})", m, source_of(*max, *max_snap)),
-                   !above,
-                   above ? "measured faster than the driver's maximum: the ops per clock assumed to turn a rate "
-                           "into a clock are too low, or the driver's table is not the clock the shaders run at"
-                         : ""});
+    out.push_back(
+        {"clock", measured_text, fmt::format("at most {:.0f} MHz ({})", m, source_of(*max, *max_snap)),
+         !above,
+         above ? "measured faster than the driver's maximum: the ops per clock assumed to turn a rate "
+                 "into a clock are too low, or the driver's table is not the clock the shaders run at"
+               : ""});
   }
   if (current) {
     const double c = current->value.get<double>();
@@ -80,13 +85,15 @@ void check_clock(const Results& r, std::vector<DriverCheck>& out) {
     const bool same = rel <= kClockTolerance;
     std::string note;
     if (!same && mhz < c)
-      note = "measured slower than the driver's current clock: the clock changed during the run (DVFS, thermal "
-             "or power limits), or the driver reports a domain other than the shaders'";
+      note =
+          "measured slower than the driver's current clock: the clock changed during the run (DVFS, thermal "
+          "or power limits), or the driver reports a domain other than the shaders'";
     else if (!same)
-      note = "measured faster than the driver's current clock: read after the load, the clock had already "
-             "fallen (DVFS idles quickly on phones)";
-    out.push_back({"clock", measured_text, fmt::format("{:.0f} MHz now ({})", c, source_of(*current, *current_snap)),
-                   same, note});
+      note =
+          "measured faster than the driver's current clock: read after the load, the clock had already "
+          "fallen (DVFS idles quickly on phones)";
+    out.push_back({"clock", measured_text,
+                   fmt::format("{:.0f} MHz now ({})", c, source_of(*current, *current_snap)), same, note});
   }
 }
 
@@ -94,14 +101,17 @@ void check_model(const Results& r, std::vector<DriverCheck>& out) {
   std::vector<std::string> seen;  // one check per driver: the start and end snapshots name the same chip
   for (const auto& s : r.device.driver) {
     const DriverFact* model = s.find("model");
-    if (!model || !model->value.is_string() || std::find(seen.begin(), seen.end(), s.driver) != seen.end()) continue;
+    if (!model || !model->value.is_string() || std::find(seen.begin(), seen.end(), s.driver) != seen.end())
+      continue;
     seen.push_back(s.driver);
     const std::string a = squashed_lower(model->value.get<std::string>()), b = squashed_lower(r.device.name);
-    const bool same = !a.empty() && !b.empty() && (a.find(b) != std::string::npos || b.find(a) != std::string::npos);
+    const bool same =
+        !a.empty() && !b.empty() && (a.find(b) != std::string::npos || b.find(a) != std::string::npos);
     out.push_back({"model", r.device.name + " (the API's device name)",
                    fmt::format("{} ({}, {})", model->value.get<std::string>(), s.driver, model->source), same,
-                   same ? "" : "the API and the driver name the chip differently (a marketing name against a "
-                               "product code, or another device)"});
+                   same ? ""
+                        : "the API and the driver name the chip differently (a marketing name against a "
+                          "product code, or another device)"});
   }
 }
 

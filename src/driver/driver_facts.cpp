@@ -20,17 +20,22 @@ Vendor vendor_of(const DeviceInfo& d) {
   if (contains_nocase(both, "nvidia")) return Vendor::kNvidia;
   if (contains_nocase(d.vendor, "arm") || contains_nocase(d.name, "mali")) return Vendor::kArm;
   if (contains_nocase(both, "qualcomm") || contains_nocase(d.name, "adreno")) return Vendor::kQualcomm;
-  if (contains_nocase(both, "advanced micro devices") || contains_nocase(d.vendor, "amd")) return Vendor::kAmd;
+  if (contains_nocase(both, "advanced micro devices") || contains_nocase(d.vendor, "amd"))
+    return Vendor::kAmd;
   if (contains_nocase(both, "intel")) return Vendor::kIntel;
   return Vendor::kUnknown;
 }
 
 const char* pci_vendor_id(Vendor v) {
   switch (v) {
-    case Vendor::kNvidia: return "0x10de";
-    case Vendor::kAmd: return "0x1002";
-    case Vendor::kIntel: return "0x8086";
-    default: return nullptr;
+    case Vendor::kNvidia:
+      return "0x10de";
+    case Vendor::kAmd:
+      return "0x1002";
+    case Vendor::kIntel:
+      return "0x8086";
+    default:
+      return nullptr;
   }
 }
 
@@ -51,12 +56,14 @@ std::vector<DriverSnapshot> read_driver_facts(const DeviceInfo& device, const Dr
   for (auto& card : read_drm_cards(q.sysfs_root)) {
     const bool fits = (card.driver == "amdgpu" && v == Vendor::kAmd) ||
                       ((card.driver == "i915" || card.driver == "xe") && v == Vendor::kIntel) ||
-                      (v == Vendor::kArm && card.driver == "panfrost") || (v == Vendor::kQualcomm && card.driver == "msm");
+                      (v == Vendor::kArm && card.driver == "panfrost") ||
+                      (v == Vendor::kQualcomm && card.driver == "msm");
     if (any || fits) out.push_back(std::move(card));
   }
-  const int nv_bus = device.vendor_info.contains("nv_pci_bus_id") && device.vendor_info["nv_pci_bus_id"].is_number()
-                         ? device.vendor_info["nv_pci_bus_id"].get<int>()
-                         : -1;
+  const int nv_bus =
+      device.vendor_info.contains("nv_pci_bus_id") && device.vendor_info["nv_pci_bus_id"].is_number()
+          ? device.vendor_info["nv_pci_bus_id"].get<int>()
+          : -1;
   for (auto& pci : read_pci_display_devices(q.sysfs_root)) {
     const DriverFact* vendor = pci.find("pci.vendor_id");
     const char* want = pci_vendor_id(v);

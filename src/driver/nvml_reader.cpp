@@ -59,15 +59,22 @@ constexpr std::array<std::pair<unsigned long long, const char*>, 9> kThrottleRea
 // arithmetic instruction throughput); 0 where unknown.
 unsigned fp32_lanes_per_sm(int major, int minor) {
   switch (major) {
-    case 3: return 192;
-    case 5: return 128;
-    case 6: return minor == 0 ? 64 : 128;
-    case 7: return 64;
-    case 8: return minor == 0 ? 64 : 128;
+    case 3:
+      return 192;
+    case 5:
+      return 128;
+    case 6:
+      return minor == 0 ? 64 : 128;
+    case 7:
+      return 64;
+    case 8:
+      return minor == 0 ? 64 : 128;
     case 9:
     case 10:
-    case 12: return 128;
-    default: return 0;
+    case 12:
+      return 128;
+    default:
+      return 0;
   }
 }
 
@@ -122,7 +129,8 @@ std::vector<DriverSnapshot> read_nvml(int pci_bus, const std::string& name) {
   n.bind(n.temperature, "nvmlDeviceGetTemperature");
   n.bind(n.power, "nvmlDeviceGetPowerUsage");
   n.bind(n.power_limit, "nvmlDeviceGetEnforcedPowerLimit");
-  n.bind_first(n.throttle, {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"});
+  n.bind_first(n.throttle,
+               {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"});
   n.bind(n.bus_width, "nvmlDeviceGetMemoryBusWidth");
   n.bind(n.attributes, "nvmlDeviceGetAttributes_v2");
   n.bind(n.memory, "nvmlDeviceGetMemoryInfo");
@@ -138,8 +146,9 @@ std::vector<DriverSnapshot> read_nvml(int pci_bus, const std::string& name) {
     return std::vector<DriverSnapshot>{std::move(snap)};
   };
   if (!n.init || !n.device_count || !n.by_index) {
-    snap.notes.push_back("libnvidia-ml.so.1 lacks nvmlInit_v2, nvmlDeviceGetCount_v2 or "
-                         "nvmlDeviceGetHandleByIndex_v2; ignored");
+    snap.notes.push_back(
+        "libnvidia-ml.so.1 lacks nvmlInit_v2, nvmlDeviceGetCount_v2 or "
+        "nvmlDeviceGetHandleByIndex_v2; ignored");
     dlclose(n.handle);
     return {std::move(snap)};
   }
@@ -189,8 +198,10 @@ std::vector<DriverSnapshot> read_nvml(int pci_bus, const std::string& name) {
   if (have_pci) {
     chosen_pci.bus_id[sizeof chosen_pci.bus_id - 1] = '\0';
     fact("pci.slot", std::string(chosen_pci.bus_id), "", "nvmlDeviceGetPciInfo_v3");
-    fact("pci.vendor_id", fmt::format("0x{:04x}", chosen_pci.pci_device_id & 0xffff), "", "nvmlDeviceGetPciInfo_v3");
-    fact("pci.device_id", fmt::format("0x{:04x}", chosen_pci.pci_device_id >> 16), "", "nvmlDeviceGetPciInfo_v3");
+    fact("pci.vendor_id", fmt::format("0x{:04x}", chosen_pci.pci_device_id & 0xffff), "",
+         "nvmlDeviceGetPciInfo_v3");
+    fact("pci.device_id", fmt::format("0x{:04x}", chosen_pci.pci_device_id >> 16), "",
+         "nvmlDeviceGetPciInfo_v3");
   }
   if (n.driver_version) {
     char buf[96] = {};
@@ -208,7 +219,8 @@ std::vector<DriverSnapshot> read_nvml(int pci_bus, const std::string& name) {
     fact("memory.clock.max_mhz", v, "MHz", "nvmlDeviceGetMaxClockInfo(MEM)");
   if (n.temperature && n.temperature(chosen, kNvmlTemperatureGpu, &v) == kNvmlSuccess)
     fact("temperature_c", v, "C", "nvmlDeviceGetTemperature(GPU)");
-  if (n.power && n.power(chosen, &v) == kNvmlSuccess) fact("power_w", v * 1e-3, "W", "nvmlDeviceGetPowerUsage");
+  if (n.power && n.power(chosen, &v) == kNvmlSuccess)
+    fact("power_w", v * 1e-3, "W", "nvmlDeviceGetPowerUsage");
   if (n.power_limit && n.power_limit(chosen, &v) == kNvmlSuccess)
     fact("power_limit_w", v * 1e-3, "W", "nvmlDeviceGetEnforcedPowerLimit");
   if (unsigned long long reasons = 0; n.throttle && n.throttle(chosen, &reasons) == kNvmlSuccess) {
@@ -216,25 +228,27 @@ std::vector<DriverSnapshot> read_nvml(int pci_bus, const std::string& name) {
     for (const auto& [bit, label] : kThrottleReasons)
       if (reasons & bit) names.emplace_back(label);
     if (reasons & ~0x1ffULL) names.push_back(fmt::format("other(0x{:x})", reasons & ~0x1ffULL));
-    fact("throttle_reasons", names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ",")), "",
-         "nvmlDeviceGetCurrentClocksEventReasons");
+    fact("throttle_reasons", names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ",")),
+         "", "nvmlDeviceGetCurrentClocksEventReasons");
   }
   if (n.bus_width && n.bus_width(chosen, &v) == kNvmlSuccess)
     fact("memory.bus_width_bits", v, "bit", "nvmlDeviceGetMemoryBusWidth");
   if (NvmlMemory m{}; n.memory && n.memory(chosen, &m) == kNvmlSuccess)
     fact("memory.total_bytes", m.total, "B", "nvmlDeviceGetMemoryInfo");
-  if (NvmlDeviceAttributes a{}; n.attributes && n.attributes(chosen, &a) == kNvmlSuccess && a.multiprocessor_count)
+  if (NvmlDeviceAttributes a{};
+      n.attributes && n.attributes(chosen, &a) == kNvmlSuccess && a.multiprocessor_count)
     fact("cores", a.multiprocessor_count, "", "nvmlDeviceGetAttributes_v2 (multiprocessorCount)");
   if (n.cuda_cores && n.cuda_cores(chosen, &v) == kNvmlSuccess) {
     fact("lanes", v, "", "nvmlDeviceGetNumGpuCores");
     // Without MIG, nvmlDeviceGetAttributes is unsupported: the SM count is
     // then the FP32 lanes over the lanes per SM of the compute capability.
     int major = 0, minor = 0;
-    if (!snap.find("cores") && n.compute_capability && n.compute_capability(chosen, &major, &minor) == kNvmlSuccess) {
+    if (!snap.find("cores") && n.compute_capability &&
+        n.compute_capability(chosen, &major, &minor) == kNvmlSuccess) {
       if (const unsigned per_sm = fp32_lanes_per_sm(major, minor); per_sm && v % per_sm == 0)
         fact("cores", v / per_sm, "",
-             fmt::format("nvmlDeviceGetNumGpuCores / {} FP32 lanes per SM (compute capability {}.{})", per_sm, major,
-                         minor));
+             fmt::format("nvmlDeviceGetNumGpuCores / {} FP32 lanes per SM (compute capability {}.{})", per_sm,
+                         major, minor));
     }
   }
   return finish();

@@ -113,16 +113,20 @@ class Reader {
       std::vector<std::string> mhz;
       for (std::string word; in >> word;) {
         const auto hz = parse_unsigned(word);
-        if (!hz) return note(dir + "/available_frequencies", fmt::format("'{}' is not a frequency", printable(word)));
+        if (!hz)
+          return note(dir + "/available_frequencies",
+                      fmt::format("'{}' is not a frequency", printable(word)));
         mhz.push_back(fmt::format("{:g}", static_cast<double>(*hz) * 1e-6));
       }
-      if (!mhz.empty()) add("clock.available_mhz", fmt::format("{}", fmt::join(mhz, " ")), "MHz",
-                            dir + "/available_frequencies");
+      if (!mhz.empty())
+        add("clock.available_mhz", fmt::format("{}", fmt::join(mhz, " ")), "MHz",
+            dir + "/available_frequencies");
     }
   }
 
   bool has(const std::string& key) const {
-    return std::any_of(snap_.facts.begin(), snap_.facts.end(), [&](const DriverFact& f) { return f.key == key; });
+    return std::any_of(snap_.facts.begin(), snap_.facts.end(),
+                       [&](const DriverFact& f) { return f.key == key; });
   }
   fs::path host_path(const std::string& path) const { return root_ / fs::path(path).relative_path(); }
   bool exists(const std::string& path) const {
@@ -207,7 +211,8 @@ std::vector<DriverSnapshot> read_mali_kbase(const fs::path& root) {
       r.add("revision", fmt::format("r{}p{}", m[3].str(), m[4].str()), "", dev + "/gpuinfo");
       r.add("product_id", m[5].str(), "", dev + "/gpuinfo");
     } else {
-      r.note(dev + "/gpuinfo", fmt::format("'{}' is not '<name> <N> cores r<M>p<m> 0x<id>'", Reader::printable(*info)));
+      r.note(dev + "/gpuinfo",
+             fmt::format("'{}' is not '<name> <N> cores r<M>p<m> 0x<id>'", Reader::printable(*info)));
     }
   }
   if (const auto mask = r.text(dev + "/core_mask")) {

@@ -37,8 +37,9 @@ std::string driver_section_html(const Results& r) {
   std::string out = "<h2 id=\"driver\">What the driver says</h2>\n";
   const auto checks = analysis::check_driver_facts(r);
   if (!checks.empty()) {
-    out += "<table class=\"driver-checks\">\n<tr><th></th><th>measured or the API's</th><th>the driver's</th>"
-           "<th></th></tr>\n";
+    out +=
+        "<table class=\"driver-checks\">\n<tr><th></th><th>measured or the API's</th><th>the driver's</th>"
+        "<th></th></tr>\n";
     for (const auto& c : checks)
       out += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
                          c.agrees ? "agrees" : "disagrees", html_escape(c.what), html_escape(c.measured),
@@ -46,13 +47,14 @@ std::string driver_section_html(const Results& r) {
                          c.agrees ? "agrees" : "<strong>disagrees</strong>: " + html_escape(c.note));
     out += "</table>\n";
   }
-  out += "<table class=\"driver-facts\">\n<tr><th>when</th><th>driver</th><th>fact</th><th>value</th>"
-         "<th>source</th></tr>\n";
+  out +=
+      "<table class=\"driver-facts\">\n<tr><th>when</th><th>driver</th><th>fact</th><th>value</th>"
+      "<th>source</th></tr>\n";
   for (const auto& s : r.device.driver) {
     for (const auto& f : s.facts)
       out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"dim\">{}</td></tr>\n",
-                         html_escape(s.when), html_escape(s.driver), html_escape(f.key), html_escape(format_driver_value(f)),
-                         html_escape(f.source));
+                         html_escape(s.when), html_escape(s.driver), html_escape(f.key),
+                         html_escape(format_driver_value(f)), html_escape(f.source));
     for (const auto& n : s.notes)
       out += fmt::format("<tr><td>{}</td><td>{}</td><td colspan=\"3\" class=\"dim\">{}</td></tr>\n",
                          html_escape(s.when), html_escape(s.driver), html_escape(n));
@@ -74,9 +76,10 @@ std::string driver_section_markdown(const Results& r) {
   out += "| when | driver | fact | value | source |\n|---|---|---|---|---|\n";
   for (const auto& s : r.device.driver) {
     for (const auto& f : s.facts)
-      out += fmt::format("| {} | {} | {} | {} | {} |\n", md(s.when), md(s.driver), md(f.key), md(format_driver_value(f)),
-                         md(f.source));
-    for (const auto& n : s.notes) out += fmt::format("| {} | {} | note | {} | |\n", md(s.when), md(s.driver), md(n));
+      out += fmt::format("| {} | {} | {} | {} | {} |\n", md(s.when), md(s.driver), md(f.key),
+                         md(format_driver_value(f)), md(f.source));
+    for (const auto& n : s.notes)
+      out += fmt::format("| {} | {} | note | {} | |\n", md(s.when), md(s.driver), md(n));
   }
   return out + "\n";
 }
@@ -88,7 +91,8 @@ std::string driver_section_text(const Results& r) {
   for (const auto& s : r.device.driver) {
     if (s.when != "start") continue;
     for (const auto& f : s.facts)
-      if (!f.key.starts_with("pci.")) out += fmt::format("  {:<26} {}  [{}]\n", f.key, format_driver_value(f), s.driver);
+      if (!f.key.starts_with("pci."))
+        out += fmt::format("  {:<26} {}  [{}]\n", f.key, format_driver_value(f), s.driver);
     for (const auto& n : s.notes) out += fmt::format("  note: {}\n", n);
   }
   for (const auto& c : analysis::check_driver_facts(r)) {

@@ -27,8 +27,8 @@ struct Trampoline<R(CL_API_CALL*)(Args...)> {
 
 }  // namespace gpuscope::opencl_detail
 
-#define GPUSCOPE_OPENCL_TRAMPOLINE(name)            \
-  inline constexpr auto& gpuscope_call_##name =     \
+#define GPUSCOPE_OPENCL_TRAMPOLINE(name)        \
+  inline constexpr auto& gpuscope_call_##name = \
       gpuscope::opencl_detail::Trampoline<decltype(&::name)>::call<&gpuscope_opencl_##name>;
 GPUSCOPE_OPENCL_REQUIRED(GPUSCOPE_OPENCL_TRAMPOLINE)
 GPUSCOPE_OPENCL_OPTIONAL(GPUSCOPE_OPENCL_TRAMPOLINE)

@@ -49,8 +49,9 @@ std::optional<std::string> try_open(const std::string& name, OpenClLibraryStatus
   if (!missing.empty()) {
     std::string why;
     if (lookup("clIcdGetPlatformIDsKHR") != nullptr && lookup("clGetPlatformIDs") == nullptr)
-      why = "an OpenCL ICD driver, not a library applications call: register it in "
-            "/etc/OpenCL/vendors/ and let the ICD loader (libOpenCL.so.1) open it";
+      why =
+          "an OpenCL ICD driver, not a library applications call: register it in "
+          "/etc/OpenCL/vendors/ and let the ICD loader (libOpenCL.so.1) open it";
     else if (missing.size() > 3)
       why = fmt::format("exports no OpenCL 1.2 API ({} of its entry points missing, e.g. {})", missing.size(),
                         missing.front());
@@ -59,7 +60,8 @@ std::optional<std::string> try_open(const std::string& name, OpenClLibraryStatus
     dlclose(handle);
     return why;
   }
-#define GPUSCOPE_OPENCL_FILL(name) gpuscope_opencl_##name = reinterpret_cast<decltype(gpuscope_opencl_##name)>(lookup(#name));
+#define GPUSCOPE_OPENCL_FILL(name) \
+  gpuscope_opencl_##name = reinterpret_cast<decltype(gpuscope_opencl_##name)>(lookup(#name));
   GPUSCOPE_OPENCL_REQUIRED(GPUSCOPE_OPENCL_FILL)
   GPUSCOPE_OPENCL_OPTIONAL(GPUSCOPE_OPENCL_FILL)
 #undef GPUSCOPE_OPENCL_FILL
@@ -85,7 +87,8 @@ OpenClLibraryStatus load() {
   if (explicit_path) {
     if (explicit_path->empty()) throw UsageError("--opencl-library: the path is empty");
     // A bare name would send dlopen searching; the option promises this file.
-    const std::string name = explicit_path->find('/') == std::string::npos ? "./" + *explicit_path : *explicit_path;
+    const std::string name =
+        explicit_path->find('/') == std::string::npos ? "./" + *explicit_path : *explicit_path;
     if (auto why = try_open(name, status))
       throw UsageError(fmt::format("OpenCL library '{}' cannot be used: {}", *explicit_path, *why));
     status.tried.push_back(name + ": in use (named by --opencl-library or GPUSCOPE_OPENCL_LIBRARY)");
