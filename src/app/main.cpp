@@ -144,6 +144,7 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
     throw UsageError(fmt::format("cannot use '{}' as the output directory: {}", a.out,
                                  ec ? ec.message() : "not a directory"));
 
+  DriverQuery driver = driver_query(a.sysfs_root, "start");  // a bad --sysfs-root before any device time
   auto device = open_device(a.device);
   const std::string results_path = (std::filesystem::path(a.out) / "results.json").string();
 
@@ -160,7 +161,7 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
   Results r;
   r.tool_version = GPUSCOPE_VERSION;
   r.device = device->info();
-  r.device.driver = read_driver_facts(r.device, driver_query(a.sysfs_root, "start"));
+  r.device.driver = read_driver_facts(r.device, driver);
   r.run = {{"command", command_line},
            {"started_utc", utc_now()},
            {"quick", a.quick},
@@ -217,7 +218,8 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
   }
   progress.finish();
   // Clocks again, now that the device has been under load.
-  for (auto& snap : read_driver_facts(r.device, driver_query(a.sysfs_root, "end"))) r.device.driver.push_back(snap);
+  driver.when = "end";
+  for (auto& snap : read_driver_facts(r.device, driver)) r.device.driver.push_back(std::move(snap));
   write_results_file_atomic(r, results_path);
   write_reports(r, reference, a.out);
   print_summary(r, reference, ra);
