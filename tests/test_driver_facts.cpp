@@ -255,5 +255,14 @@ TEST(DriverAgreementRecorded, H100ModelClockAndSmCountAgree) {
   EXPECT_EQ(num(*end, "clock.max_mhz"), 1980);
 }
 
+
+// The whole default run with the SM count: every check the snapshots allow agrees.
+TEST(DriverAgreementRecorded, H100WholeRunAgreesOnModelCoresAndClock) {
+  const Results r = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h100_full_run_with_nvml_sm_count.json");
+  const auto checks = analysis::check_driver_facts(r);
+  ASSERT_EQ(checks.size(), 5u);  // model, cores twice (API, measured period), clock twice (maximum, current)
+  for (const auto& c : checks) EXPECT_TRUE(c.agrees) << c.what << ": " << c.measured << " vs " << c.claimed;
+}
+
 }  // namespace
 }  // namespace gpuscope::test
