@@ -87,33 +87,5 @@ TEST(ComputeProbesOnPocl, QuickRunValidatesAndFindsRates) {
 // b read from the buffer, the earlier kernel) validate against the host like
 // the default; the inline-PTX ones (1-3) are reported unsupported with the
 // reason on a device without PTX, never run or crash.
-TEST(ComputeProbesOnPocl, Fp64FmaDiagnosticForms) {
-  const std::string id = pocl_cpu_id();
-  ASSERT_FALSE(id.empty());
-  for (const char* form : {"4", "5", "1"}) {
-    const auto dir = std::filesystem::temp_directory_path() / (std::string("gpuscope_pocl_fma_form") + form);
-    std::filesystem::remove_all(dir);
-    const auto r = test::run_gpuscope(
-        "run --quiet --quick --probes compute --device " + id + " --out " + dir.string(),
-        std::string("POCL_DEVICES=basic GPUSCOPE_COMPUTE_ONLY=fp64.fma GPUSCOPE_COMPUTE_FMA_FORM=") + form);
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    const Results res = read_results_file((dir / "results.json").string());
-    const auto& ext = res.device.extensions;
-    if (std::find(ext.begin(), ext.end(), "cl_khr_fp64") == ext.end()) GTEST_SKIP() << "no cl_khr_fp64";
-    const Finding* f = res.find_finding("compute.fp64.fma.throughput_gops");
-    if (std::string(form) != "1") {
-      ASSERT_NE(f, nullptr) << "form " << form << "\n" << r.output;
-      EXPECT_GT(number(*f), 0.0);
-      continue;
-    }
-    EXPECT_EQ(f, nullptr);
-    const Series* summary = res.find_series("compute.summary");
-    ASSERT_NE(summary, nullptr);
-    ASSERT_FALSE(summary->meta["unsupported"].empty()) << r.output;
-    const std::string reason = summary->meta["unsupported"][0]["reason"].get<std::string>();
-    EXPECT_NE(reason.find("inline PTX"), std::string::npos) << reason;
-  }
-}
-
 }  // namespace
 }  // namespace gpuscope

@@ -52,9 +52,9 @@ TEST(OpenClBackend, BufferRoundTripAndProfiledLaunch) {
   dev->write_values<uint32_t>(*idx, next);
   EXPECT_EQ(dev->read_values<uint32_t>(*idx, next.size()), next);
 
-  const std::string bits = "-DADDR_BITS=" + std::to_string(dev->info().address_bits);
-  auto& link = dev->kernel({"latency.cl", "link", {bits}});
-  auto& chase = dev->kernel({"latency.cl", "chase", {bits}});
+  const std::map<std::string, KernelParam> bits = {{"addr_bits", dev->info().address_bits}};
+  auto& link = dev->kernel({"latency", "link", bits});
+  auto& chase = dev->kernel({"latency", "chase", bits});
   const uint32_t stride_words = 64 / (dev->info().address_bits / 8);
   const KernelArg link_args[] = {slots.get(), idx.get(), stride_words, uint32_t{1024}};
   dev->launch(link, Range::d1(1024), Range::d1(0), link_args);
@@ -67,10 +67,11 @@ TEST(OpenClBackend, BufferRoundTripAndProfiledLaunch) {
 TEST(OpenClBackend, BuildFailureCarriesTheBuildLog) {
   auto dev = open_device(cpu_device_id());
   try {
-    dev->kernel({"latency.cl", "chase", {"-DADDR_BITS=64", "-Duint=@broken@"}});
+    // bandwidth.cl stops with #error for a vector width it has no type for.
+    dev->kernel({"bandwidth", "read", {{"vec", 3}, {"unroll", 4}}});
     FAIL() << "a broken kernel built";
   } catch (const BuildError& e) {
-    EXPECT_NE(std::string(e.what()).find("latency.cl"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("opencl/bandwidth.cl"), std::string::npos);
     EXPECT_FALSE(e.log.empty());
     EXPECT_NE(e.log.find("error"), std::string::npos) << e.log;
   }

@@ -56,7 +56,7 @@ TEST(OpenClSystemMethods, MapsShowAndKeepTheBytes) {
 TEST(OpenClSystemMethods, LaunchBatchTimesEveryLaunchInOrder) {
   auto dev = open_device(cpu_device_id());
   auto sink = dev->create_buffer(4);
-  auto& k = dev->kernel({"launch.cl", "empty", {}});
+  auto& k = dev->kernel({"launch", "empty", {}});
   const KernelArg args[] = {sink.get(), uint32_t{77}};
   const LaunchBatch b = dev->launch_batch(k, Range::d1(1), Range::d1(1), args, 8);
   ASSERT_EQ(b.events.size(), 8u);

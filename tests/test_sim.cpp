@@ -189,7 +189,7 @@ TEST(SimConfig, CommandLineTriesAPathThatDoesNotEndInJson) {
 TEST(SimDevice, UnknownKernelIsUnsupportedNamingIt) {
   SimDevice dev(parse_sim_config(minimal_description(), "tiny"), "sim:tiny");
   try {
-    dev.kernel({"nosuch.cl", "frob", {}});
+    dev.kernel({"nosuch", "frob", {}});
     FAIL() << "no exception";
   } catch (const Unsupported& e) {
     EXPECT_NE(std::string(e.what()).find("frob"), std::string::npos);
@@ -203,8 +203,8 @@ TEST(SimDevice, ChaseFollowsTheLinkedCycleAndBuffersAreSparse) {
   auto end = dev.create_buffer(4);
   const std::vector<uint32_t> cycle = {2, 0, 3, 1};  // 0 -> 2 -> 3 -> 1 -> 0
   dev.write_values<uint32_t>(*next, cycle);
-  Kernel& link = dev.kernel({"latency.cl", "link", {"-DADDR_BITS=64"}});
-  Kernel& chase = dev.kernel({"latency.cl", "chase", {"-DADDR_BITS=64"}});
+  Kernel& link = dev.kernel({"latency", "link", {{"addr_bits", 64}}});
+  Kernel& chase = dev.kernel({"latency", "chase", {{"addr_bits", 64}}});
   const KernelArg la[] = {slots.get(), next.get(), 8u, 4u};
   dev.launch(link, Range::d1(64), Range::d1(64), la);
   // The slots hold real device addresses: slot 0 names slot 2.
@@ -360,7 +360,7 @@ INSTANTIATE_TEST_SUITE_P(Drawn, SimRandomRecovery, testing::Values(11, 12, 13, 1
 TEST(SimDevice, LaunchEmptyKernelStoresItsValue) {
   SimDevice dev(parse_sim_config(minimal_description(), "tiny"), "sim:tiny");
   auto sink = dev.create_buffer(4);
-  Kernel& k = dev.kernel({"launch.cl", "empty", {}});
+  Kernel& k = dev.kernel({"launch", "empty", {}});
   const KernelArg args[] = {sink.get(), 42u};
   EXPECT_GT(dev.launch(k, Range::d1(1024), Range::d1(64), args), 0);
   EXPECT_EQ(dev.read_values<uint32_t>(*sink, 1)[0], 42u);

@@ -88,13 +88,13 @@ TEST(SimSystemKernels, LonePlayerAndWrappingAdds) {
   SimDevice dev(load_sim_preset("mali-g52"), "sim:mali-g52");
   auto result = dev.create_buffer(4 * sizeof(uint32_t));
   dev.write_values<uint32_t>(*result, std::vector<uint32_t>{7, 7, 7, 7});
-  Kernel& local = dev.kernel({"atomics.cl", "ping_pong_local", {"-DUSE_64=0"}});
+  Kernel& local = dev.kernel({"atomics", "ping_pong_local", {{"use_64", false}}});
   const uint32_t rounds = 10, cap = 1000;
   const KernelArg pp[] = {LocalBytes{8}, rounds, uint32_t{64}, cap, result.get()};  // partner 64: outside
   dev.launch(local, Range::d1(32), Range::d1(32), pp);
   EXPECT_EQ(dev.read_values<uint32_t>(*result, 4), (std::vector<uint32_t>{1, 7, cap, 7}));
 
-  Kernel& add = dev.kernel({"atomics.cl", "add_throughput", {"-DUSE_64=0"}});
+  Kernel& add = dev.kernel({"atomics", "add_throughput", {{"use_64", false}}});
   auto words = dev.create_buffer(64 * sizeof(uint32_t));
   const uint32_t iters = 0x4000'0001u;
   const KernelArg a[] = {words.get(), iters, uint32_t{1}};
@@ -108,7 +108,7 @@ TEST(SimSystemKernels, LonePlayerAndWrappingAdds) {
 TEST(SimSystemKernels, BatchWaitsForLongKernels) {
   const SimConfig c = load_sim_preset("mali-g52");
   SimDevice dev(c, "sim:mali-g52");
-  Kernel& k = dev.kernel({"clock.cl", "chain", {"-DNV_PTX=0"}});
+  Kernel& k = dev.kernel({"clock", "chain", {{"nv_ptx", false}}});
   auto out = dev.create_buffer(3 * sizeof(uint64_t));
   const KernelArg args[] = {out.get(), uint32_t{100000}, uint32_t{1}};  // 1.6M steps: ms, not us
   const LaunchBatch b = dev.launch_batch(k, Range::d1(1), Range::d1(1), args, 3);

@@ -39,7 +39,7 @@ TEST(OpenClImages, ChaseThroughA1DBufferImage) {
   auto img = dev->create_image(desc, buf.get());
   EXPECT_EQ(img->desc().size_bytes(), kPixels * 16);
   dev->write_values<uint32_t>(*buf, chain_pixels(100, 4, kPixels));
-  auto& chase = dev->kernel({"texture.cl", "chase", {"-DIMAGE_2D=0", "-DWIDTH_LOG2=12"}});
+  auto& chase = dev->kernel({"texture", "chase", {{"image_2d", false}, {"width_log2", 12}}});
   auto end = dev->create_buffer(8);
   const KernelArg args[] = {img.get(), uint32_t{8}, uint32_t{3},
                             end.get()};  // 3 rounds of 16 hops from pixel 8
@@ -57,7 +57,7 @@ TEST(OpenClImages, ChaseThroughA2DImage) {
   // Every pixel a slot; the chain crosses from row 0 into row 1.
   const uint32_t n = 5000;
   dev->write_image(*img, std::as_bytes(std::span<const uint32_t>(chain_pixels(n, 1, 8192))));
-  auto& chase = dev->kernel({"texture.cl", "chase", {"-DIMAGE_2D=1", "-DWIDTH_LOG2=12"}});
+  auto& chase = dev->kernel({"texture", "chase", {{"image_2d", true}, {"width_log2", 12}}});
   auto end = dev->create_buffer(8);
   const KernelArg args[] = {img.get(), uint32_t{4090}, uint32_t{2}, end.get()};
   dev->launch(chase, Range::d1(1), Range::d1(1), args);
@@ -84,6 +84,7 @@ class NoImageDevice : public Device {
   void write(Buffer&, size_t, std::span<const std::byte>) override {}
   void read(const Buffer&, size_t, std::span<std::byte>) override {}
   Kernel& kernel(const KernelSpec&) override { throw DeviceError("not used"); }
+  KernelResources kernel_resources(Kernel&) override { throw DeviceError("not used"); }
   double launch(Kernel&, Range, Range, std::span<const KernelArg>) override { return 0; }
   DeviceInfo info_{.name = "imageless", .type = "gpu"};
 };

@@ -467,6 +467,8 @@ std::vector<Finding> code_bytes_findings(const Series& s) {
         "add.";
   } else if (format == "elf") {
     f.note = "The binary is an ELF object: bytes per add include any per-instruction headers.";
+  } else if (format == "machine code") {
+    f.note = "The binary is the program's machine code: bytes per add are the add's encoding.";
   } else {
     f.note = "Binary format: " + format + ".";
   }
@@ -535,7 +537,8 @@ std::vector<Finding> icache_findings(const Series& s, const Series* binary) {
   if (s.meta.contains("machine_bytes_per_op") && s.meta["machine_bytes_per_op"].is_number()) {
     bytes_per_op = s.meta["machine_bytes_per_op"].get<double>();
     source = s.meta.value("machine_bytes_source", std::string("the device's known encoding"));
-  } else if (binary && binary->meta.value("binary_format", std::string()) == "elf") {
+  } else if (const std::string format = binary ? binary->meta.value("binary_format", std::string()) : "";
+             format == "elf" || format == "machine code") {
     const auto cb = code_bytes_findings(*binary);
     if (!cb.empty()) {
       bytes_per_op = number(cb.front());

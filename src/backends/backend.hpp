@@ -1,10 +1,10 @@
 // The seam between probes and device APIs. Probes are written against these
-// few interfaces only; OpenCL implements them today, a simulator and CUDA /
-// Vulkan later. Kernels are named by (source file, kernel name, build
-// options) so that a backend that does not compile OpenCL C (the simulator)
-// can recognise a kernel family and give it semantics of its own.
+// few interfaces only; OpenCL and the simulator implement them. Kernels are
+// named by meaning (kernel_spec.hpp), so each backend maps them onto its own
+// sources, or, for the simulator, onto models of what they compute.
 #pragma once
 
+#include "backends/kernel_spec.hpp"
 #include "core/device_info.hpp"
 #include "core/error.hpp"
 
@@ -84,18 +84,20 @@ class Kernel {
   virtual size_t max_work_group_size() const = 0;
 };
 
-// What the driver says a built kernel uses (clGetKernelWorkGroupInfo).
+// What the compiler and driver say a built kernel uses. Optional values are
+// absent where the backend cannot learn them.
 struct KernelResources {
   size_t max_work_group_size = 0;
   size_t preferred_work_group_multiple = 0;  // often the wave width on GPUs; a vector width on CPUs
-  uint64_t private_mem_bytes = 0;            // per work-item; on NVIDIA, spilled registers and stack
-  uint64_t local_mem_bytes = 0;              // per work-group, static __local plus arguments set so far
-};
-
-struct KernelSpec {
-  std::string file;                  // embedded source file, e.g. "latency.cl"
-  std::string kernel;                // entry point, e.g. "chase"
-  std::vector<std::string> options;  // e.g. {"-DUNROLL=32"}
+  uint64_t private_mem_bytes = 0;            // per work-item: spilled registers and stack
+  uint64_t local_mem_bytes = 0;              // per work-group: statically declared local memory
+  std::optional<uint32_t> registers;         // per work-item, as the compiler reports them
+  std::string registers_source;              // where `registers` came from, for the record
+  // The program binary the driver holds for the kernel's program, and what
+  // it is: "elf", "ptx" (NVIDIA's virtual ISA text), "pocl" (PoCL's LLVM IR
+  // container), "llvm-bitcode", "machine code" (the sim), "unknown".
+  std::optional<uint64_t> code_bytes;
+  std::string code_format;
 };
 
 // Page-locked host memory the device can reach directly (OpenCL: a
@@ -167,23 +169,8 @@ class Device {
   // Builds (and caches) a kernel; throws BuildError carrying the build log.
   virtual Kernel& kernel(const KernelSpec& spec) = 0;
 
-  // Resource use the driver reports for a built kernel.
-  virtual KernelResources kernel_resources(Kernel& /*k*/) {
-    throw Unsupported("kernel resource queries are not supported by this backend");
-  }
-
-  // The program binary the driver holds for the program `k` was built from
-  // (CL_PROGRAM_BINARIES). Its format is the driver's: PTX text on NVIDIA,
-  // PoCL's own container on PoCL, machine code on some mobile drivers.
-  virtual std::vector<std::byte> program_binary(Kernel& /*k*/) {
-    throw Unsupported("program binaries are not supported by this backend");
-  }
-
-  // The compiler's log for the program `k` was built from, also after a
-  // successful build (NVIDIA's -cl-nv-verbose puts ptxas' register counts here).
-  virtual std::string build_log(Kernel& /*k*/) {
-    throw Unsupported("build logs are not supported by this backend");
-  }
+  // What the compiler and driver report for a built kernel.
+  virtual KernelResources kernel_resources(Kernel& k) = 0;
 
   // Runs one launch to completion and returns its device time in ns, taken
   // from the API's own profiling events (queued work excluded). `local` of

@@ -1,4 +1,5 @@
-// OpenCL C sources compiled into the binary (see cmake/embed_kernels.cmake).
+// Kernel sources compiled into the binary (see cmake/embed_kernels.cmake),
+// named by their path below src/kernels: "opencl/latency.cl".
 #pragma once
 
 #include <string_view>
@@ -7,13 +8,13 @@
 namespace gpuscope {
 
 struct KernelSource {
-  std::string_view file;  // e.g. "latency.cl"
+  std::string_view path;  // "opencl/latency.cl"
   std::string_view text;
 };
 
 const std::vector<KernelSource>& embedded_kernels();
 
-// The source of `file`; throws std::out_of_range if it was not embedded.
-const KernelSource& kernel_source(std::string_view file);
+// The source at `path`, or nullptr when none was embedded there.
+const KernelSource* find_kernel_source(std::string_view path);
 
 }  // namespace gpuscope

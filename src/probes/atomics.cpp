@@ -72,7 +72,7 @@ class AtomicsProbe {
  private:
   void ping_pong(Series& s, int width, bool in_group) {
     const std::string name = in_group ? "ping_pong_local" : "ping_pong_global";
-    Kernel& k = dev_.kernel({"atomics.cl", name, {fmt::format("-DUSE_64={}", width == 64 ? 1 : 0)}});
+    Kernel& k = dev_.kernel({"atomics", name, {{"use_64", width == 64}}});
     auto counter = dev_.create_buffer(8);
     auto result = dev_.create_buffer(4 * sizeof(uint32_t));
     // Players 0 and `partner` of one group of 128: different warps on
@@ -121,13 +121,13 @@ class AtomicsProbe {
       ctx_.progress(fmt::format("atomics: {} ping-pong ({}-bit) not measurable: {}",
                                 in_group ? "local" : "global", width, e.what()));
     }
-    s.meta["kernel"] = "atomics.cl:" + name;
+    s.meta["kernel"] = "atomics/" + name;
     s.meta["group"] = in_group ? group : 1;
   }
 
   void add_throughput(Series& s, int width, bool contended) {
     Kernel& k =
-        dev_.kernel({"atomics.cl", "add_throughput", {fmt::format("-DUSE_64={}", width == 64 ? 1 : 0)}});
+        dev_.kernel({"atomics", "add_throughput", {{"use_64", width == 64}}});
     const size_t group = std::min<size_t>(256, k.max_work_group_size());
     // A full GPU: 2048 work-items per compute unit; a CPU: a few groups per core.
     const size_t per_cu = info_.type == "gpu" ? 2048 : 2 * group;
@@ -150,7 +150,7 @@ class AtomicsProbe {
     // ns_per_unit is per iteration of all `items` work-items: items adds.
     for (double ns_per_iter : m.ns_per_unit) gops.push_back(static_cast<double>(items) / ns_per_iter);
     add_point(s, width, gops);
-    s.meta = {{"kernel", "atomics.cl:add_throughput"},
+    s.meta = {{"kernel", "atomics/add_throughput"},
               {"work_items", items},
               {"group", group},
               {"words", contended ? "one word for all" : "one word per work-item"}};

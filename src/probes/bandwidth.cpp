@@ -2,7 +2,7 @@
 // footprint (from inside the first cache to several times the last), against
 // vector width, against loads in flight per work-item, and against the
 // number of work-groups. The kernels and why they are shaped as they are:
-// src/kernels/bandwidth.cl. The analysis that matches plateaus to cache
+// src/kernels/opencl/bandwidth.cl. The analysis that matches plateaus to cache
 // levels: analysis/bandwidth.
 //
 // Shape of the experiment, and why:
@@ -242,8 +242,7 @@ class BandwidthProbe {
   }
 
   Kernel& kernel(const Access& a, int vec, int unroll) const {
-    return dev_.kernel(
-        {"bandwidth.cl", a.kernel, {fmt::format("-DVEC={}", vec), fmt::format("-DUNROLL={}", unroll)}});
+    return dev_.kernel({"bandwidth", a.kernel, {{"vec", vec}, {"unroll", unroll}}});
   }
 
   Series make_series(const std::string& id, const std::string& xname, const std::string& xunit) const {
@@ -252,7 +251,7 @@ class BandwidthProbe {
     s.probe = "bandwidth";
     s.x = {xname, xunit};
     s.y = {"bandwidth", "GB/s"};
-    s.meta = {{"kernel", "bandwidth.cl"}, {"detail", nlohmann::json::array()}};
+    s.meta = {{"kernel", "bandwidth"}, {"detail", nlohmann::json::array()}};
     return s;
   }
 

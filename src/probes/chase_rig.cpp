@@ -36,11 +36,11 @@ ChaseRig::ChaseRig(ProbeContext& ctx, size_t want_bytes, size_t min_bytes, size_
     : ctx_(ctx), dev_(ctx.device), max_groups_(std::max<size_t>(1, max_groups)) {
   const DeviceInfo& info = dev_.info();
   word_bytes_ = info.address_bits == 32 ? 4 : 8;
-  const std::string addr = fmt::format("-DADDR_BITS={}", word_bytes_ * 8);
-  link_words_ = &dev_.kernel({"chase_layout.cl", "link_words", {addr}});
-  link_pairs_ = &dev_.kernel({"chase_layout.cl", "link_pairs", {addr}});
-  link_regions_ = &dev_.kernel({"chase_layout.cl", "link_regions", {addr}});
-  chase_ = &dev_.kernel({"chase_layout.cl", "chase_groups", {addr}});
+  const std::map<std::string, KernelParam> addr = {{"addr_bits", word_bytes_ * 8}};
+  link_words_ = &dev_.kernel({"chase_layout", "link_words", addr});
+  link_pairs_ = &dev_.kernel({"chase_layout", "link_pairs", addr});
+  link_regions_ = &dev_.kernel({"chase_layout", "link_regions", addr});
+  chase_ = &dev_.kernel({"chase_layout", "chase_groups", addr});
   // Word positions are 32-bit: at most 4 Gi words.
   want_bytes = std::min<size_t>(want_bytes, (size_t{1} << 32) * word_bytes_ / 2);
   for (size_t b = want_bytes; b >= min_bytes; b /= 2) {

@@ -46,13 +46,13 @@ std::vector<Series> run_clock_probe(ProbeContext& ctx) {
   std::string ptx_note;
   if (info.vendor.find("NVIDIA") != std::string::npos) {
     try {
-      k = &dev.kernel({"clock.cl", "chain", {"-DNV_PTX=1"}});
+      k = &dev.kernel({"clock", "chain", {{"nv_ptx", true}}});
       ptx = true;
     } catch (const BuildError& e) {
       ptx_note = std::string("PTX counters unavailable: ") + e.what();
     }
   }
-  if (k == nullptr) k = &dev.kernel({"clock.cl", "chain", {"-DNV_PTX=0"}});
+  if (k == nullptr) k = &dev.kernel({"clock", "chain", {{"nv_ptx", false}}});
   auto out = dev.create_buffer(4 * sizeof(uint64_t));
 
   std::vector<double> mhz, cycles_per_step, event_mhz;
@@ -89,7 +89,7 @@ std::vector<Series> run_clock_probe(ProbeContext& ctx) {
 
   Series chain = make_series("clock.chain", "clock", {"work-items", ""}, {"time per dependent step", "ns"});
   add_point(chain, 1, step_ns);
-  chain.meta = {{"kernel", "clock.cl:chain"},
+  chain.meta = {{"kernel", "clock/chain"},
                 {"op", "x = x * x + c (uint32, dependent)"},
                 {"steps_per_launch", m.work_per_launch * kStepsPerRound},
                 {"reported_clock_mhz", info.clock_mhz},

@@ -51,8 +51,8 @@ uint32_t coalescing_value(uint32_t i, uint32_t seed) {
 class CoalescingProbe {
  public:
   explicit CoalescingProbe(ProbeContext& ctx) : ctx_(ctx), dev_(ctx.device), info_(dev_.info()) {
-    fill_ = &dev_.kernel({"coalescing.cl", "fill", {}});
-    copy_ = &dev_.kernel({"coalescing.cl", "copy", {}});
+    fill_ = &dev_.kernel({"coalescing", "fill", {}});
+    copy_ = &dev_.kernel({"coalescing", "copy", {}});
     max_wg_ = std::max<size_t>(1, std::min<size_t>(copy_->max_work_group_size(),
                                                    info_.max_work_group_size ? info_.max_work_group_size
                                                                              : copy_->max_work_group_size()));
@@ -113,7 +113,7 @@ class CoalescingProbe {
     s.probe = "coalescing";
     s.x = std::move(x);
     s.y = {"throughput", "GB/s"};
-    s.meta = {{"kernel", "coalescing.cl:copy"},
+    s.meta = {{"kernel", "coalescing/copy"},
               {"pattern", pattern},
               {"elements", count_},
               {"element_bytes", 4},

@@ -1,5 +1,5 @@
 // Probes `compute` (arithmetic throughput per type and op) and `oplatency`
-// (dependent-chain latency per type and op), both on src/kernels/compute.cl,
+// (dependent-chain latency per type and op), both on src/kernels/opencl/compute.cl,
 // whose header says why its kernels have the shape they have.
 //
 // compute: for every (type, op) of the matrix, CHAINS independent chains per
@@ -41,16 +41,23 @@ enum class Kind { Float, Int, PtxF16x2 };
 
 // One compiled program: a type in one vector form.
 struct Form {
-  std::string type;    // finding type name: fp64 fp32 fp16 int64 int32 int16 int8
-  std::string scalar;  // OpenCL C scalar: double float half uint long int short char
+  std::string type;  // finding type name: fp64 fp32 fp16 int64 int32 int16 int8
+  Scalar scalar = Scalar::f32;  // the buffers' element type (u32 for PTX f16x2)
   Kind kind = Kind::Float;
-  int vec = 1;     // lanes of the chain's OpenCL type (float4: 4)
+  int vec = 1;     // lanes of the chain's vector type (float4: 4)
   int packed = 1;  // values per scalar (PTX f16x2: two halves in a uint)
   size_t scalar_bytes = 4;
   std::string path;  // how the type is reached, for the notes
-  std::vector<std::string> defines;
   int lanes() const { return vec * packed; }
-  std::string elem() const { return vec == 1 ? scalar : scalar + std::to_string(vec); }
+  // The chain's type as C spells it ("float4", "uint"), for the notes.
+  std::string elem() const {
+    static const std::map<Scalar, const char*> c_names = {
+        {Scalar::i8, "char"},  {Scalar::i16, "short"}, {Scalar::i32, "int"},   {Scalar::i64, "long"},
+        {Scalar::u32, "uint"}, {Scalar::u64, "ulong"}, {Scalar::f16, "half"},  {Scalar::f32, "float"},
+        {Scalar::f64, "double"}};
+    const std::string name = c_names.at(scalar);
+    return vec == 1 ? name : name + std::to_string(vec);
+  }
   std::string key() const { return fmt::format("{}x{}", type, lanes()); }
 };
 
@@ -158,10 +165,10 @@ std::vector<std::byte> encode(const Form& form, const Lanes& l) {
     if (form.kind == Kind::Int) {
       const auto v = static_cast<uint64_t>(l.i[k]);
       std::memcpy(dst, &v, form.scalar_bytes);  // little-endian hosts and devices
-    } else if (form.kind == Kind::PtxF16x2 || form.scalar == "half") {
+    } else if (form.kind == Kind::PtxF16x2 || form.scalar == Scalar::f16) {
       const uint16_t h = half_bits(l.f[k]);
       std::memcpy(dst + (k % form.packed) * 2, &h, 2);
-    } else if (form.scalar == "float") {
+    } else if (form.scalar == Scalar::f32) {
       const auto v = static_cast<float>(l.f[k]);
       std::memcpy(dst, &v, 4);
     } else {
@@ -180,11 +187,11 @@ Lanes decode(const Form& form, std::span<const std::byte> bytes) {
       uint64_t v = 0;
       std::memcpy(&v, src, form.scalar_bytes);
       l.i.push_back(wrap(v, form.scalar_bytes));
-    } else if (form.kind == Kind::PtxF16x2 || form.scalar == "half") {
+    } else if (form.kind == Kind::PtxF16x2 || form.scalar == Scalar::f16) {
       uint16_t h = 0;
       std::memcpy(&h, src + (k % form.packed) * 2, 2);
       l.f.push_back(half_value(h));
-    } else if (form.scalar == "float") {
+    } else if (form.scalar == Scalar::f32) {
       float v = 0;
       std::memcpy(&v, src, 4);
       l.f.push_back(v);
@@ -200,8 +207,8 @@ Lanes decode(const Form& form, std::span<const std::byte> bytes) {
 // The device's rounding of a host value (its seeds and params are rounded
 // once on upload; the host's reference starts from the rounded values).
 double device_round(const Form& form, double v) {
-  if (form.kind == Kind::PtxF16x2 || form.scalar == "half") return half_value(half_bits(v));
-  if (form.scalar == "float") return static_cast<float>(v);
+  if (form.kind == Kind::PtxF16x2 || form.scalar == Scalar::f16) return half_value(half_bits(v));
+  if (form.scalar == Scalar::f32) return static_cast<float>(v);
   return v;
 }
 
@@ -336,8 +343,8 @@ Lanes make_seeds(const Form& form, const std::string& op, size_t values, uint64_
 // Relative tolerance of a float lane after a validation trip: the maps are
 // contractions or neutral, so error stays a few ulp per op at most.
 double tolerance(const Form& form) {
-  if (form.kind == Kind::PtxF16x2 || form.scalar == "half") return 4e-2;
-  if (form.scalar == "float") return 2e-3;
+  if (form.kind == Kind::PtxF16x2 || form.scalar == Scalar::f16) return 4e-2;
+  if (form.scalar == Scalar::f32) return 2e-3;
   return 1e-9;
 }
 
@@ -420,29 +427,28 @@ class ComputeRunner {
       return std::find(info_.extensions.begin(), info_.extensions.end(), ext) != info_.extensions.end();
     };
     if (type == "fp32") {
-      f.scalar = "float", f.scalar_bytes = 4, f.defines = {"-DIS_FP32"};
+      f.scalar = Scalar::f32;
     } else if (type == "fp64") {
       if (!has("cl_khr_fp64")) return std::string("the device has no cl_khr_fp64 (no double precision)");
-      f.scalar = "double", f.scalar_bytes = 8, f.defines = {"-DNEED_FP64"};
+      f.scalar = Scalar::f64;
     } else if (type == "fp16") {
       if (has("cl_khr_fp16")) {
-        f.scalar = "half", f.scalar_bytes = 2, f.defines = {"-DNEED_FP16"};
+        f.scalar = Scalar::f16;
         f.path = "cl_khr_fp16";
       } else if (nvidia_ && cc_ >= 5.3) {
         if (lanes != 2) return std::string("the PTX path is packed half2 only");
-        f.kind = Kind::PtxF16x2, f.scalar = "uint", f.scalar_bytes = 4, f.vec = 1, f.packed = 2;
+        f.kind = Kind::PtxF16x2, f.scalar = Scalar::u32, f.vec = 1, f.packed = 2;
         f.path = "NVIDIA inline PTX (add/sub/mul/fma.rn.f16x2): the driver has no cl_khr_fp16";
       } else {
         return std::string("no cl_khr_fp16 and no vendor inline-assembly path for half precision");
       }
     } else {
       f.kind = Kind::Int;
-      const std::map<std::string, std::pair<const char*, size_t>> ints = {
-          {"int64", {"long", 8}}, {"int32", {"int", 4}}, {"int16", {"short", 2}}, {"int8", {"char", 1}}};
-      const auto& [scalar, bytes] = ints.at(type);
-      f.scalar = scalar, f.scalar_bytes = bytes;
-      if (type == "int32") f.defines = {"-DIS_INT32"};
+      const std::map<std::string, Scalar> ints = {
+          {"int64", Scalar::i64}, {"int32", Scalar::i32}, {"int16", Scalar::i16}, {"int8", Scalar::i8}};
+      f.scalar = ints.at(type);
     }
+    f.scalar_bytes = scalar_bytes(f.scalar);
     if (f.path.empty()) f.path = "OpenCL C";
     return f;
   }
@@ -452,30 +458,19 @@ class ComputeRunner {
   KernelSpec spec(const Form& f, const std::string& kernel) const {
     const std::string op = kernel.substr(kernel.find('_') + 1);
     const bool fast = op == "ADD" || op == "MUL" || op == "FMA" || op == "MAD" || op.rfind("MIX_", 0) == 0;
-    std::vector<std::string> o = {fast ? std::string("-DGROUP_FAST") : "-DONLY_" + op,
-                                  "-DELEM=" + f.elem(),
-                                  "-DSCALAR=" + f.scalar,
-                                  fmt::format("-DVEC={}", f.vec),
-                                  fmt::format("-DCHAINS={}", plan_.chains),
-                                  fmt::format("-DUNROLL={}", plan_.unroll),
-                                  fmt::format("-DLAT_UNROLL={}", plan_.lat_unroll),
-                                  fmt::format("-DUNROLL_SLOW={}", plan_.unroll_slow),
-                                  fmt::format("-DLAT_UNROLL_SLOW={}", plan_.lat_unroll_slow)};
-    o.push_back(f.kind == Kind::Float ? "-DKIND_FLOAT"
-                : f.kind == Kind::Int ? "-DKIND_INT"
-                                      : "-DKIND_PTX_F16X2");
-    o.insert(o.end(), f.defines.begin(), f.defines.end());
-    if (nvidia_ && ptx_ok_) o.push_back("-DHAS_PTX");
-    // Diagnostics (README, "Arithmetic"): GPUSCOPE_COMPUTE_FMA_FORM=n picks
-    // one of compute.cl's FMA_FORM variants of fp64 tp_FMA;
-    // GPUSCOPE_COMPUTE_CLOPTS adds build options (-cl-nv-maxrregcount=40).
-    if (const char* form = std::getenv("GPUSCOPE_COMPUTE_FMA_FORM"); form && *form && f.type == "fp64")
-      o.push_back(std::string("-DFMA_FORM=") + form);
-    if (const char* extra = std::getenv("GPUSCOPE_COMPUTE_CLOPTS"); extra && *extra) {
-      std::istringstream words(extra);
-      for (std::string w; words >> w;) o.push_back(w);
-    }
-    return {"compute.cl", kernel, o};
+    const char* kind = f.kind == Kind::Float ? "FLOAT" : f.kind == Kind::Int ? "INT" : "PTX_F16X2";
+    return {"compute",
+            kernel,
+            {{"ops", fast ? std::string("FAST") : op},
+             {"scalar", f.scalar},
+             {"vec", f.vec},
+             {"kind", kind},
+             {"has_ptx", nvidia_ && ptx_ok_},
+             {"chains", plan_.chains},
+             {"unroll", plan_.unroll},
+             {"lat_unroll", plan_.lat_unroll},
+             {"unroll_slow", plan_.unroll_slow},
+             {"lat_unroll_slow", plan_.lat_unroll_slow}}};
   }
 
   // Why `op` cannot run on this device, or "" when it can.
@@ -507,22 +502,6 @@ class ComputeRunner {
       return fmt::format("{} ({} path) did not build: {}", f.key(), f.path, first_line(e.log));
     } catch (const DeviceError& e) {
       return fmt::format("{} ({} path): {}", f.key(), f.path, e.what());
-    }
-  }
-
-  // Diagnostics: GPUSCOPE_COMPUTE_DUMP=<dir> writes the driver's program
-  // binary (PTX on NVIDIA) and build log of each timed tp_ kernel there, to
-  // be compiled with ptxas and read as SASS off-line.
-  void dump_program(Kernel& k, const std::string& name) {
-    const char* dir = std::getenv("GPUSCOPE_COMPUTE_DUMP");
-    if (!dir || !*dir) return;
-    try {
-      const auto bin = dev_.program_binary(k);
-      std::ofstream(std::string(dir) + "/" + name + ".ptx", std::ios::binary)
-          .write(reinterpret_cast<const char*>(bin.data()), static_cast<std::streamsize>(bin.size()));
-      std::ofstream(std::string(dir) + "/" + name + ".log") << dev_.build_log(k);
-    } catch (const Unsupported& e) {
-      ctx_.progress(fmt::format("{}: no program dump: {}", probe_, e.what()));
     }
   }
 
@@ -586,7 +565,7 @@ class ComputeRunner {
     dev_.write(*b.param, 0, pb);
     b.cycles = dev_.create_buffer(sizeof(uint64_t));
     b.by_value = f.kind == Kind::Float && (op == "fma" || op == "mad");
-    if (f.scalar == "double")
+    if (f.scalar == Scalar::f64)
       b.pa = p.f[0], b.pb = p.f[1];
     else  // float, or half: p.f holds values exact in half, so exact in float
       b.pa = static_cast<float>(p.f[0]), b.pb = static_cast<float>(p.f[1]);
@@ -738,7 +717,6 @@ class ComputeRunner {
         continue;
       }
       Kernel* k = std::get<Kernel*>(built);
-      dump_program(*k, fmt::format("{}.{}.x{}", type, op, lanes));
       Buffers b = buffers(f, op, plan_.global);
       validate_tp(f, op, *k, b);
       const double ops_per_iter =
@@ -757,7 +735,7 @@ class ComputeRunner {
       s.meta["op"] = op;
       s.meta["flop_per_op"] = d.flop_per_op;
       s.meta["counted"] = d.counted;
-      s.meta["kernel"] = "compute.cl:" + kname;
+      s.meta["kernel"] = "compute/" + kname;
       s.meta["forms"].push_back({{"values_per_op", f.lanes()},
                                  {"elem", f.elem()},
                                  {"path", f.path},
@@ -818,7 +796,7 @@ class ComputeRunner {
               {"op", op},
               {"counted", d.counted},
               {"path", f.path},
-              {"kernel", "compute.cl:lat_" + upper(op)},
+              {"kernel", "compute/lat_" + upper(op)},
               {"ops_per_trip", ops_per_iter},
               {"trips_per_launch", m.work_per_launch},
               {"launch_ms", m.launch_ms},

@@ -25,7 +25,7 @@
 namespace gpuscope {
 namespace {
 
-constexpr int kChains = 8;  // the kernels' -DCHAINS
+constexpr int kChains = 8;  // the kernels' chains parameter
 constexpr float kA = 0.999f, kB = 0.001f;
 
 // What every work-item on one side computes: CHAINS chains from c, `iters`
@@ -49,9 +49,9 @@ bool close(float got, float want) { return std::abs(got - want) <= 1e-5f * std::
 class DivergenceProbe {
  public:
   explicit DivergenceProbe(ProbeContext& ctx) : ctx_(ctx), dev_(ctx.device), info_(dev_.info()) {
-    const std::string chains = fmt::format("-DCHAINS={}", kChains);
-    diverge_ = &dev_.kernel({"divergence.cl", "diverge", {chains}});
-    partition_ = &dev_.kernel({"divergence.cl", "partition", {chains}});
+    const std::map<std::string, KernelParam> chains = {{"chains", kChains}};
+    diverge_ = &dev_.kernel({"divergence", "diverge", chains});
+    partition_ = &dev_.kernel({"divergence", "partition", chains});
     const size_t cap = ctx.options.quick ? 256 : 1024;
     wg_ = std::bit_floor(std::min({cap, diverge_->max_work_group_size(), partition_->max_work_group_size(),
                                    static_cast<size_t>(info_.max_work_group_size)}));
@@ -73,7 +73,7 @@ class DivergenceProbe {
     blocks.probe = "divergence";
     blocks.x = {"block", "work-items"};
     blocks.y = {"throughput", "Gop/s"};
-    blocks.meta = {{"kernel", "divergence.cl:diverge"},
+    blocks.meta = {{"kernel", "divergence/diverge"},
                    {"chains", kChains},
                    {"work_group_size", wg_},
                    {"global_size", global_},
@@ -120,7 +120,7 @@ class DivergenceProbe {
       part.probe = "divergence";
       part.x = {"stride", "waves"};
       part.y = {"throughput", "Gop/s"};
-      part.meta = {{"kernel", "divergence.cl:partition"},
+      part.meta = {{"kernel", "divergence/partition"},
                    {"wave_width", wave},
                    {"work_group_size", wg_},
                    {"active_waves_per_group", set.active},

@@ -127,7 +127,7 @@ class GeometryProbe {
     s.x = std::move(x);
     s.y = {"latency", "ns"};
     s.meta = std::move(meta);
-    s.meta["kernel"] = "chase_layout.cl:chase_groups";
+    s.meta["kernel"] = "chase_layout/chase_groups";
     s.meta["reported_line_bytes"] = line_;
     return s;
   }

@@ -21,7 +21,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstring>
 
 namespace gpuscope {
 namespace {
@@ -29,19 +28,6 @@ namespace {
 // Accumulators stay below 2^21 so that 8 x each (the kernel's sum) is below
 // 2^24, where floats hold every integer exactly.
 constexpr uint64_t kMaxAddsPerAccumulator = (1u << 21) - 64;
-
-std::string binary_format(const std::vector<std::byte>& bin) {
-  if (bin.size() >= 4 && std::memcmp(bin.data(),
-                                     "\x7f"
-                                     "ELF",
-                                     4) == 0)
-    return "elf";
-  const std::string head(reinterpret_cast<const char*>(bin.data()), std::min<size_t>(bin.size(), 4096));
-  if (head.find(".version") != std::string::npos && head.find(".target") != std::string::npos) return "ptx";
-  if (head.rfind("POCL", 0) == 0 || head.find("pocl") != std::string::npos) return "pocl";
-  if (bin.size() >= 4 && std::memcmp(bin.data(), "BC\xc0\xde", 4) == 0) return "llvm-bitcode";
-  return "unknown";
-}
 
 class IcacheProbe {
  public:
@@ -73,7 +59,7 @@ class IcacheProbe {
     body.probe = "icache";
     body.x = {"loop body", "adds"};
     body.y = {"throughput", "Gop/s"};
-    body.meta = {{"kernel", "icache.cl:body"},
+    body.meta = {{"kernel", "icache/body"},
                  {"accumulators", 8},
                  {"global_size", global_},
                  {"work_group_size", wg_}};
@@ -82,7 +68,7 @@ class IcacheProbe {
     binary.probe = "icache";
     binary.x = {"loop body", "adds"};
     binary.y = {"program binary", "B"};
-    binary.meta = {{"source", "CL_PROGRAM_BINARIES of each build"}};
+    binary.meta = {{"source", "the program binary the driver holds for each build (kernel_resources)"}};
     // NVIDIA's binary is PTX, but the machine code it becomes has a fixed
     // encoding: 16 bytes per instruction since Volta (compute capability 7),
     // one FADD per add. Stated as known, not measured.
@@ -93,25 +79,25 @@ class IcacheProbe {
           "NVIDIA's fixed 16-byte instruction encoding (compute capability 7.0 and later), one FADD per add";
     }
 
-    bool binaries = true;
+    // The binary's size against the adds, where the backend reports code
+    // bytes; one series point per body built.
+    auto record_binary = [&](Kernel& k, int n) {
+      const KernelResources res = dev_.kernel_resources(k);
+      if (!res.code_bytes) {
+        binary.meta["unsupported"] = "the backend reports no program binary for this device";
+        return;
+      }
+      if (!binary.meta.contains("binary_format")) binary.meta["binary_format"] = res.code_format;
+      const auto bytes = static_cast<double>(*res.code_bytes);
+      insert_point(binary, Point{static_cast<double>(n), bytes, {bytes}});
+    };
     for (int n : bodies) {
       if (budget.exhausted() && body.points.size() >= 3) {
         body.meta["budget_note"] = fmt::format("the budget ran out before {} adds", n);
         break;
       }
-      Kernel& k = dev_.kernel({"icache.cl", "body", {fmt::format("-DBODY={}", n)}});
-      if (binaries) {
-        try {
-          const auto bin = dev_.program_binary(k);
-          if (!binary.meta.contains("binary_format")) binary.meta["binary_format"] = binary_format(bin);
-          insert_point(binary, Point{static_cast<double>(n),
-                                     static_cast<double>(bin.size()),
-                                     {static_cast<double>(bin.size())}});
-        } catch (const Unsupported& e) {
-          binaries = false;
-          binary.meta["unsupported"] = e.what();
-        }
-      }
+      Kernel& k = dev_.kernel({"icache", "body", {{"body", n}}});
+      record_binary(k, n);
       measure_body(body, k, n);
     }
     // Bisection of the drop, in whole blocks of 64 adds, to within a
@@ -126,13 +112,8 @@ class IcacheProbe {
       }
       const int mid = (fit + over) / 2 / 64 * 64;
       if (mid <= fit || mid >= over) break;
-      Kernel& k = dev_.kernel({"icache.cl", "body", {fmt::format("-DBODY={}", mid)}});
-      if (binaries) {
-        const auto bin = dev_.program_binary(k);
-        insert_point(binary, Point{static_cast<double>(mid),
-                                   static_cast<double>(bin.size()),
-                                   {static_cast<double>(bin.size())}});
-      }
+      Kernel& k = dev_.kernel({"icache", "body", {{"body", mid}}});
+      record_binary(k, mid);
       measure_body(body, k, mid);
     }
     body.meta["wall_s"] = budget.elapsed_s();

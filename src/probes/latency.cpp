@@ -90,9 +90,9 @@ class LatencyProbe {
  public:
   explicit LatencyProbe(ProbeContext& ctx) : ctx_(ctx), dev_(ctx.device), info_(dev_.info()) {
     stride_ = slot_stride_bytes(info_);
-    const std::string addr = fmt::format("-DADDR_BITS={}", info_.address_bits == 32 ? 32 : 64);
-    link_ = &dev_.kernel({"latency.cl", "link", {addr}});
-    chase_ = &dev_.kernel({"latency.cl", "chase", {addr}});
+    const std::map<std::string, KernelParam> addr = {{"addr_bits", info_.address_bits == 32 ? 32 : 64}};
+    link_ = &dev_.kernel({"latency", "link", addr});
+    chase_ = &dev_.kernel({"latency", "chase", addr});
     allocate(planned_max_footprint(info_, ctx.options.quick));
   }
 
@@ -106,7 +106,7 @@ class LatencyProbe {
     s.probe = "latency";
     s.x = {"footprint", "B"};
     s.y = {"latency", "ns"};
-    s.meta = {{"kernel", "latency.cl:chase"},
+    s.meta = {{"kernel", "latency/chase"},
               {"stride_bytes", stride_},
               {"max_footprint_bytes", max_footprint_},
               {"hops_per_round", kHopsPerRound},

@@ -30,7 +30,7 @@ std::vector<Series> run_launch_probe(ProbeContext& ctx) {
   const bool quick = ctx.options.quick;
   TimeBudget budget(ctx.budget_s);
   auto sink = dev.create_buffer(sizeof(uint32_t));
-  auto& k = dev.kernel({"launch.cl", "empty", {}});
+  auto& k = dev.kernel({"launch", "empty", {}});
   uint32_t value = 1;
   auto check = [&] {
     if (dev.read_values<uint32_t>(*sink, 1)[0] != value)
@@ -89,7 +89,7 @@ std::vector<Series> run_launch_probe(ProbeContext& ctx) {
                            per_launch.points.empty() ? 0.0 : per_launch.points.back().y));
   std::vector<Series> out{dispatch, submit, roundtrip, duration, per_launch, gap};
   for (auto& s : out)
-    s.meta = {{"kernel", "launch.cl:empty"}, {"group", group}, {"wall_s", budget.elapsed_s()}};
+    s.meta = {{"kernel", "launch/empty"}, {"group", group}, {"wall_s", budget.elapsed_s()}};
   return out;
 }
 

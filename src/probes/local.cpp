@@ -2,7 +2,7 @@
 // allocation, each beside the same experiment on global memory at a
 // footprint the first cache holds, so that the analysis can say whether
 // local memory is on-chip storage or ordinary memory behind the load/store
-// cache (analysis/local_memory). Kernels and their shapes: src/kernels/local.cl.
+// cache (analysis/local_memory). Kernels and their shapes: src/kernels/opencl/local.cl.
 //
 // Shape of the experiment, and why:
 // - Latency: one work-item chases a random single cycle of 4-byte slots
@@ -76,7 +76,7 @@ class LocalProbe {
     s.probe = "local";
     s.x = std::move(x);
     s.y = std::move(y);
-    s.meta = {{"kernel", "local.cl"}};
+    s.meta = {{"kernel", "local"}};
     return s;
   }
 
@@ -102,8 +102,8 @@ class LocalProbe {
     dev_.write_values<uint32_t>(*cycle, next);
     const size_t fp = size_t{kChaseSlots} * 4;
 
-    Kernel& lk = dev_.kernel({"local.cl", "local_chase", {}});
-    Kernel& gk = dev_.kernel({"local.cl", "global_chase", {}});
+    Kernel& lk = dev_.kernel({"local", "local_chase", {}});
+    Kernel& gk = dev_.kernel({"local", "global_chase", {}});
     auto run_chase = [&](bool local, uint64_t rounds64) {
       const auto rounds = static_cast<uint32_t>(std::min<uint64_t>(rounds64, UINT32_MAX));
       double ns = 0;
@@ -145,10 +145,9 @@ class LocalProbe {
     size_t n = window / vb;
     if (n < wg) wg = std::bit_floor(n);
     const size_t m = n / wg;
-    const std::vector<std::string> opts = {fmt::format("-DVEC={}", vec), fmt::format("-DWG={}", wg),
-                                           fmt::format("-DM={}", m)};
-    Kernel& lk = dev_.kernel({"local.cl", "local_read", opts});
-    Kernel& gk = dev_.kernel({"local.cl", "global_read", opts});
+    const std::map<std::string, KernelParam> params = {{"vec", vec}, {"wg", wg}, {"m", m}};
+    Kernel& lk = dev_.kernel({"local", "local_read", params});
+    Kernel& gk = dev_.kernel({"local", "global_read", params});
     if (lk.max_work_group_size() < wg || gk.max_work_group_size() < wg)
       throw Unsupported(fmt::format("local: read kernels cannot run in groups of {}", wg));
     const size_t cus = std::max<uint32_t>(1, info_.compute_units);
@@ -209,7 +208,7 @@ class LocalProbe {
   // ran and its sums were right, false when the device refused it.
   bool touch(size_t bytes) {
     const auto words = static_cast<uint32_t>(bytes / 4);
-    Kernel& k = dev_.kernel({"local.cl", "local_touch", {}});
+    Kernel& k = dev_.kernel({"local", "local_touch", {}});
     const size_t items = group_size(std::min<size_t>(64, k.max_work_group_size()));
     if (!touch_sums_) touch_sums_ = dev_.create_buffer(size_t{64} * 4);
     try {

@@ -19,10 +19,10 @@
 // - occupancy.registers: one build per REGS value; each launch holds many
 //   rounds of work-groups (at least 16 at full occupancy) so the rounding of
 //   the last round costs at most a few percent. The registers the driver
-//   says each build used are recorded where it says (NVIDIA: ptxas' report
-//   under -cl-nv-verbose), with spills (CL_KERNEL_PRIVATE_MEM_SIZE).
+//   says each build used are recorded where it says them (kernel_resources:
+//   on NVIDIA, ptxas' report), with spills.
 // - occupancy.local: the same kernel with more local memory per group (the
-//   only builds with a local argument: -DSCRATCH=1).
+//   only builds with a local argument: scratch = true).
 // - Each launch's outputs are checked for a sample of work-groups, walked on
 //   the host in full (every lane's value): simulating every group would take
 //   the host longer than the device.
@@ -35,9 +35,7 @@
 
 #include <algorithm>
 #include <bit>
-#include <chrono>
 #include <numeric>
-#include <regex>
 
 namespace gpuscope {
 namespace {
@@ -45,35 +43,12 @@ namespace {
 constexpr uint32_t kStartSpacing = 7919;  // slots between work-groups' starting points (a prime)
 constexpr size_t kCheckedGroups = 16;
 
-// Registers the driver reports a build using, from its build log: NVIDIA's
-// ptxas prints "Used N registers" under -cl-nv-verbose.
-std::optional<double> registers_from_log(const std::string& log) {
-  static const std::regex used(R"(Used (\d+) registers)");
-  std::smatch m;
-  if (std::regex_search(log, m, used)) return std::stod(m[1].str());
-  return std::nullopt;
-}
-
-// The .reg declarations of a PTX binary: PTX's virtual registers, which
-// ptxas maps onto physical ones; shown as what the binary can tell.
-std::string ptx_reg_declarations(const std::vector<std::byte>& bin) {
-  const std::string text(reinterpret_cast<const char*>(bin.data()), bin.size());
-  if (text.find(".version") == std::string::npos) return "";
-  std::string out;
-  static const std::regex decl(R"(\.reg\s+\.\w+\s+%\w+<\d+>;)");
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), decl); it != std::sregex_iterator(); ++it)
-    out += (out.empty() ? "" : " ") + it->str();
-  return out;
-}
-
 class OccupancyProbe {
  public:
   explicit OccupancyProbe(ProbeContext& ctx) : ctx_(ctx), dev_(ctx.device), info_(dev_.info()) {
     // Anything but a CPU is treated as a GPU, as the other probes do (a
     // simulated GPU reports type "sim").
     gpu_ = info_.type != "cpu";
-    nv_verbose_ = std::find(info_.extensions.begin(), info_.extensions.end(), "cl_nv_compiler_options") !=
-                  info_.extensions.end();
     // A cycle larger than any first-level cache (4 MiB) on GPUs; on CPUs one
     // past L2-sized private caches is plenty and cheaper to build.
     const uint32_t n = gpu_ ? (1u << 20) : (1u << 16);
@@ -125,11 +100,7 @@ class OccupancyProbe {
     Kernel& small = build(8, nullptr);
     Series waves = series("occupancy.waves", {"work-items per compute unit", ""}, {"step time", "ns"});
     waves.meta["regs"] = 8;
-    try {
-      waves.meta["wave_width_assumed"] = dev_.kernel_resources(small).preferred_work_group_multiple;
-    } catch (const Unsupported&) {
-      // Without a confident wave width from divergence there is then no count of waves.
-    }
+    waves.meta["wave_width_assumed"] = dev_.kernel_resources(small).preferred_work_group_multiple;
     measure_waves(waves, small, quick);
     out.push_back(waves);
 
@@ -162,7 +133,7 @@ class OccupancyProbe {
     s.probe = "occupancy";
     s.x = std::move(x);
     s.y = std::move(y);
-    s.meta = {{"kernel", "occupancy.cl:occupancy"},
+    s.meta = {{"kernel", "occupancy/occupancy"},
               {"work_group_size", wg_},
               {"cycle_slots", next_host_.size()},
               {"pattern", "one random cycle chased by all lanes of a work-group together"}};
@@ -179,37 +150,15 @@ class OccupancyProbe {
   }
 
   Kernel& build(int regs, nlohmann::json* facts, bool scratch = false) {
-    std::vector<std::string> opts = {fmt::format("-DREGS={}", regs)};
-    if (nv_verbose_) {
-      opts.push_back("-cl-nv-verbose");
-      // NVIDIA's driver caches what ptxas made across runs, keyed by the
-      // PTX, and a build served from that cache logs no register count. A
-      // number unique to this run, which occupancy.cl writes into the PTX
-      // as a comment, makes every build a real one (tens of ms each). (An
-      // unused macro alone did not: the PTX stayed the same.)
-      opts.push_back(fmt::format("-DGPUSCOPE_RUN_NONCE={}", run_nonce_));
-    }
-    if (scratch) opts.push_back("-DSCRATCH=1");
-    Kernel& k = dev_.kernel({"occupancy.cl", "occupancy", opts});
+    Kernel& k = dev_.kernel({"occupancy", "occupancy", {{"regs", regs}, {"scratch", scratch}}});
     if (facts) {
+      const KernelResources res = dev_.kernel_resources(k);
       (*facts)["regs"] = regs;
-      try {
-        const KernelResources res = dev_.kernel_resources(k);
-        (*facts)["private_mem_bytes"] = res.private_mem_bytes;
-        (*facts)["max_work_group_size"] = res.max_work_group_size;
-      } catch (const Unsupported&) {
-      }
-      try {
-        const std::string log = dev_.build_log(k);
-        if (auto used = registers_from_log(log)) (*facts)["registers_used"] = *used;
-        // What the compiler said, for a person checking the count (first build only).
-        if (regs == 8) (*facts)["build_log_head"] = log.substr(0, 1500);
-      } catch (const Unsupported&) {
-      }
-      try {
-        const std::string decl = ptx_reg_declarations(dev_.program_binary(k));
-        if (!decl.empty()) (*facts)["ptx_reg_declarations"] = decl;
-      } catch (const Unsupported&) {
+      (*facts)["private_mem_bytes"] = res.private_mem_bytes;
+      (*facts)["max_work_group_size"] = res.max_work_group_size;
+      if (res.registers) {
+        (*facts)["registers_used"] = *res.registers;
+        (*facts)["registers_source"] = res.registers_source;
       }
     }
     return k;
@@ -367,8 +316,6 @@ class OccupancyProbe {
   Device& dev_;
   const DeviceInfo& info_;
   bool gpu_ = true;
-  bool nv_verbose_ = false;
-  uint64_t run_nonce_ = static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
   size_t wg_ = 64;
   uint64_t last_lane_steps_ = 8, last_wave_steps_ = 4;  // previous points' work per launch
   std::vector<uint32_t> next_host_;

@@ -33,7 +33,7 @@ class SchedulingProbe {
  public:
   explicit SchedulingProbe(ProbeContext& ctx)
       : ctx_(ctx), dev_(ctx.device), info_(dev_.info()), cus_(std::max<uint32_t>(1, info_.compute_units)) {
-    kernel_ = &dev_.kernel({"scheduling.cl", "resident", {}});
+    kernel_ = &dev_.kernel({"scheduling", "resident", {}});
     running_ = dev_.create_buffer(sizeof(uint32_t));
     peak_ = dev_.create_buffer(sizeof(uint32_t));
     sink_ = dev_.create_buffer(sizeof(uint32_t));
@@ -77,7 +77,7 @@ class SchedulingProbe {
     by_local.meta["work_group_size"] = wg;
     std::vector<Series> out{by_size, by_local};
     for (auto& s : out) {
-      s.meta["kernel"] = "scheduling.cl:resident";
+      s.meta["kernel"] = "scheduling/resident";
       s.meta["hold_reads"] = kHold;
       s.meta["compute_units"] = cus_;
       s.meta["wall_s"] = budget.elapsed_s();

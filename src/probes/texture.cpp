@@ -83,12 +83,11 @@ class TextureProbe {
     harness_ = ctx.options.harness;
     harness_.target_launch_ms = std::min(harness_.target_launch_ms, 5.0);
     choose_images();
-    const std::vector<std::string> options = {fmt::format("-DIMAGE_2D={}", two_d_ ? 1 : 0),
-                                              fmt::format("-DWIDTH_LOG2={}", kWidthLog2)};
-    link_ = &dev_.kernel({"texture.cl", "link", options});
-    chase_ = &dev_.kernel({"texture.cl", "chase", options});
-    pair_ = &dev_.kernel({"texture.cl", "pair_chase", options});
-    bandwidth_ = &dev_.kernel({"texture.cl", "bandwidth", options});
+    const std::map<std::string, KernelParam> params = {{"image_2d", two_d_}, {"width_log2", kWidthLog2}};
+    link_ = &dev_.kernel({"texture", "link", params});
+    chase_ = &dev_.kernel({"texture", "chase", params});
+    pair_ = &dev_.kernel({"texture", "pair_chase", params});
+    bandwidth_ = &dev_.kernel({"texture", "bandwidth", params});
     allocate();
   }
 
@@ -96,7 +95,7 @@ class TextureProbe {
     const bool quick = ctx_.options.quick;
     Series latency = make_series(analysis::kTextureLatencySeries, "latency", "ns");
     latency.meta = common_meta();
-    latency.meta["kernel"] = "texture.cl:chase";
+    latency.meta["kernel"] = "texture/chase";
     latency.meta["pattern"] = "random single cycle, one work-item, read_imageui";
 
     // Coarse sweep: from 256 B (Adreno's texture cache is 1 KiB) at two
@@ -355,7 +354,7 @@ class TextureProbe {
     for (Series* s : {&s_small, &s_large}) {
       s->x = {"global footprint", "B"};
       s->meta = common_meta();
-      s->meta["kernel"] = "texture.cl:pair_chase";
+      s->meta["kernel"] = "texture/pair_chase";
       s->meta["pattern"] =
           "one work-item alternating a dependent texture fetch and a dependent global load, each waiting "
           "for the other; y is one fetch plus one load";
@@ -457,7 +456,7 @@ class TextureProbe {
 
     Series s = make_series(analysis::kTextureBandwidthSeries, "bandwidth", "GB/s");
     s.meta = common_meta();
-    s.meta["kernel"] = "texture.cl:bandwidth";
+    s.meta["kernel"] = "texture/bandwidth";
     s.meta["global_work_items"] = global;
     s.meta["work_group"] = wg;
     s.meta["pattern"] =

@@ -128,7 +128,7 @@ class TlbProbe {
     s.probe = "tlb";
     s.x = std::move(x);
     s.y = {"latency", "ns"};
-    s.meta = {{"kernel", "chase_layout.cl:chase_groups"},
+    s.meta = {{"kernel", "chase_layout/chase_groups"},
               {"stride_bytes", stride},
               {"line_bytes", line_},
               {"buffer_bytes", rig_.bytes()},

@@ -247,7 +247,7 @@ class TransferProbe {
     const size_t bytes = std::min<size_t>(device_buf_->size_bytes(), quick ? 64 * kMiB : 256 * kMiB);
     const size_t count = bytes / 16;
     const size_t group = std::min(kReadGroup, static_cast<size_t>(info_.max_work_group_size));
-    auto& k = dev_.kernel({"transfer.cl", "read_sum", {fmt::format("-DGROUP={}", group)}});
+    auto& k = dev_.kernel({"transfer", "read_sum", {{"group", group}}});
     if (k.max_work_group_size() < group) throw Unsupported("transfer: read kernel needs groups of 256");
     const size_t groups = std::max<size_t>(1, std::min<size_t>(info_.compute_units * 16, count / group));
     auto partial = dev_.create_buffer(groups * sizeof(uint32_t));
@@ -281,7 +281,7 @@ class TransferProbe {
         if (i >= 0) rates[kind].push_back(r);
       }
     for (int kind = 0; kind < 2; ++kind) add_point(s, kind, rates[kind]);
-    s.meta = {{"bytes", bytes}, {"kernel", "transfer.cl:read_sum"}, {"groups", groups}, {"group", group}};
+    s.meta = {{"bytes", bytes}, {"kernel", "transfer/read_sum"}, {"groups", groups}, {"group", group}};
     return s;
   }
 

@@ -2,6 +2,8 @@
 
 #include "core/error.hpp"
 #include "core/printable.hpp"
+#include "backends/opencl/opencl_build_report.hpp"
+#include "backends/opencl/opencl_kernel_source.hpp"
 #include "kernels/kernel_sources.hpp"
 
 #include "backends/opencl/opencl_cpp.hpp"
@@ -16,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -213,12 +216,23 @@ double event_ns(const cl::Event& ev) {
 
 class ClKernel final : public Kernel {
  public:
-  ClKernel(cl::Program prog, cl::Kernel k, std::string name, size_t max_wg)
-      : program(std::move(prog)), kernel(std::move(k)), name_(std::move(name)), max_wg_(max_wg) {}
+  ClKernel(cl::Program prog, cl::Kernel k, std::string name, size_t max_wg, std::string source_path,
+           std::string options)
+      : program(std::move(prog)),
+        kernel(std::move(k)),
+        source_path(std::move(source_path)),
+        options(std::move(options)),
+        name_(std::move(name)),
+        max_wg_(max_wg) {}
   const std::string& name() const override { return name_; }
   size_t max_work_group_size() const override { return max_wg_; }
   cl::Program program;
   cl::Kernel kernel;
+  std::string source_path;  // below src/kernels
+  std::string options;      // the build options the program was built with
+  // ptxas' register count, once looked up (kernel_resources); the outer
+  // optional is empty until then.
+  std::optional<std::optional<uint32_t>> registers;
 
  private:
   std::string name_;
@@ -373,18 +387,22 @@ class ClDevice final : public Device {
   }
 
   Kernel& kernel(const KernelSpec& spec) override {
-    std::string options;
-    for (const auto& o : spec.options) options += o + " ";
-    const std::string key = spec.file + "|" + spec.kernel + "|" + options;
+    const std::string key = spec.key();
     if (auto it = cache_.find(key); it != cache_.end()) return *it->second;
 
-    // One build per (file, options): a file that holds many kernels (one per
-    // op, say) is compiled once, not once per kernel.
-    const std::string program_key = spec.file + "|" + options;
+    // One build per (family, parameters): a family's file that holds many
+    // entry points (one per op, say) is compiled once, not once per entry.
+    const std::string path = opencl_source_path(spec);
+    std::string options = opencl_build_options(spec);
+    // NVIDIA's compiler then reports each kernel's registers in the build
+    // log (kernel_resources reads them).
+    if (has_ext(info_, "cl_nv_compiler_options")) options += " -cl-nv-verbose";
+    const std::string program_key = path + "|" + options;
     auto pit = programs_.find(program_key);
     if (pit == programs_.end()) {
-      const auto& src = kernel_source(spec.file);
-      cl::Program built(context_, std::string(src.text));
+      const KernelSource* src = find_kernel_source(path);
+      if (!src) throw Unsupported("the OpenCL backend has no source for kernel family '" + spec.family + "'");
+      cl::Program built(context_, std::string(src->text));
       try {
         built.build(device_, options.c_str());
       } catch (const cl::Error& e) {
@@ -394,64 +412,49 @@ class ClDevice final : public Device {
         } catch (const cl::Error&) {
           log = "(the driver gave no build log)";
         }
-        throw BuildError(
-            fmt::format("building {} with '{}' failed (OpenCL error {})", spec.file, options, e.err()), log);
+        throw BuildError(fmt::format("building {} with '{}' failed (OpenCL error {})", path, options, e.err()),
+                         log);
       }
       pit = programs_.emplace(program_key, built).first;
     }
     cl::Program program = pit->second;
     try {
-      cl::Kernel k(program, spec.kernel.c_str());
+      cl::Kernel k(program, spec.entry.c_str());
       const size_t max_wg = k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_);
-      auto owned = std::make_unique<ClKernel>(program, k, spec.kernel, max_wg);
+      auto owned = std::make_unique<ClKernel>(program, k, spec.entry, max_wg, path, options);
       auto& ref = *owned;
       cache_.emplace(key, std::move(owned));
       return ref;
     } catch (const cl::Error& e) {
-      rethrow(e, fmt::format("creating kernel {} from {}", spec.kernel, spec.file));
+      rethrow(e, fmt::format("creating kernel {} from {}", spec.entry, path));
     }
   }
 
   KernelResources kernel_resources(Kernel& k) override {
     auto& ck = static_cast<ClKernel&>(k);
+    KernelResources r;
     try {
-      KernelResources r;
       r.max_work_group_size = ck.kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device_);
       r.preferred_work_group_multiple =
           ck.kernel.getWorkGroupInfo<CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE>(device_);
       r.private_mem_bytes = ck.kernel.getWorkGroupInfo<CL_KERNEL_PRIVATE_MEM_SIZE>(device_);
       r.local_mem_bytes = ck.kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device_);
-      return r;
     } catch (const cl::Error& e) {
       rethrow(e, "querying the resources of " + k.name());
     }
-  }
-
-  std::vector<std::byte> program_binary(Kernel& k) override {
-    auto& ck = static_cast<ClKernel&>(k);
-    try {
-      // One device per program here, so one binary.
-      const auto sizes = ck.program.getInfo<CL_PROGRAM_BINARY_SIZES>();
-      if (sizes.empty() || sizes[0] == 0) throw Unsupported("the driver returned no program binary");
-      std::vector<unsigned char> bytes(sizes[0]);
-      unsigned char* ptr = bytes.data();
-      if (clGetProgramInfo(ck.program(), CL_PROGRAM_BINARIES, sizeof(ptr), &ptr, nullptr) != CL_SUCCESS)
-        throw Unsupported("the driver refused CL_PROGRAM_BINARIES");
-      std::vector<std::byte> out(bytes.size());
-      std::memcpy(out.data(), bytes.data(), bytes.size());
-      return out;
-    } catch (const cl::Error& e) {
-      rethrow(e, "reading the program binary of " + k.name());
+    if (has_ext(info_, "cl_nv_compiler_options")) {
+      if (!ck.registers) {
+        ck.registers = ptxas_registers(build_log(ck.program), ck.name());
+        if (!*ck.registers) ck.registers = ptxas_registers(build_log(uncached_build(ck)), ck.name());
+      }
+      r.registers = *ck.registers;
+      if (r.registers) r.registers_source = "ptxas' report in the build log (-cl-nv-verbose)";
     }
-  }
-
-  std::string build_log(Kernel& k) override {
-    auto& ck = static_cast<ClKernel&>(k);
-    try {
-      return ck.program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_);
-    } catch (const cl::Error& e) {
-      rethrow(e, "reading the build log of " + k.name());
+    if (auto bin = program_binary(ck.program)) {
+      r.code_bytes = bin->size();
+      r.code_format = program_binary_format(*bin);
     }
+    return r;
   }
 
   double launch(Kernel& k, Range global, Range local, std::span<const KernelArg> args) override {
@@ -702,8 +705,55 @@ class ClDevice final : public Device {
   DeviceInfo info_;
   cl::Context context_;
   cl::CommandQueue queue_;
+  std::string build_log(const cl::Program& program) const {
+    try {
+      return program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_);
+    } catch (const cl::Error&) {
+      return "";
+    }
+  }
+
+  // The program binary the driver holds (CL_PROGRAM_BINARIES; one device per
+  // program here, so one binary); nullopt when the driver gives none.
+  std::optional<std::vector<std::byte>> program_binary(const cl::Program& program) const {
+    try {
+      const auto sizes = program.getInfo<CL_PROGRAM_BINARY_SIZES>();
+      if (sizes.empty() || sizes[0] == 0) return std::nullopt;
+      std::vector<std::byte> bytes(sizes[0]);
+      auto* ptr = reinterpret_cast<unsigned char*>(bytes.data());
+      if (clGetProgramInfo(program(), CL_PROGRAM_BINARIES, sizeof(ptr), &ptr, nullptr) != CL_SUCCESS)
+        return std::nullopt;
+      return bytes;
+    } catch (const cl::Error&) {
+      return std::nullopt;
+    }
+  }
+
+  // A fresh build of `k`'s program that no compiled-code cache can serve:
+  // NVIDIA's driver keeps what ptxas made across processes, keyed by the
+  // PTX, and a build served from there logs no register count. An empty
+  // kernel with a name unique to this build changes the PTX and nothing
+  // else. Used for its log only; `k` keeps its own program.
+  cl::Program uncached_build(const ClKernel& k) {
+    static const uint64_t process_nonce =
+        static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+    const KernelSource* src = find_kernel_source(k.source_path);
+    if (!src) return k.program;
+    const std::string text = fmt::format("__kernel void gpuscope_uncached_{}_{}(void) {{}}\n", process_nonce,
+                                         ++uncached_builds_) +
+                             std::string(src->text);
+    cl::Program program(context_, text);
+    try {
+      program.build(device_, k.options.c_str());
+    } catch (const cl::Error&) {
+      return k.program;  // the original built; a failure here only loses the count
+    }
+    return program;
+  }
+
   std::map<std::string, std::unique_ptr<ClKernel>> cache_;
-  std::map<std::string, cl::Program> programs_;  // built programs by "file|options"
+  std::map<std::string, cl::Program> programs_;  // built programs by "source path|options"
+  uint64_t uncached_builds_ = 0;
 };
 
 class ClBackend final : public Backend {

@@ -1,22 +1,22 @@
 // The seam through which the sim backend gives kernels meaning.
 //
-// A kernel family is the C++ model of the kernels of one .cl file: for each
+// A kernel family (KernelSpec::family) is modelled here in C++: for each
 // entry point, what it computes (it reads and writes the sim buffers exactly
-// as the OpenCL C would, so the probes' host-side validation holds) and how
-// long the modelled GPU takes (device ns, before measurement noise, which the
-// device adds). Probes never know they run on a simulator.
+// as the kernel would on a GPU, so the probes' host-side validation holds)
+// and how long the modelled GPU takes (device ns, before measurement noise,
+// which the device adds). Probes never know they run on a simulator.
 //
 // Adding a family is one new file, src/backends/sim/family_<name>.cpp,
 // defining
 //     void register_sim_family_<name>(gpuscope::sim::FamilyTable& table);
 // which calls table.add(...) once per kernel. CMake finds the file by its
 // name and calls the function (generated/sim_families.cpp). Contract:
-// - run() must do the kernel's work on every element the OpenCL C would
+// - run() must do the kernel's work on every element the real kernel would
 //   (outputs are validated), and may compute its time from a sample of the
 //   accesses when the full pattern is large: the whole default probe set on
 //   a preset must finish in seconds.
-// - run() throws Unsupported for an option it has no model of, DeviceError
-//   for arguments the OpenCL C could not have run with.
+// - run() throws Unsupported for a parameter value it has no model of,
+//   DeviceError for arguments the real kernel could not have run with.
 // - Time comes from the model's parameters (SimLaunch::config, ::memory);
 //   never from the probe's expectations.
 #pragma once
@@ -51,11 +51,6 @@ class SimLaunch {
   const Range& global() const { return global_; }
   const Range& local() const { return local_; }  // total() == 0: the driver's choice
 
-  // Value of -DNAME=VALUE in the build options, if given.
-  std::optional<std::string> define(const std::string& name) const;
-  // -DNAME=VALUE as an integer, or `fallback` when absent.
-  long long define_int(const std::string& name, long long fallback) const;
-
   // Typed arguments; DeviceError when argument i has another type.
   SimBuffer& buffer(size_t i) const;
   uint32_t u32(size_t i) const;
@@ -87,22 +82,22 @@ class SimLaunch {
 };
 
 // What the modelled compiler made of one build of a kernel: what the
-// device reports through kernel_resources, build_log and program_binary.
+// device reports through kernel_resources.
 struct SimBuildFacts {
-  uint32_t registers_per_item = 0;  // 0: the build log names no count
+  uint32_t registers_per_item = 0;  // 0: not modelled (no count reported)
   uint64_t private_bytes = 0;       // per work-item: registers spilled to memory
   uint64_t code_bytes = 0;          // machine code of the program; 0: icache.base_code_bytes
 };
 
 struct KernelModel {
-  std::string file;    // "latency.cl"
-  std::string kernel;  // "chase"
+  std::string family;  // "latency"
+  std::string entry;   // "chase"
   // Largest work-group the modelled device allows for this kernel; 0: the
   // device's maximum.
   size_t max_work_group_size = 0;
   // Does the work, returns modelled device ns (noise is added by the device).
   std::function<double(SimLaunch&)> run;
-  // The build's facts from its options; unset: no registers named, nothing
+  // The build's facts from its parameters; unset: no registers named, nothing
   // spilled, icache.base_code_bytes of code.
   std::function<SimBuildFacts(const SimConfig&, const KernelSpec&)> build = nullptr;
 };
@@ -110,8 +105,7 @@ struct KernelModel {
 class FamilyTable {
  public:
   void add(KernelModel m);
-  const KernelModel* find(const std::string& file, const std::string& kernel) const;
-  std::vector<std::string> files() const;
+  const KernelModel* find(const std::string& family, const std::string& entry) const;
 
  private:
   std::map<std::pair<std::string, std::string>, KernelModel> models_;

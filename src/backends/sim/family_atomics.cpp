@@ -1,4 +1,4 @@
-// Sim family of atomics.cl: ping_pong_global, ping_pong_local (two players
+// Sim family `atomics` (src/kernels/opencl/atomics.cl): ping_pong_global, ping_pong_local (two players
 // advancing one counter in turns by compare-and-swap) and add_throughput
 // (every work-item adding 1 `iters` times to its own word or to word 0),
 // 32-bit or, with -DUSE_64=1, 64-bit counters.
@@ -30,7 +30,7 @@
 namespace gpuscope::sim {
 namespace {
 
-bool wide(const SimLaunch& l) { return l.define_int("USE_64", 0) != 0; }
+bool wide(const SimLaunch& l) { return l.spec().flag("use_64"); }
 
 struct Outcome {
   uint32_t moves = 0, spins = 0;
@@ -52,7 +52,7 @@ Outcome play(uint32_t rounds, uint32_t spin_cap, bool partner_present) {
 
 void store_result(SimBuffer& result, uint32_t player, const Outcome& o) {
   if (result.size_bytes() < 4 * sizeof(uint32_t))
-    throw DeviceError("sim: atomics.cl result buffer holds fewer than 4 words");
+    throw DeviceError("sim: atomics result buffer holds fewer than 4 words");
   result.store<uint32_t>(4 * player, o.moves);
   result.store<uint32_t>(4 * (2 + player), o.spins);
 }
@@ -66,12 +66,12 @@ double ping_pong_global(SimLaunch& l) {
   SimBuffer& result = l.buffer(3);
   if (l.global().total() != 2 || l.local().total() != 1)
     throw Unsupported(
-        "sim: atomics.cl ping_pong_global is modelled for its two players only (2 work-groups of 1)");
+        "sim: atomics ping_pong_global is modelled for its two players only (2 work-groups of 1)");
   const bool use_64 = wide(l);
   const uint64_t start = use_64 ? counter.load<uint64_t>(0) : counter.load<uint32_t>(0);
   if (start != 0)
     throw Unsupported(
-        "sim: atomics.cl ping_pong_global is modelled from a counter at 0 (the players' first "
+        "sim: atomics ping_pong_global is modelled from a counter at 0 (the players' first "
         "move expects it)");
   const Outcome o = play(rounds, spin_cap, true);
   for (uint32_t player = 0; player < 2; ++player) store_result(result, player, o);
@@ -87,14 +87,14 @@ double ping_pong_global(SimLaunch& l) {
 // players are work-items 0 and `partner`.
 double ping_pong_local(SimLaunch& l) {
   if (l.local_bytes(0) < (wide(l) ? 8u : 4u))  // the counter, zeroed by work-item 0
-    throw DeviceError("sim: atomics.cl ping_pong_local's local counter is smaller than a count_t");
+    throw DeviceError("sim: atomics ping_pong_local's local counter is smaller than a count_t");
   const uint32_t rounds = l.u32(1);
   const uint32_t partner = l.u32(2);
   const uint32_t spin_cap = l.u32(3);
   SimBuffer& result = l.buffer(4);
   const size_t group = l.local().total();
   if (group == 0 || l.global().total() != group)
-    throw Unsupported("sim: atomics.cl ping_pong_local is modelled for one work-group of a given size");
+    throw Unsupported("sim: atomics ping_pong_local is modelled for one work-group of a given size");
   const bool both = partner != 0 && partner < group;
   const Outcome o = play(rounds, spin_cap, both);
   store_result(result, 0, o);
@@ -114,7 +114,7 @@ double add_throughput(SimLaunch& l) {
   const size_t word = use_64 ? 8 : 4;
   const uint64_t items = l.global().total();
   const uint64_t n = contended ? std::min<uint64_t>(items, 1) : items;
-  if (n * word > words.size_bytes()) throw DeviceError("sim: atomics.cl add_throughput adds past its buffer");
+  if (n * word > words.size_bytes()) throw DeviceError("sim: atomics add_throughput adds past its buffer");
   const uint64_t per_word = contended ? items * iters : iters;
   if (use_64) {
     auto v = words.load_all<uint64_t>(n);
@@ -135,9 +135,9 @@ double add_throughput(SimLaunch& l) {
 }  // namespace
 
 void register_sim_family_atomics(FamilyTable& table) {
-  table.add({"atomics.cl", "ping_pong_global", 0, ping_pong_global});
-  table.add({"atomics.cl", "ping_pong_local", 0, ping_pong_local});
-  table.add({"atomics.cl", "add_throughput", 0, add_throughput});
+  table.add({"atomics", "ping_pong_global", 0, ping_pong_global});
+  table.add({"atomics", "ping_pong_local", 0, ping_pong_local});
+  table.add({"atomics", "add_throughput", 0, add_throughput});
 }
 
 }  // namespace gpuscope::sim

@@ -1,4 +1,4 @@
-// Sim family of bandwidth.cl: `read`, `write` and `copy` walking each
+// Sim family `bandwidth` (src/kernels/opencl/bandwidth.cl): `read`, `write` and `copy` walking each
 // work-group's cursor around its window of n vectors (bandwidth.cl's header
 // describes the walk); `read_stream`, `write_stream`, `copy_stream` (the
 // grid-stride layout) and `write_grid`, `copy_grid` (one vector per
@@ -67,24 +67,24 @@ struct Walk {
 
 Walk walk_of(SimLaunch& l, const SimBuffer& starts, uint32_t n, uint32_t count) {
   Walk w;
-  w.vec = static_cast<int>(l.define_int("VEC", 0));
+  w.vec = static_cast<int>(l.spec().integer("vec", 0));
   if (w.vec != 1 && w.vec != 2 && w.vec != 4 && w.vec != 8 && w.vec != 16)
-    throw DeviceError("sim: bandwidth.cl needs -DVEC=1, 2, 4, 8 or 16");
-  const long long unroll = l.define_int("UNROLL", 4);
-  if (unroll <= 0 || unroll > 1024) throw DeviceError("sim: bandwidth.cl UNROLL out of range");
+    throw DeviceError("sim: bandwidth needs vec 1, 2, 4, 8 or 16");
+  const long long unroll = l.spec().integer("unroll", 4);
+  if (unroll <= 0 || unroll > 1024) throw DeviceError("sim: bandwidth UNROLL out of range");
   w.unroll = static_cast<uint32_t>(unroll);
   w.lsz = static_cast<uint32_t>(l.local().total());
-  if (w.lsz == 0) throw Unsupported("sim: bandwidth.cl is modelled with an explicit work-group size");
+  if (w.lsz == 0) throw Unsupported("sim: bandwidth is modelled with an explicit work-group size");
   w.step = w.unroll * w.lsz;
-  if (!std::has_single_bit(w.step)) throw DeviceError("sim: bandwidth.cl needs a power-of-two step");
+  if (!std::has_single_bit(w.step)) throw DeviceError("sim: bandwidth needs a power-of-two step");
   w.groups = l.global().total() / w.lsz;
   w.n = n;
   w.count = count;
-  if (n == 0 || n % w.step != 0) throw DeviceError("sim: bandwidth.cl window is not a whole number of steps");
-  if (starts.size_bytes() < w.groups * 4) throw DeviceError("sim: bandwidth.cl start buffer too small");
+  if (n == 0 || n % w.step != 0) throw DeviceError("sim: bandwidth window is not a whole number of steps");
+  if (starts.size_bytes() < w.groups * 4) throw DeviceError("sim: bandwidth start buffer too small");
   w.start = starts.load_all<uint32_t>(w.groups);
   for (uint32_t a : w.start)
-    if ((a & ~(w.step - 1)) >= n) throw DeviceError("sim: bandwidth.cl cursor outside its window");
+    if ((a & ~(w.step - 1)) >= n) throw DeviceError("sim: bandwidth cursor outside its window");
   return w;
 }
 
@@ -97,7 +97,7 @@ uint64_t reach(const Walk& w) {
 
 void check_fits(const Walk& w, const SimBuffer& b, const char* what) {
   if (reach(w) * w.vec_bytes() > b.size_bytes())
-    throw DeviceError(fmt::format("sim: bandwidth.cl {} walks past its buffer", what));
+    throw DeviceError(fmt::format("sim: bandwidth {} walks past its buffer", what));
 }
 
 // The time model (see the header): `bytes` moved through the levels down
@@ -216,7 +216,7 @@ double read(SimLaunch& l) {
   const Walk w = walk_of(l, l.buffer(2), n, l.u32(3));
   SimBuffer& sums = l.buffer(4);
   check_fits(w, src, "read");
-  if (sums.size_bytes() < w.groups * w.lsz * 4) throw DeviceError("sim: bandwidth.cl sums buffer too small");
+  if (sums.size_bytes() < w.groups * w.lsz * 4) throw DeviceError("sim: bandwidth sums buffer too small");
   std::vector<uint32_t> out(w.groups * w.lsz);
   if (reach(w) * sizeof(uint32_t) > kMaxPrefixBytes) {
     // Prefix sums would take too much host memory: sum the vectors each
@@ -397,7 +397,7 @@ void copy_runs(SimLaunch& l, const SimBuffer& src, SimBuffer& dst, Runs runs) {
 double copy(SimLaunch& l) {
   const SimBuffer& src = l.buffer(0);
   SimBuffer& dst = l.buffer(1);
-  if (src.id() == dst.id()) throw Unsupported("sim: bandwidth.cl copy onto its own source");
+  if (src.id() == dst.id()) throw Unsupported("sim: bandwidth copy onto its own source");
   const uint32_t n = l.u32(2);
   const Walk w = walk_of(l, l.buffer(3), n, l.u32(4));
   check_fits(w, src, "copy");
@@ -431,11 +431,11 @@ struct GridStride {
 
 GridStride grid_stride_of(SimLaunch& l, uint32_t n, uint32_t first, uint64_t count, bool one_trip) {
   GridStride s;
-  s.vec = static_cast<int>(l.define_int("VEC", 0));
+  s.vec = static_cast<int>(l.spec().integer("vec", 0));
   if (s.vec != 1 && s.vec != 2 && s.vec != 4 && s.vec != 8 && s.vec != 16)
-    throw DeviceError("sim: bandwidth.cl needs -DVEC=1, 2, 4, 8 or 16");
-  const long long unroll = one_trip ? 1 : l.define_int("UNROLL", 4);
-  if (unroll <= 0 || unroll > 1024) throw DeviceError("sim: bandwidth.cl UNROLL out of range");
+    throw DeviceError("sim: bandwidth needs vec 1, 2, 4, 8 or 16");
+  const long long unroll = one_trip ? 1 : l.spec().integer("unroll", 4);
+  if (unroll <= 0 || unroll > 1024) throw DeviceError("sim: bandwidth UNROLL out of range");
   s.items = l.global().total();
   const size_t lsz = l.local().total();
   s.groups = lsz ? (s.items + lsz - 1) / lsz : 1;
@@ -443,7 +443,7 @@ GridStride grid_stride_of(SimLaunch& l, uint32_t n, uint32_t first, uint64_t cou
   s.n = n;
   s.first = first;
   if (n == 0 || s.stretch == 0 || s.stretch > n || first >= n)
-    throw DeviceError("sim: bandwidth.cl stream does not fit its window");
+    throw DeviceError("sim: bandwidth stream does not fit its window");
   s.trips = one_trip ? 1 : (count + s.stretch - 1) / s.stretch;
   return s;
 }
@@ -474,7 +474,7 @@ void check_stream_fits(const GridStride& s, const SimBuffer& b, bool wraps_in_wi
   if (!wraps_in_window)
     for_each_stretch(s, false, [&](uint64_t first, uint64_t count) { top = std::max(top, first + count); });
   if (top * s.vec_bytes() > b.size_bytes())
-    throw DeviceError("sim: bandwidth.cl stream walks past its buffer");
+    throw DeviceError("sim: bandwidth stream walks past its buffer");
 }
 
 double stream_time(SimLaunch& l, const GridStride& s, int arrays) {
@@ -488,7 +488,7 @@ double read_stream(SimLaunch& l) {
   const GridStride s = grid_stride_of(l, l.u32(1), l.u32(2), l.u32(3), false);
   SimBuffer& sums = l.buffer(4);
   check_stream_fits(s, src, false);
-  if (sums.size_bytes() < s.items * 4) throw DeviceError("sim: bandwidth.cl sums buffer too small");
+  if (sums.size_bytes() < s.items * 4) throw DeviceError("sim: bandwidth sums buffer too small");
   // Vector j of a stretch is work-item j % items's.
   std::vector<uint32_t> out(s.items);
   for_each_stretch(s, true, [&](uint64_t first, uint64_t count) {
@@ -517,7 +517,7 @@ double store_hashed(SimLaunch& l, bool grid) {
 double copy_vectors(SimLaunch& l, bool grid) {
   const SimBuffer& src = l.buffer(0);
   SimBuffer& dst = l.buffer(1);
-  if (src.id() == dst.id()) throw Unsupported("sim: bandwidth.cl copy onto its own source");
+  if (src.id() == dst.id()) throw Unsupported("sim: bandwidth copy onto its own source");
   const GridStride s = grid_stride_of(l, l.u32(2), l.u32(3), grid ? 0 : l.u32(4), grid);
   check_stream_fits(s, src, grid);
   check_stream_fits(s, dst, grid);
@@ -542,14 +542,14 @@ double copy_grid(SimLaunch& l) { return copy_vectors(l, true); }
 }  // namespace
 
 void register_sim_family_bandwidth(FamilyTable& table) {
-  table.add({"bandwidth.cl", "read", 0, read});
-  table.add({"bandwidth.cl", "write", 0, write});
-  table.add({"bandwidth.cl", "copy", 0, copy});
-  table.add({"bandwidth.cl", "read_stream", 0, read_stream});
-  table.add({"bandwidth.cl", "write_stream", 0, write_stream});
-  table.add({"bandwidth.cl", "copy_stream", 0, copy_stream});
-  table.add({"bandwidth.cl", "write_grid", 0, write_grid});
-  table.add({"bandwidth.cl", "copy_grid", 0, copy_grid});
+  table.add({"bandwidth", "read", 0, read});
+  table.add({"bandwidth", "write", 0, write});
+  table.add({"bandwidth", "copy", 0, copy});
+  table.add({"bandwidth", "read_stream", 0, read_stream});
+  table.add({"bandwidth", "write_stream", 0, write_stream});
+  table.add({"bandwidth", "copy_stream", 0, copy_stream});
+  table.add({"bandwidth", "write_grid", 0, write_grid});
+  table.add({"bandwidth", "copy_grid", 0, copy_grid});
 }
 
 }  // namespace gpuscope::sim

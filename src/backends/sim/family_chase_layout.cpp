@@ -1,4 +1,4 @@
-// Sim family of chase_layout.cl: the link kernels write device addresses
+// Sim family `chase_layout` (src/kernels/opencl/chase_layout.cl): the link kernels write device addresses
 // into a buffer word by word (link_words, link_pairs, link_regions), and
 // chase_groups follows them, `p = *p`, one work-item per work-group.
 //
@@ -37,9 +37,9 @@ namespace {
 constexpr uint32_t kHopsPerRound = 16;  // chase_layout.cl's HOP16
 
 uint32_t word_bytes(SimLaunch& l) {
-  const long long bits = l.define_int("ADDR_BITS", 64);
+  const long long bits = l.spec().integer("addr_bits", 64);
   if (bits != 32 && bits != 64)
-    throw Unsupported(fmt::format("sim: chase_layout.cl with ADDR_BITS={}", bits));
+    throw Unsupported(fmt::format("sim: chase_layout with addr_bits = {}", bits));
   return static_cast<uint32_t>(bits / 8);
 }
 
@@ -207,10 +207,10 @@ double chase_groups(SimLaunch& l) {
 }  // namespace
 
 void register_sim_family_chase_layout(FamilyTable& table) {
-  table.add({"chase_layout.cl", "link_words", 0, link_words});
-  table.add({"chase_layout.cl", "link_pairs", 0, link_pairs});
-  table.add({"chase_layout.cl", "link_regions", 0, link_regions});
-  table.add({"chase_layout.cl", "chase_groups", 0, chase_groups});
+  table.add({"chase_layout", "link_words", 0, link_words});
+  table.add({"chase_layout", "link_pairs", 0, link_pairs});
+  table.add({"chase_layout", "link_regions", 0, link_regions});
+  table.add({"chase_layout", "chase_groups", 0, chase_groups});
 }
 
 }  // namespace gpuscope::sim

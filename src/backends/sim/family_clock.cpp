@@ -1,4 +1,4 @@
-// Sim family of clock.cl: `chain`, one work-item running x = x * x + c
+// Sim family `clock` (src/kernels/opencl/clock.cl): `chain`, one work-item running x = x * x + c
 // (uint32, dependent) for rounds x 16 steps. No sim device accepts inline
 // PTX, so out[0] and out[1] (the NVIDIA counters) are 0 and out[2] is x.
 //
@@ -33,15 +33,15 @@ struct ChainMemo {
 };
 
 double chain(SimLaunch& l) {
-  if (l.define_int("NV_PTX", 0) != 0)
-    throw Unsupported("sim: clock.cl's NVIDIA inline-PTX counters (no sim device accepts inline PTX)");
+  if (l.spec().flag("nv_ptx"))
+    throw Unsupported("sim: clock's NVIDIA inline-PTX counters (no sim device accepts inline PTX)");
   SimBuffer& out = l.buffer(0);
   const uint32_t rounds = l.u32(1);
   const uint32_t seed = l.u32(2);
   if (l.global().total() != 1)
-    throw Unsupported("sim: clock.cl chain is modelled for the one work-item the probe launches");
+    throw Unsupported("sim: clock chain is modelled for the one work-item the probe launches");
   if (out.size_bytes() < 3 * sizeof(uint64_t))
-    throw DeviceError("sim: clock.cl out holds fewer than 3 ulongs");
+    throw DeviceError("sim: clock out holds fewer than 3 ulongs");
 
   const uint64_t steps = uint64_t{rounds} * kStepsPerRound;
   auto& m = l.state<ChainMemo>("clock.chain");
@@ -61,6 +61,6 @@ double chain(SimLaunch& l) {
 
 }  // namespace
 
-void register_sim_family_clock(FamilyTable& table) { table.add({"clock.cl", "chain", 1, chain}); }
+void register_sim_family_clock(FamilyTable& table) { table.add({"clock", "chain", 1, chain}); }
 
 }  // namespace gpuscope::sim

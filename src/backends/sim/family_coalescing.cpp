@@ -1,4 +1,4 @@
-// Sim family of coalescing.cl: `fill` writes A[i] = hash(i), `copy` does
+// Sim family `coalescing` (src/kernels/opencl/coalescing.cl): `fill` writes A[i] = hash(i), `copy` does
 // B[i] = A[i * stride + offset], one 32-bit element per work-item.
 //
 // Semantics: exactly the OpenCL C's. A launch whose result is already in
@@ -195,8 +195,8 @@ double copy(SimLaunch& l) {
 }  // namespace
 
 void register_sim_family_coalescing(FamilyTable& table) {
-  table.add({"coalescing.cl", "fill", 0, fill});
-  table.add({"coalescing.cl", "copy", 0, copy});
+  table.add({"coalescing", "fill", 0, fill});
+  table.add({"coalescing", "copy", 0, copy});
 }
 
 }  // namespace gpuscope::sim

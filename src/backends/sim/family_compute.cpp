@@ -1,4 +1,4 @@
-// Sim family of compute.cl: tp_<OP> (CHAINS independent chains per
+// Sim family `compute` (src/kernels/opencl/compute.cl): tp_<OP> (CHAINS independent chains per
 // work-item, throughput) and lat_<OP> (one chain in one work-item, latency),
 // for the float ops (KIND_FLOAT: float, half, double), the integer ops
 // (KIND_INT: long, int, short, char) and the two mixes. The NVIDIA PTX half
@@ -73,32 +73,35 @@ enum class Kind { Float, Int };
 
 struct Elem {
   Kind kind = Kind::Float;
-  std::string scalar;  // OpenCL C scalar: float half double long int short char
+  std::string scalar;  // the description's type name: float half double long int short char
   size_t bytes = 4;
   int vec = 1;
 };
 
 Elem elem_of(SimLaunch& l) {
-  if (l.define("KIND_PTX_F16X2"))
-    throw Unsupported("sim: compute.cl's NVIDIA inline-PTX half path (no sim device accepts inline PTX)");
+  const KernelSpec& spec = l.spec();
+  if (spec.word("kind") == "PTX_F16X2")
+    throw Unsupported("sim: compute's NVIDIA inline-PTX half path (no sim device accepts inline PTX)");
+  const auto scalar = spec.scalar("scalar");
+  if (!scalar) throw DeviceError("sim: compute built without a scalar type");
+  // The description's type names (SimConfig::rates), which are OpenCL C's.
+  static const std::map<Scalar, std::pair<const char*, Kind>> types = {
+      {Scalar::f32, {"float", Kind::Float}}, {Scalar::f16, {"half", Kind::Float}},
+      {Scalar::f64, {"double", Kind::Float}}, {Scalar::i64, {"long", Kind::Int}},
+      {Scalar::i32, {"int", Kind::Int}},      {Scalar::i16, {"short", Kind::Int}},
+      {Scalar::i8, {"char", Kind::Int}}};
+  const auto it = types.find(*scalar);
+  if (it == types.end()) throw Unsupported(fmt::format("sim: compute with scalar {}", scalar_tag(*scalar)));
   Elem e;
-  const auto scalar = l.define("SCALAR");
-  if (!scalar) throw DeviceError("sim: compute.cl built without -DSCALAR");
-  e.scalar = *scalar;
-  static const std::map<std::string, std::pair<Kind, size_t>> types = {
-      {"float", {Kind::Float, 4}}, {"half", {Kind::Float, 2}}, {"double", {Kind::Float, 8}},
-      {"long", {Kind::Int, 8}},    {"int", {Kind::Int, 4}},    {"short", {Kind::Int, 2}},
-      {"char", {Kind::Int, 1}}};
-  const auto it = types.find(e.scalar);
-  if (it == types.end()) throw Unsupported(fmt::format("sim: compute.cl with SCALAR={}", e.scalar));
-  e.kind = it->second.first;
-  e.bytes = it->second.second;
-  if (l.define("KIND_FLOAT") && e.kind != Kind::Float)
-    throw DeviceError("sim: KIND_FLOAT with an integer SCALAR");
-  if (l.define("KIND_INT") && e.kind != Kind::Int) throw DeviceError("sim: KIND_INT with a float SCALAR");
-  e.vec = static_cast<int>(l.define_int("VEC", 1));
+  e.scalar = it->second.first;
+  e.kind = it->second.second;
+  e.bytes = scalar_bytes(*scalar);
+  if (spec.word("kind") == "FLOAT" && e.kind != Kind::Float)
+    throw DeviceError("sim: kind FLOAT with an integer scalar");
+  if (spec.word("kind") == "INT" && e.kind != Kind::Int) throw DeviceError("sim: kind INT with a float scalar");
+  e.vec = static_cast<int>(l.spec().integer("vec", 1));
   if (e.vec != 1 && e.vec != 2 && e.vec != 4 && e.vec != 8 && e.vec != 16)
-    throw DeviceError(fmt::format("sim: compute.cl with VEC={}", e.vec));
+    throw DeviceError(fmt::format("sim: compute with vec = {}", e.vec));
   return e;
 }
 
@@ -287,7 +290,7 @@ struct IntMaps {
       x = cvt(y);
       y = cvt(x);
     } else {
-      throw Unsupported("sim: compute.cl integer op " + op);
+      throw Unsupported("sim: compute integer op " + op);
     }
   }
 };
@@ -414,22 +417,25 @@ class Rates {
 
 // ------------------------------------------------------------ kernels
 
-// Is tp_/lat_<op> in the program these options build (compute.cl's #if's)?
+// Is tp_/lat_<op> in the program these parameters build (compute.cl's #if's)?
 bool compiled_in(SimLaunch& l, const Elem& e, const std::string& op, bool throughput) {
+  const KernelSpec& spec = l.spec();
   const bool mix = op.rfind("MIX_", 0) == 0;
   const bool fast = op == "ADD" || op == "MUL" || op == "FMA" || op == "MAD" || mix;
-  const bool selected = l.define("ALL_OPS") || l.define("ONLY_" + op) || (fast && l.define("GROUP_FAST"));
+  const auto ops = spec.word("ops");
+  const bool selected = ops == "ALL" || ops == op || (fast && ops == "FAST");
   if (!selected) return false;
-  if (mix) return throughput && e.kind == Kind::Float && e.vec == 1 && l.define("IS_FP32").has_value();
+  const bool fp32 = spec.scalar("scalar") == Scalar::f32;
+  if (mix) return throughput && e.kind == Kind::Float && e.vec == 1 && fp32;
   if (!throughput && e.vec != 1) return false;  // lat_ kernels are scalar only
   if (is_slow(op) && e.vec != 1) return false;  // SLOW_KERNELS of vectors are empty
   if (e.kind == Kind::Float) {
     if (op == "CVT" || op == "DP4A") return false;
-    if (op.rfind("NATIVE_", 0) == 0 && l.define("NEED_FP64")) return false;
+    if (op.rfind("NATIVE_", 0) == 0 && spec.scalar("scalar") == Scalar::f64) return false;
     return true;
   }
-  if (op == "CVT") return e.vec == 1 && l.define("IS_INT32").has_value();
-  if (op == "DP4A") return false;  // needs HAS_PTX, never given to a sim device
+  if (op == "CVT") return e.vec == 1 && spec.scalar("scalar") == Scalar::i32;
+  if (op == "DP4A") return false;  // needs NVIDIA inline PTX, which no sim device accepts
   return op == "ADD" || op == "MUL" || op == "MAD" || op == "DIV";
 }
 
@@ -442,22 +448,22 @@ void fill_poison(SimBuffer& out, size_t bytes) {
 double run_tp(SimLaunch& l, const std::string& op) {
   const Elem e = elem_of(l);
   if (!compiled_in(l, e, op, true))
-    throw DeviceError(fmt::format("sim: kernel tp_{} is not in the program these options build", op));
+    throw DeviceError(fmt::format("sim: kernel tp_{} is not in the program these parameters build", op));
   const SimBuffer& seed = l.buffer(0);
   const SimBuffer& param = l.buffer(1);
   SimBuffer& out = l.buffer(2);
   const uint32_t iters = l.u32(3);
-  const int chains = static_cast<int>(l.define_int("CHAINS", 8));
+  const int chains = static_cast<int>(l.spec().integer("chains", 8));
   const bool mix = op.rfind("MIX_", 0) == 0;
   const int steps =
-      static_cast<int>(is_slow(op) ? l.define_int("UNROLL_SLOW", 4) : l.define_int("UNROLL", 32));
+      static_cast<int>(is_slow(op) ? l.spec().integer("unroll_slow", 4) : l.spec().integer("unroll", 32));
   if (chains <= 0 || steps <= 0 || (mix && chains % 2 != 0))
-    throw DeviceError("sim: compute.cl with CHAINS or UNROLL out of range");
+    throw DeviceError("sim: compute with chains or unroll out of range");
   const size_t items = l.global().total();
   const size_t per_item_scalars = size_t{2} * chains * e.vec;
   const size_t item_bytes = per_item_scalars * e.bytes;
   if (items * item_bytes > seed.size_bytes() || items * item_bytes > out.size_bytes())
-    throw DeviceError("sim: compute.cl tp_ reads or writes past its buffers");
+    throw DeviceError("sim: compute tp_ reads or writes past its buffers");
 
   // Time: every lane-op of the launch at the op's rate; the mixes at each
   // op's own rate, together when the description dual-issues fma and add.
@@ -544,15 +550,15 @@ double run_tp(SimLaunch& l, const std::string& op) {
 double run_lat(SimLaunch& l, const std::string& op) {
   const Elem e = elem_of(l);
   if (!compiled_in(l, e, op, false))
-    throw DeviceError(fmt::format("sim: kernel lat_{} is not in the program these options build", op));
+    throw DeviceError(fmt::format("sim: kernel lat_{} is not in the program these parameters build", op));
   const SimBuffer& seed = l.buffer(0);
   const SimBuffer& param = l.buffer(1);
   SimBuffer& out = l.buffer(2);
   SimBuffer& cycles = l.buffer(3);
   const uint32_t iters = l.u32(4);
   const int steps =
-      static_cast<int>(is_slow(op) ? l.define_int("LAT_UNROLL_SLOW", 16) : l.define_int("LAT_UNROLL", 64));
-  if (steps <= 0) throw DeviceError("sim: compute.cl with LAT_UNROLL out of range");
+      static_cast<int>(is_slow(op) ? l.spec().integer("lat_unroll_slow", 16) : l.spec().integer("lat_unroll", 64));
+  if (steps <= 0) throw DeviceError("sim: compute with lat_unroll out of range");
   const Rates rates(l.config());
   const double ops = static_cast<double>(iters) * steps * 2;
   // Every work-item runs the chain (the OpenCL C has no guard): launched
@@ -592,8 +598,8 @@ double sim_op_latency_ns(const SimConfig& c, const std::string& scalar, const st
 
 void register_sim_family_compute(FamilyTable& table) {
   auto add = [&](const std::string& op, bool lat) {
-    table.add({"compute.cl", "tp_" + op, 0, [op](SimLaunch& l) { return run_tp(l, op); }});
-    if (lat) table.add({"compute.cl", "lat_" + op, 1, [op](SimLaunch& l) { return run_lat(l, op); }});
+    table.add({"compute", "tp_" + op, 0, [op](SimLaunch& l) { return run_tp(l, op); }});
+    if (lat) table.add({"compute", "lat_" + op, 1, [op](SimLaunch& l) { return run_lat(l, op); }});
   };
   for (const char* op : kFloatOps) add(op, true);
   for (const char* op : kIntOnlyOps) add(op, true);

@@ -1,4 +1,4 @@
-// Sim family of divergence.cl: `diverge` (two branch sides chosen by bit
+// Sim family `divergence` (src/kernels/opencl/divergence.cl): `diverge` (two branch sides chosen by bit
 // `block_shift` of the local id) and `partition` (only some waves of each
 // work-group work).
 //
@@ -32,8 +32,8 @@ namespace gpuscope::sim {
 namespace {
 
 int chains_of(SimLaunch& l) {
-  const auto c = l.define_int("CHAINS", 0);
-  if (c <= 0 || c > 256) throw DeviceError("sim: divergence.cl needs -DCHAINS=1..256");
+  const auto c = l.spec().integer("chains", 0);
+  if (c <= 0 || c > 256) throw DeviceError("sim: divergence needs chains 1..256");
   return static_cast<int>(c);
 }
 
@@ -72,7 +72,7 @@ double diverge(SimLaunch& l) {
   const float a = l.f32(5), b = l.f32(6);
   const size_t n = l.global().total();
   if (n * 4 > seed.size_bytes() || n * 4 > out.size_bytes())
-    throw DeviceError("sim: divergence.cl diverge reads or writes past its buffers");
+    throw DeviceError("sim: divergence diverge reads or writes past its buffers");
   const size_t wg = group_size(l);
   const auto side_a = [&](size_t lid) { return shift >= 32 || ((lid >> shift) & 1u) == 0; };
 
@@ -110,10 +110,10 @@ double partition(SimLaunch& l) {
   SimBuffer& out = l.buffer(1);
   const uint32_t width = l.u32(2), stride = l.u32(3), active = l.u32(4), iters = l.u32(5);
   const float a = l.f32(6), b = l.f32(7);
-  if (width == 0 || stride == 0) throw DeviceError("sim: divergence.cl partition divides by zero");
+  if (width == 0 || stride == 0) throw DeviceError("sim: divergence partition divides by zero");
   const size_t n = l.global().total();
   if (n * 4 > seed.size_bytes() || n * 4 > out.size_bytes())
-    throw DeviceError("sim: divergence.cl partition reads or writes past its buffers");
+    throw DeviceError("sim: divergence partition reads or writes past its buffers");
   const size_t wg = group_size(l);
   const auto works = [&](size_t lid) {
     const size_t w = lid / width;
@@ -147,8 +147,8 @@ double partition(SimLaunch& l) {
 }  // namespace
 
 void register_sim_family_divergence(FamilyTable& table) {
-  table.add({"divergence.cl", "diverge", 0, diverge});
-  table.add({"divergence.cl", "partition", 0, partition});
+  table.add({"divergence", "diverge", 0, diverge});
+  table.add({"divergence", "partition", 0, partition});
 }
 
 }  // namespace gpuscope::sim

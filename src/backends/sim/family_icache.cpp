@@ -1,4 +1,4 @@
-// Sim family of icache.cl: `body` (a loop of BODY float adds over eight
+// Sim family `icache` (src/kernels/opencl/icache.cl): `body` (a loop of BODY float adds over eight
 // accumulators, -DBODY=N).
 //
 // Semantics: each work-item's output, eight accumulators starting at s, s+1,
@@ -33,9 +33,9 @@ namespace {
 constexpr double kMaxFloatAdds = 64.0 * 1024 * 1024;  // per launch, when the closed form does not apply
 
 long long body_of(const KernelSpec& spec) {
-  for (const auto& o : spec.options)
-    if (o.rfind("-DBODY=", 0) == 0) return std::stoll(o.substr(7));
-  throw Unsupported("sim: icache.cl without -DBODY");
+  const int64_t body = spec.integer("body", -1);
+  if (body < 0) throw Unsupported("sim: icache without a body parameter");
+  return body;
 }
 
 SimBuildFacts build_facts(const SimConfig& c, const KernelSpec& spec) {
@@ -54,12 +54,12 @@ double body(SimLaunch& l) {
   const uint32_t iters = l.u32(2);
   const float a = l.f32(3);
   const auto& c = l.config();
-  const long long n = l.define_int("BODY", 0);
+  const long long n = l.spec().integer("body", 0);
   if (n <= 0 || n % 64 != 0 || n >= 32768)
-    throw Unsupported(fmt::format("sim: icache.cl with BODY={} (a multiple of 64 below 32768)", n));
+    throw Unsupported(fmt::format("sim: icache with BODY={} (a multiple of 64 below 32768)", n));
   const uint64_t items = l.global().total();
   if (start.size_bytes() < items * 4 || out.size_bytes() < items * 4)
-    throw DeviceError("sim: icache.cl launch past its buffers");
+    throw DeviceError("sim: icache launch past its buffers");
 
   const uint64_t per_acc = uint64_t{iters} * static_cast<uint64_t>(n / 8);
   const auto starts = start.load_all<float>(items);
@@ -80,7 +80,7 @@ double body(SimLaunch& l) {
       } else {
         float_adds += 8.0 * static_cast<double>(per_acc);
         if (float_adds > kMaxFloatAdds)
-          throw Unsupported("sim: icache.cl with inexact float sums this long is not modelled");
+          throw Unsupported("sim: icache with inexact float sums this long is not modelled");
         for (uint64_t k = 0; k < per_acc; ++k)
           for (float& v : x) v += a;
       }
@@ -103,7 +103,7 @@ double body(SimLaunch& l) {
 }  // namespace
 
 void register_sim_family_icache(FamilyTable& table) {
-  table.add({"icache.cl", "body", 0, body, build_facts});
+  table.add({"icache", "body", 0, body, build_facts});
 }
 
 }  // namespace gpuscope::sim

@@ -1,4 +1,4 @@
-// Sim family of latency.cl: `link` lays a cycle of slot indices out as
+// Sim family `latency` (src/kernels/opencl/latency.cl): `link` lays a cycle of slot indices out as
 // absolute addresses; `chase` follows them, `p = *p`, one work-item.
 //
 // Semantics: exactly the OpenCL C's. link writes an ADDR_BITS-wide address
@@ -40,8 +40,8 @@ constexpr uint32_t kHopsPerRound = 16;  // latency.cl's HOP16
 constexpr uint32_t kOffCycle = std::numeric_limits<uint32_t>::max();
 
 uint32_t word_bytes(SimLaunch& l) {
-  const long long bits = l.define_int("ADDR_BITS", 64);
-  if (bits != 32 && bits != 64) throw Unsupported(fmt::format("sim: latency.cl with ADDR_BITS={}", bits));
+  const long long bits = l.spec().integer("addr_bits", 64);
+  if (bits != 32 && bits != 64) throw Unsupported(fmt::format("sim: latency with addr_bits = {}", bits));
   return static_cast<uint32_t>(bits / 8);
 }
 
@@ -116,7 +116,7 @@ double chase(SimLaunch& l) {
   const uint64_t stride_bytes = uint64_t{stride_words} * wb;
   if (stride_bytes == 0 || uint64_t{start} * stride_bytes >= slots.size_bytes())
     throw DeviceError(fmt::format("sim: chase starts at slot {} outside its buffer", start));
-  if (l.global().total() != 1) throw Unsupported("sim: latency.cl chase is modelled for one work-item only");
+  if (l.global().total() != 1) throw Unsupported("sim: latency chase is modelled for one work-item only");
   const uint64_t hops = uint64_t{rounds} * kHopsPerRound;
 
   auto& m = l.state<LinkShadow>("latency.link");
@@ -174,8 +174,8 @@ double chase(SimLaunch& l) {
 }  // namespace
 
 void register_sim_family_latency(FamilyTable& table) {
-  table.add({"latency.cl", "link", 0, link});
-  table.add({"latency.cl", "chase", 1, chase});
+  table.add({"latency", "link", 0, link});
+  table.add({"latency", "chase", 1, chase});
 }
 
 }  // namespace gpuscope::sim

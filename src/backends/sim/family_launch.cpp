@@ -1,4 +1,4 @@
-// Sim family of launch.cl: `empty(__global uint* sink, uint value)`
+// Sim family `launch` (src/kernels/opencl/launch.cl): `empty(__global uint* sink, uint value)`
 // stores `value` from work-item 0 so the host can check the launch ran.
 //
 // Time: the kernel's own execution, start to end: one wave per work-group
@@ -31,6 +31,6 @@ double empty(SimLaunch& l) {
 
 }  // namespace
 
-void register_sim_family_launch(FamilyTable& table) { table.add({"launch.cl", "empty", 0, empty}); }
+void register_sim_family_launch(FamilyTable& table) { table.add({"launch", "empty", 0, empty}); }
 
 }  // namespace gpuscope::sim

@@ -1,4 +1,4 @@
-// Sim family of local.cl: local_chase / global_chase (one work-item walks a
+// Sim family `local` (src/kernels/opencl/local.cl): local_chase / global_chase (one work-item walks a
 // cycle of byte offsets), local_read / global_read (conflict-free reads of a
 // window, summed per work-item) and local_touch (the allocation test).
 //
@@ -73,7 +73,7 @@ uint32_t walk_end(const std::vector<uint32_t>& words, uint64_t hops, const char*
   uint32_t p = 0;
   for (uint64_t h = 0;; ++h) {
     if (p % 4 != 0 || p / 4 >= words.size())
-      throw DeviceError(fmt::format("sim: local.cl {} follows an offset outside its memory", what));
+      throw DeviceError(fmt::format("sim: local {} follows an offset outside its memory", what));
     if (h == hops) return p;
     if (seen[p / 4] >= 0) {
       // A cycle from seen[p/4] with period h - seen: index it.
@@ -94,7 +94,7 @@ double local_chase(SimLaunch& l) {
   const size_t lbytes = l.local_bytes(4);
   check_local(l, lbytes);
   if (uint64_t{n} * 4 > lbytes || uint64_t{n} * 4 > next.size_bytes())
-    throw DeviceError("sim: local.cl local_chase copies past its memory");
+    throw DeviceError("sim: local local_chase copies past its memory");
   const uint64_t hops = uint64_t{rounds} * kHopsPerRound;
   // Local memory beyond the n copied words is undefined; the walk may not go there.
   end.store<uint32_t>(0, walk_end(next.load_all<uint32_t>(n), hops, "local_chase"));
@@ -121,15 +121,15 @@ struct ReadShape {
 
 ReadShape read_shape(SimLaunch& l) {
   ReadShape s;
-  s.vec = static_cast<int>(l.define_int("VEC", 1));
-  if (s.vec != 1 && s.vec != 2 && s.vec != 4) throw DeviceError("sim: local.cl needs VEC 1, 2 or 4");
-  const long long wg = l.define_int("WG", 0), m = l.define_int("M", 0);
-  if (wg <= 0 || m <= 0) throw DeviceError("sim: local.cl read kernels need -DWG and -DM");
+  s.vec = static_cast<int>(l.spec().integer("vec", 1));
+  if (s.vec != 1 && s.vec != 2 && s.vec != 4) throw DeviceError("sim: local needs VEC 1, 2 or 4");
+  const long long wg = l.spec().integer("wg", 0), m = l.spec().integer("m", 0);
+  if (wg <= 0 || m <= 0) throw DeviceError("sim: local read kernels need the wg and m parameters");
   s.wg = static_cast<uint32_t>(wg);
   s.m = static_cast<uint32_t>(m);
   s.n = s.m * s.wg;
   if (l.local().total() != s.wg)  // reqd_work_group_size(WG, 1, 1)
-    throw DeviceError(fmt::format("sim: local.cl read kernels require work-groups of {}", s.wg));
+    throw DeviceError(fmt::format("sim: local read kernels require work-groups of {}", s.wg));
   return s;
 }
 
@@ -158,7 +158,7 @@ std::vector<uint32_t> read_sums(const ReadShape& s, const std::vector<uint32_t>&
 
 std::vector<uint32_t> vector_sums(const SimBuffer& b, const ReadShape& s, uint64_t vectors, bool wrap_n) {
   const uint64_t stored = wrap_n ? s.n : vectors;
-  if (stored * s.vec * 4 > b.size_bytes()) throw DeviceError("sim: local.cl reads past its buffer");
+  if (stored * s.vec * 4 > b.size_bytes()) throw DeviceError("sim: local reads past its buffer");
   const auto words = b.load_all<uint32_t>(stored * s.vec);
   std::vector<uint32_t> h(vectors, 0);
   for (uint64_t i = 0; i < vectors; ++i)
@@ -174,10 +174,10 @@ double local_read(SimLaunch& l) {
   SimBuffer& sums = l.buffer(3);
   const size_t lbytes = l.local_bytes(4);
   check_local(l, lbytes);
-  if (uint64_t{2} * s.n * s.vec * 4 > lbytes) throw DeviceError("sim: local.cl local_read writes past lmem");
+  if (uint64_t{2} * s.n * s.vec * 4 > lbytes) throw DeviceError("sim: local local_read writes past lmem");
   const size_t groups = l.global().total() / s.wg;
   const auto out = read_sums(s, vector_sums(src, s, 2 * uint64_t{s.n}, true), rounds, stride, groups);
-  if (out.size() * 4 > sums.size_bytes()) throw DeviceError("sim: local.cl sums buffer too small");
+  if (out.size() * 4 > sums.size_bytes()) throw DeviceError("sim: local sums buffer too small");
   sums.write(0, std::as_bytes(std::span<const uint32_t>(out)));
   const auto& c = l.config();
   const double window = static_cast<double>(s.n) * s.vec * 4;
@@ -196,7 +196,7 @@ double global_read(SimLaunch& l) {
   SimBuffer& sums = l.buffer(3);
   const size_t groups = l.global().total() / s.wg;
   const auto out = read_sums(s, vector_sums(win, s, 2 * uint64_t{s.n}, false), rounds, stride, groups);
-  if (out.size() * 4 > sums.size_bytes()) throw DeviceError("sim: local.cl sums buffer too small");
+  if (out.size() * 4 > sums.size_bytes()) throw DeviceError("sim: local sums buffer too small");
   sums.write(0, std::as_bytes(std::span<const uint32_t>(out)));
   const double window = static_cast<double>(s.n) * s.vec * 4;
   const double bytes = static_cast<double>(groups) * rounds * window;
@@ -209,10 +209,10 @@ double local_touch(SimLaunch& l) {
   SimBuffer& sums = l.buffer(1);
   const size_t lbytes = l.local_bytes(2);
   check_local(l, lbytes);
-  if (uint64_t{words} * 4 > lbytes) throw DeviceError("sim: local.cl local_touch writes past its memory");
+  if (uint64_t{words} * 4 > lbytes) throw DeviceError("sim: local local_touch writes past its memory");
   const size_t items = l.global().total();
   const size_t lsz = l.local().total() ? l.local().total() : items;
-  if (items * 4 > sums.size_bytes()) throw DeviceError("sim: local.cl sums buffer too small");
+  if (items * 4 > sums.size_bytes()) throw DeviceError("sim: local sums buffer too small");
   std::vector<uint32_t> out(items, 0);
   for (size_t gid = 0; gid < items; ++gid) {
     const size_t lid = gid % lsz;
@@ -228,11 +228,11 @@ double local_touch(SimLaunch& l) {
 }  // namespace
 
 void register_sim_family_local(FamilyTable& table) {
-  table.add({"local.cl", "local_chase", 1, local_chase});
-  table.add({"local.cl", "global_chase", 1, global_chase});
-  table.add({"local.cl", "local_read", 0, local_read});
-  table.add({"local.cl", "global_read", 0, global_read});
-  table.add({"local.cl", "local_touch", 0, local_touch});
+  table.add({"local", "local_chase", 1, local_chase});
+  table.add({"local", "global_chase", 1, global_chase});
+  table.add({"local", "local_read", 0, local_read});
+  table.add({"local", "global_read", 0, global_read});
+  table.add({"local", "local_touch", 0, local_touch});
 }
 
 }  // namespace gpuscope::sim

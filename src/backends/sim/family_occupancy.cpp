@@ -1,4 +1,4 @@
-// Sim family of occupancy.cl: `occupancy` (every work-group chases one
+// Sim family `occupancy` (src/kernels/opencl/occupancy.cl): `occupancy` (every work-group chases one
 // random cycle with all its lanes; REGS accumulators live across the loop).
 //
 // Semantics: the OpenCL C's outputs, every work-item's. A work-group's walk
@@ -59,9 +59,9 @@ Allocation allocate(const SimConfig& c, long long regs) {
 }
 
 long long regs_of(const KernelSpec& spec) {
-  for (const auto& o : spec.options)
-    if (o.rfind("-DREGS=", 0) == 0) return std::stoll(o.substr(7));
-  throw Unsupported("sim: occupancy.cl without -DREGS");
+  const int64_t regs = spec.integer("regs", 0);
+  if (regs < 1) throw Unsupported("sim: occupancy without a positive regs parameter");
+  return regs;
 }
 
 SimBuildFacts build_facts(const SimConfig& c, const KernelSpec& spec) {
@@ -102,22 +102,21 @@ struct CycleCopy {
 double occupancy(SimLaunch& l) {
   const SimBuffer& next_buf = l.buffer(0);
   SimBuffer& out = l.buffer(1);
-  const bool scratch = l.define_int("SCRATCH", 0) != 0;
+  const bool scratch = l.spec().flag("scratch");
   const size_t local_bytes = scratch ? l.local_bytes(5) : 0;
   const uint32_t spacing = l.u32(2), length = l.u32(3), steps = l.u32(4);
   const auto& c = l.config();
-  const long long regs = l.define_int("REGS", 0);
-  if (regs < 1) throw Unsupported("sim: occupancy.cl without a positive -DREGS");
+  const long long regs = regs_of(l.spec());
   if (local_bytes > c.local.bytes_per_work_group)
     throw DeviceError(fmt::format("sim: {} B of local memory exceeds the device's {} B per work-group",
                                   local_bytes, c.local.bytes_per_work_group));
-  if (l.local().total() == 0) throw Unsupported("sim: occupancy.cl is modelled with an explicit work-group");
+  if (l.local().total() == 0) throw Unsupported("sim: occupancy is modelled with an explicit work-group");
   const uint64_t wg = l.local().total();
-  if (scratch && wg * 4 > local_bytes) throw DeviceError("sim: occupancy.cl scratch[lid] past its allocation");
+  if (scratch && wg * 4 > local_bytes) throw DeviceError("sim: occupancy scratch[lid] past its allocation");
   if (length == 0 || uint64_t{length} * 4 > next_buf.size_bytes())
-    throw DeviceError("sim: occupancy.cl cycle_length past the buffer");
+    throw DeviceError("sim: occupancy cycle_length past the buffer");
   const uint64_t groups = l.global().total() / wg;
-  if (out.size_bytes() < l.global().total() * 4) throw DeviceError("sim: occupancy.cl out past its buffer");
+  if (out.size_bytes() < l.global().total() * 4) throw DeviceError("sim: occupancy out past its buffer");
 
   auto& cycle = l.state<CycleCopy>("occupancy.next");
   if (cycle.buffer_id != next_buf.id() || cycle.written != next_buf.last_write() ||
@@ -136,7 +135,7 @@ double occupancy(SimLaunch& l) {
     std::fill(sums.begin(), sums.end(), 0u);
     for (uint32_t s = 0; s < steps; ++s)
       for (long long k = 0; k < regs; ++k) {
-        if (p >= length) throw DeviceError("sim: occupancy.cl followed an index outside `next`");
+        if (p >= length) throw DeviceError("sim: occupancy followed an index outside `next`");
         p = next[p];
         sums[static_cast<size_t>(k)] += p;
       }
@@ -164,7 +163,7 @@ double occupancy(SimLaunch& l) {
 }  // namespace
 
 void register_sim_family_occupancy(FamilyTable& table) {
-  table.add({"occupancy.cl", "occupancy", 0, occupancy, build_facts});
+  table.add({"occupancy", "occupancy", 0, occupancy, build_facts});
 }
 
 }  // namespace gpuscope::sim

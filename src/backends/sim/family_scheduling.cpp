@@ -1,4 +1,4 @@
-// Sim family of scheduling.cl: `resident` counts the work-groups resident
+// Sim family `scheduling` (src/kernels/opencl/scheduling.cl): `resident` counts the work-groups resident
 // at once with a global counter (increment on entry, decrement on exit, the
 // largest value seen kept in `peak`).
 //
@@ -56,7 +56,7 @@ double resident(SimLaunch& l) {
   if (local_bytes > c.local.bytes_per_work_group)
     throw DeviceError(fmt::format("sim: {} B of local memory exceeds the device's {} B per work-group",
                                   local_bytes, c.local.bytes_per_work_group));
-  if (uint64_t{words} * 4 > local_bytes) throw DeviceError("sim: scheduling.cl scratch past its allocation");
+  if (uint64_t{words} * 4 > local_bytes) throw DeviceError("sim: scheduling scratch past its allocation");
   const uint64_t wg = l.local().total() ? l.local().total() : std::min<uint64_t>(l.global().total(), 64);
   const uint64_t groups = (l.global().total() + wg - 1) / wg;
   const uint64_t at_once =
@@ -80,7 +80,7 @@ double resident(SimLaunch& l) {
 }  // namespace
 
 void register_sim_family_scheduling(FamilyTable& table) {
-  table.add({"scheduling.cl", "resident", 0, resident});
+  table.add({"scheduling", "resident", 0, resident});
 }
 
 }  // namespace gpuscope::sim

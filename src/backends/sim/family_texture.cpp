@@ -1,4 +1,4 @@
-// Sim family of texture.cl: `link` lays a cycle out in a buffer; `chase`
+// Sim family `texture` (src/kernels/opencl/texture.cl): `link` lays a cycle out in a buffer; `chase`
 // follows a cycle of pixel indices through read_imageui; `pair_chase`
 // alternates a texture chain and a load/store chain; `bandwidth` makes
 // independent fetches from every work-item. Build options IMAGE_2D (0: an
@@ -77,7 +77,7 @@ struct ImageView {
       y = uint64_t{i} >> width_log2;
     }
     if (x >= d.width || y >= d.height)
-      throw DeviceError(fmt::format("sim: texture.cl {} read pixel ({}, {}) outside a {}x{} image", kernel, x, y,
+      throw DeviceError(fmt::format("sim: texture {} read pixel ({}, {}) outside a {}x{} image", kernel, x, y,
                                     d.width, d.height));
     return img->offset(x, y) / sizeof(uint32_t);
   }
@@ -89,15 +89,13 @@ struct ImageView {
 ImageView view_of(SimLaunch& l, size_t arg) {
   ImageView v;
   v.img = &l.image(arg);
-  const long long two_d = l.define_int("IMAGE_2D", 0);
-  if (two_d != 0 && two_d != 1) throw Unsupported(fmt::format("sim: texture.cl with IMAGE_2D={}", two_d));
-  v.two_d = two_d == 1;
-  const long long log2 = l.define_int("WIDTH_LOG2", 12);
-  if (v.two_d && (log2 < 0 || log2 > 31)) throw Unsupported(fmt::format("sim: texture.cl with WIDTH_LOG2={}", log2));
+  v.two_d = l.spec().flag("image_2d");
+  const long long log2 = l.spec().integer("width_log2", 12);
+  if (v.two_d && (log2 < 0 || log2 > 31)) throw Unsupported(fmt::format("sim: texture with width_log2 = {}", log2));
   v.width_log2 = static_cast<uint32_t>(log2);
   const bool is_2d = v.img->desc().kind == ImageKind::k2D;
   if (is_2d != v.two_d)
-    throw DeviceError(fmt::format("sim: texture.cl {} built for {} images was given a {} image", l.spec().kernel,
+    throw DeviceError(fmt::format("sim: texture {} built for {} images was given a {} image", l.spec().entry,
                                   v.two_d ? "2D" : "1D buffer", is_2d ? "2D" : "1D buffer"));
   return v;
 }
@@ -201,11 +199,11 @@ double link(SimLaunch& l) {
   const uint32_t base = l.u32(4);
   const uint32_t count = l.u32(5);
   const size_t items = std::min<size_t>(count, l.global().total());  // if (i < count)
-  if (slot_words == 0) throw DeviceError("sim: texture.cl link with slot_words 0");
+  if (slot_words == 0) throw DeviceError("sim: texture link with slot_words 0");
   const auto nexts = next.load_all<uint32_t>(items);
   const uint64_t slots = (words.size_bytes() / sizeof(uint32_t) + slot_words - 1) / slot_words;
   if (items && uint64_t{base} + items > slots)
-    throw DeviceError("sim: texture.cl link writes past its buffer");
+    throw DeviceError("sim: texture link writes past its buffer");
   // Extend the buffer's shadow when link was the last to write it with this
   // layout; otherwise start one.
   const Shadow* old = valid_shadow(l, words);
@@ -234,8 +232,8 @@ double chase(SimLaunch& l) {
   const uint32_t start = l.u32(1);
   const uint32_t rounds = l.u32(2);
   SimBuffer& end = l.buffer(3);
-  if (l.global().total() != 1) throw Unsupported("sim: texture.cl chase is modelled for one work-item only");
-  const std::string& kernel = l.spec().kernel;
+  if (l.global().total() != 1) throw Unsupported("sim: texture chase is modelled for one work-item only");
+  const std::string& kernel = l.spec().entry;
   const SimBuffer& mem = v.img->memory();
   const Shadow* s = image_shadow(l, v);
   const auto fetch = [&](uint32_t i) { return chain_word(mem, s, v.word_of(i, kernel)); };
@@ -265,15 +263,15 @@ double pair_chase(SimLaunch& l) {
   const uint32_t t_start = l.u32(2), g_start = l.u32(3), zero = l.u32(4), rounds = l.u32(5);
   SimBuffer& end = l.buffer(6);
   if (l.global().total() != 1)
-    throw Unsupported("sim: texture.cl pair_chase is modelled for one work-item only");
-  const std::string& kernel = l.spec().kernel;
+    throw Unsupported("sim: texture pair_chase is modelled for one work-item only");
+  const std::string& kernel = l.spec().entry;
   const SimBuffer& mem = v.img->memory();
   const Shadow* ts = image_shadow(l, v);
   const Shadow* gs = valid_shadow(l, words);
   const uint64_t word_count = words.size_bytes() / sizeof(uint32_t);
   const auto load = [&](uint32_t g) {
     if (g >= word_count)
-      throw DeviceError(fmt::format("sim: texture.cl pair_chase loaded word {} of a {}-word buffer", g, word_count));
+      throw DeviceError(fmt::format("sim: texture pair_chase loaded word {} of a {}-word buffer", g, word_count));
     return chain_word(words, gs, g);
   };
   // One PAIR: t = FETCH(img, t | (g & zero)).x; g = words[g | (t & zero)].
@@ -346,7 +344,7 @@ const std::vector<uint32_t>& prefix_sums(SimLaunch& l, const ImageView& v, uint3
       m.two_d == v.two_d && m.width_log2 == v.width_log2)
     return m.q;
   m = PrefixMemo{mem.id(), mem.last_write(), stride, pixels, v.two_d, v.width_log2, {}};
-  m.q = pixel_sums(v, pixels, l.spec().kernel);
+  m.q = pixel_sums(v, pixels, l.spec().entry);
   for (uint32_t p = stride; p < pixels; ++p) m.q[p] += m.q[p - stride];
   return m.q;
 }
@@ -371,11 +369,11 @@ double bandwidth(SimLaunch& l) {
   const uint32_t mask = l.u32(1), group_stride = l.u32(2), reads = l.u32(3);
   SimBuffer& sums = l.buffer(4);
   const size_t lsize = l.local().total();
-  if (lsize == 0) throw Unsupported("sim: texture.cl bandwidth is modelled with an explicit work-group size");
+  if (lsize == 0) throw Unsupported("sim: texture bandwidth is modelled with an explicit work-group size");
   const size_t global = l.global().total();
   const size_t groups = global / lsize;
-  if (sums.size_bytes() < global * sizeof(uint32_t)) throw DeviceError("sim: texture.cl bandwidth sums buffer too small");
-  const std::string& kernel = l.spec().kernel;
+  if (sums.size_bytes() < global * sizeof(uint32_t)) throw DeviceError("sim: texture bandwidth sums buffer too small");
+  const std::string& kernel = l.spec().entry;
   // Every pixel the launch may read must be in the image.
   const uint64_t footprint_pixels = uint64_t{mask} + 1;
   if (reads > 0) v.word_of(mask, kernel);
@@ -420,10 +418,10 @@ double bandwidth(SimLaunch& l) {
 }  // namespace
 
 void register_sim_family_texture(FamilyTable& table) {
-  table.add({"texture.cl", "link", 0, link});
-  table.add({"texture.cl", "chase", 1, chase});
-  table.add({"texture.cl", "pair_chase", 1, pair_chase});
-  table.add({"texture.cl", "bandwidth", 0, bandwidth});
+  table.add({"texture", "link", 0, link});
+  table.add({"texture", "chase", 1, chase});
+  table.add({"texture", "pair_chase", 1, pair_chase});
+  table.add({"texture", "bandwidth", 0, bandwidth});
 }
 
 }  // namespace gpuscope::sim

@@ -1,4 +1,4 @@
-// Sim family of transfer.cl: `read_sum`, every work-item summing the uint4
+// Sim family `transfer` (src/kernels/opencl/transfer.cl): `read_sum`, every work-item summing the uint4
 // vectors data[gid], data[gid + global], ... below count, each group's sums
 // reduced into partial[group].
 //
@@ -34,14 +34,14 @@ double read_sum(SimLaunch& l) {
   const SimBuffer& data = l.buffer(0);
   const uint64_t count = l.u64(1);
   SimBuffer& partial = l.buffer(2);
-  const long long group = l.define_int("GROUP", 0);
-  if (group <= 0) throw DeviceError("sim: transfer.cl needs -DGROUP");
+  const long long group = l.spec().integer("group", 0);
+  if (group <= 0) throw DeviceError("sim: transfer needs a positive group parameter");
   if (l.local().total() != static_cast<size_t>(group))  // reqd_work_group_size(GROUP, 1, 1)
-    throw DeviceError(fmt::format("sim: transfer.cl read_sum requires work-groups of {}", group));
+    throw DeviceError(fmt::format("sim: transfer read_sum requires work-groups of {}", group));
   const uint64_t global = l.global().total();
   const uint64_t groups = global / static_cast<uint64_t>(group);
-  if (count * 16 > data.size_bytes()) throw DeviceError("sim: transfer.cl read_sum reads past its buffer");
-  if (groups * 4 > partial.size_bytes()) throw DeviceError("sim: transfer.cl partial buffer too small");
+  if (count * 16 > data.size_bytes()) throw DeviceError("sim: transfer read_sum reads past its buffer");
+  if (groups * 4 > partial.size_bytes()) throw DeviceError("sim: transfer partial buffer too small");
 
   auto& m = l.state<ReadSumMemo>("transfer.read_sum." + std::to_string(data.id()));
   if (m.buffer_id != data.id() || m.written != data.last_write() || m.count != count || m.global != global ||
@@ -76,6 +76,6 @@ double read_sum(SimLaunch& l) {
 
 }  // namespace
 
-void register_sim_family_transfer(FamilyTable& table) { table.add({"transfer.cl", "read_sum", 0, read_sum}); }
+void register_sim_family_transfer(FamilyTable& table) { table.add({"transfer", "read_sum", 0, read_sum}); }
 
 }  // namespace gpuscope::sim

@@ -20,12 +20,6 @@ namespace {
 constexpr uint64_t kFirstAddress = 1ull << 24;
 constexpr uint64_t kAlign = 1ull << 20;
 
-std::string spec_key(const KernelSpec& s) {
-  std::string k = s.file + ":" + s.kernel;
-  for (const auto& o : s.options) k += " " + o;
-  return k;
-}
-
 }  // namespace
 
 // ---- SimBuffer -----------------------------------------------------------
@@ -128,41 +122,21 @@ const SimConfig& SimLaunch::config() const { return dev_.config(); }
 MemoryModel& SimLaunch::memory() { return dev_.memory(); }
 std::shared_ptr<void>& SimLaunch::state_slot(const std::string& key) { return dev_.state_slot(key); }
 
-std::optional<std::string> SimLaunch::define(const std::string& name) const {
-  const std::string prefix = "-D" + name;
-  for (const auto& o : spec_.options) {
-    if (o == prefix) return std::string("1");
-    if (o.rfind(prefix + "=", 0) == 0) return o.substr(prefix.size() + 1);
-  }
-  return std::nullopt;
-}
-
-long long SimLaunch::define_int(const std::string& name, long long fallback) const {
-  const auto v = define(name);
-  if (!v) return fallback;
-  try {
-    return std::stoll(*v);
-  } catch (const std::exception&) {
-    throw Unsupported(
-        fmt::format("sim: {} -D{}={} is not a number the model understands", spec_.kernel, name, *v));
-  }
-}
-
 namespace {
 template <class T>
 const T& arg_as(std::span<const KernelArg> args, size_t i, const KernelSpec& spec, const char* what) {
   if (i >= args.size())
     throw DeviceError(fmt::format("sim: kernel {} launched with {} arguments, argument {} missing",
-                                  spec.kernel, args.size(), i));
+                                  spec.entry, args.size(), i));
   if (const T* v = std::get_if<T>(&args[i])) return *v;
-  throw DeviceError(fmt::format("sim: kernel {} argument {} is not {}", spec.kernel, i, what));
+  throw DeviceError(fmt::format("sim: kernel {} argument {} is not {}", spec.entry, i, what));
 }
 }  // namespace
 
 SimBuffer& SimLaunch::buffer(size_t i) const {
   Buffer* b = arg_as<Buffer*>(args_, i, spec_, "a buffer");
   auto* sb = dynamic_cast<SimBuffer*>(b);
-  if (!sb) throw DeviceError(fmt::format("sim: kernel {} argument {} is not a sim buffer", spec_.kernel, i));
+  if (!sb) throw DeviceError(fmt::format("sim: kernel {} argument {} is not a sim buffer", spec_.entry, i));
   return *sb;
 }
 uint32_t SimLaunch::u32(size_t i) const { return arg_as<uint32_t>(args_, i, spec_, "a uint"); }
@@ -182,26 +156,19 @@ std::pair<SimBuffer*, uint64_t> SimLaunch::resolve(uint64_t address) const {
   }
   throw DeviceError(
       fmt::format("sim: kernel {} accessed address {:#x}, outside every buffer (a GPU would fault)",
-                  spec_.kernel, address));
+                  spec_.entry, address));
 }
 
 // ---- FamilyTable ---------------------------------------------------------
 
 void FamilyTable::add(KernelModel m) {
-  auto key = std::make_pair(m.file, m.kernel);
+  auto key = std::make_pair(m.family, m.entry);
   models_[key] = std::move(m);
 }
 
-const KernelModel* FamilyTable::find(const std::string& file, const std::string& kernel) const {
-  const auto it = models_.find({file, kernel});
+const KernelModel* FamilyTable::find(const std::string& family, const std::string& entry) const {
+  const auto it = models_.find({family, entry});
   return it == models_.end() ? nullptr : &it->second;
-}
-
-std::vector<std::string> FamilyTable::files() const {
-  std::vector<std::string> out;
-  for (const auto& [k, m] : models_)
-    if (out.empty() || out.back() != k.first) out.push_back(k.first);
-  return out;
 }
 
 // ---- SimDevice -----------------------------------------------------------
@@ -272,12 +239,12 @@ void SimDevice::read(const Buffer& src, size_t offset_bytes, std::span<std::byte
 }
 
 Kernel& SimDevice::kernel(const KernelSpec& spec) {
-  const std::string key = spec_key(spec);
+  const std::string key = spec.key();
   if (auto it = kernels_.find(key); it != kernels_.end()) return *it->second;
-  const KernelModel* m = sim_families().find(spec.file, spec.kernel);
+  const KernelModel* m = sim_families().find(spec.family, spec.entry);
   if (!m)
     throw Unsupported(
-        fmt::format("the sim backend has no model of kernel '{}' in {}", spec.kernel, spec.file));
+        fmt::format("the sim backend has no model of kernel '{}' of family '{}'", spec.entry, spec.family));
   const size_t max_wg = m->max_work_group_size
                             ? std::min<size_t>(m->max_work_group_size, cfg_.core.max_work_group_size)
                             : cfg_.core.max_work_group_size;
@@ -295,29 +262,18 @@ SimBuildFacts SimKernel::facts(const SimConfig& c) const {
 
 KernelResources SimDevice::kernel_resources(Kernel& k) {
   auto& sk = dynamic_cast<SimKernel&>(k);
+  const SimBuildFacts f = sk.facts(cfg_);
   KernelResources r;
   r.max_work_group_size = sk.max_work_group_size();
   r.preferred_work_group_multiple = cfg_.core.wave_width;
-  r.private_mem_bytes = sk.facts(cfg_).private_bytes;
+  r.private_mem_bytes = f.private_bytes;
+  if (f.registers_per_item > 0) {
+    r.registers = f.registers_per_item;
+    r.registers_source = "the sim's register allocation model";
+  }
+  r.code_bytes = f.code_bytes;
+  r.code_format = "machine code";
   return r;
-}
-
-std::vector<std::byte> SimDevice::program_binary(Kernel& k) {
-  const uint64_t bytes = std::max<uint64_t>(dynamic_cast<SimKernel&>(k).facts(cfg_).code_bytes, 4);
-  std::vector<std::byte> bin(bytes, std::byte{0});
-  const char magic[] = {0x7f, 'E', 'L', 'F'};
-  for (size_t i = 0; i < 4; ++i) bin[i] = static_cast<std::byte>(magic[i]);
-  return bin;
-}
-
-std::string SimDevice::build_log(Kernel& k) {
-  auto& sk = dynamic_cast<SimKernel&>(k);
-  const SimBuildFacts f = sk.facts(cfg_);
-  std::string log = fmt::format("gpuscope sim: built {} from {}", sk.name(), sk.spec().file);
-  if (f.registers_per_item > 0)
-    log += fmt::format("\nUsed {} registers, {} bytes spill per work-item", f.registers_per_item,
-                       f.private_bytes);
-  return log;
 }
 
 double SimDevice::with_noise(double ns) {

@@ -96,7 +96,7 @@ class SimKernel : public Kernel {
  public:
   SimKernel(KernelSpec spec, const struct KernelModel* model, size_t max_wg)
       : spec_(std::move(spec)), model_(model), max_wg_(max_wg) {}
-  const std::string& name() const override { return spec_.kernel; }
+  const std::string& name() const override { return spec_.entry; }
   size_t max_work_group_size() const override { return max_wg_; }
   const KernelSpec& spec() const { return spec_; }
   const struct KernelModel& model() const { return *model_; }
@@ -117,13 +117,9 @@ class SimDevice : public Device {
   void read(const Buffer& src, size_t offset_bytes, std::span<std::byte> dst) override;
   Kernel& kernel(const KernelSpec& spec) override;
   // What the modelled compiler reports for a build (the family's
-  // KernelModel::build). The program binary is an ELF-tagged image of the
-  // build's machine code size (the contents are filler: only the size is
-  // modelled); the build log names the registers per work-item in ptxas'
-  // words ("Used N registers"), where the family models them.
+  // KernelModel::build): registers where the family models them, spills,
+  // and the size of the build's machine code.
   KernelResources kernel_resources(Kernel& k) override;
-  std::vector<std::byte> program_binary(Kernel& k) override;
-  std::string build_log(Kernel& k) override;
   double launch(Kernel& k, Range global, Range local, std::span<const KernelArg> args) override;
   LaunchBatch launch_batch(Kernel& k, Range global, Range local, std::span<const KernelArg> args,
                            int count) override;  // sim_device_launch.cpp

@@ -52,11 +52,11 @@ void SimDevice::write_image(Image& dst, std::span<const std::byte> pixels) {
 
 SimImage& SimLaunch::image(size_t i) const {
   if (i >= args_.size())
-    throw DeviceError(fmt::format("sim: kernel {} launched with {} arguments, argument {} missing", spec_.kernel,
+    throw DeviceError(fmt::format("sim: kernel {} launched with {} arguments, argument {} missing", spec_.entry,
                                   args_.size(), i));
   Image* const* img = std::get_if<Image*>(&args_[i]);
   auto* si = img ? dynamic_cast<SimImage*>(*img) : nullptr;
-  if (!si) throw DeviceError(fmt::format("sim: kernel {} argument {} is not a sim image", spec_.kernel, i));
+  if (!si) throw DeviceError(fmt::format("sim: kernel {} argument {} is not a sim image", spec_.entry, i));
   return *si;
 }
 

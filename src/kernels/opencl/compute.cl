@@ -1,24 +1,24 @@
 // Arithmetic throughput (tp_<op>) and dependent-chain latency (lat_<op>) of
-// one element type, the experiments of seeds 000 and 002 (rates per type and
-// op) and of the Adreno 320/420 paper's Tables 2 and 3 (latency of + - * /).
+// one element type, the experiments of the Mali-G52 and Adreno 530 articles
+// (rates per type and op) and of the Adreno 320/420 paper's Tables 2 and 3
+// (latency of + - * /).
 //
-// Build options (one program per type and vector form; every op of the type
-// is a kernel in it, so the driver compiles once per type):
-//   -DELEM=float4      the chain's type (scalar or vector)
-//   -DSCALAR=float     its element type, the type of the seed/param/out buffers
-//   -DVEC=4            lanes of ELEM (1, 2, 4, 8, 16)
-//   -DKIND_FLOAT | -DKIND_INT | -DKIND_PTX_F16X2
+// Build options (one program per type, vector form and op set; the OpenCL
+// backend spells the kernel's parameters so, opencl_kernel_source.hpp):
+//   -DSCALAR=float -DSCALAR_IS_F32=1   the element type, the type of the
+//                      seed/param/out buffers
+//   -DVEC=4            lanes of the chain's type ELEM (1, 2, 4, 8, 16)
+//   -DKIND_FLOAT=1 | -DKIND_INT=1 | -DKIND_PTX_F16X2=1
 //                      which op set: OpenCL C float builtins (float, double,
 //                      half), integer ops, or NVIDIA PTX packed-half
-//                      instructions through inline asm (ELEM=uint holding two
-//                      halves) where the driver has no cl_khr_fp16
-//   -DNEED_FP64 / -DNEED_FP16   enable the extension the type needs
-//   -DHAS_PTX          NVIDIA: inline PTX is accepted (%clock64, dp4a)
+//                      instructions through inline asm (SCALAR=uint holding
+//                      two halves) where the driver has no cl_khr_fp16
+//   -DHAS_PTX=1|0      NVIDIA: inline PTX is accepted (%clock64, dp4a)
 //   -DCHAINS=8         independent chains per work-item in tp_ kernels
 //   -DUNROLL=32        steps per chain per loop trip in tp_ kernels
 //   -DLAT_UNROLL=64    steps per loop trip in lat_ kernels
 //   -DUNROLL_SLOW=4 -DLAT_UNROLL_SLOW=16   the same for slow ops (see SLOW_KERNELS)
-//   -DONLY_<OP> | -DGROUP_FAST | -DALL_OPS   which ops' kernels the program holds
+//   -DOPS_<OP>=1 | -DOPS_FAST=1 | -DOPS_ALL=1   which ops' kernels the program holds
 //
 // Shape of every kernel, and why:
 // - Each chain is a pair (x, y) updated as x = g(y); y = g(x): two ops per
@@ -47,15 +47,21 @@
 //   unroll CHAINS x UNROLL x 2 ops per trip (512 at 8 x 32) so that it is
 //   below 1% of the instructions.
 
-#ifdef NEED_FP64
+#if SCALAR_IS_F64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
-#ifdef NEED_FP16
+#if SCALAR_IS_F16
 #pragma OPENCL EXTENSION cl_khr_fp16 : enable
 #endif
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
+
+#if VEC == 1
+#define ELEM SCALAR
+#else
+#define ELEM CAT(SCALAR, VEC)
+#endif
 
 #if VEC == 1
 #define LOAD(i, p) ((p)[i])
@@ -83,7 +89,7 @@
 
 // Device cycle counter where one can be read (NVIDIA: %clock64, the SM's
 // own clock), so latency in cycles need not assume a clock.
-#ifdef HAS_PTX
+#if HAS_PTX
 ulong cycle_counter(void) {
   ulong t;
   __asm__ __volatile__("mov.u64 %0, %%clock64;" : "=l"(t));
@@ -151,7 +157,7 @@ ulong cycle_counter(void) { return 0; }
 #define STEP_SIN(x, y, a, b) \
   x = sin(y);                \
   y = sin(x);
-#ifndef NEED_FP64
+#if !SCALAR_IS_F64
 #define STEP_NATIVE_DIVIDE(x, y, a, b) \
   x = native_divide(a, y);             \
   y = native_divide(b, x);
@@ -225,7 +231,7 @@ uint hfma2(uint p, uint q, uint s) {
 #define STEP_DIV(x, y, a, b) \
   x = a / (y | (ELEM)1);     \
   y = a / (x | (ELEM)1);
-#if VEC == 1 && defined(IS_INT32)
+#if VEC == 1 && defined(SCALAR_IS_I32)
 // int -> float -> int: two conversions per map; the multiply by a float the
 // host sets to 1.0 stops the compiler from folding the round trip (exact for
 // the |v| < 2^24 it would otherwise have to prove).
@@ -233,7 +239,7 @@ uint hfma2(uint p, uint q, uint s) {
   x = convert_int_rtz(convert_float(y) * as_float((uint)a)); \
   y = convert_int_rtz(convert_float(x) * as_float((uint)a));
 #endif
-#if VEC == 1 && defined(IS_INT32) && defined(HAS_PTX)
+#if VEC == 1 && defined(SCALAR_IS_I32) && HAS_PTX
 // Four int8 products summed into an int32 (dp4a, sm_61+): v's bytes times a's.
 int dp4a(int p, int q, int s) {
   int r;
@@ -305,7 +311,7 @@ int dp4a(int p, int q, int s) {
     }                                                                                                 \
   }
 
-#ifdef NEED_FP64
+#if SCALAR_IS_F64
 #define ARG_SCALAR double
 #else
 #define ARG_SCALAR float
@@ -330,77 +336,6 @@ int dp4a(int p, int q, int s) {
     cycles[0] = t1 - t0;                                                                               \
   }
 
-// Diagnostic forms of tp_FMA for fp64 on NVIDIA (-DFMA_FORM=n, host env
-// GPUSCOPE_COMPUTE_FMA_FORM): the same maps as TP_STEP_FMA (every
-// accumulator v -> fma(v, a, b), so the host reference is unchanged), written
-// as inline PTX so that NVVM cannot reorder or re-associate the operands:
-//   1: one fma.rn.f64 per op, operands (v, a, b)
-//   2: one fma.rn.f64 per op, operands (a, v, b) (multiplier first)
-//   3: one asm block of four fma.rn.f64 per pair of chains, fixed order
-//   4: builtin fma, all x accumulators then all y accumulators per step
-//   5: builtin fma with a and b loaded from `param` (the earlier kernel,
-//      30.7 TFLOP/s on the H200), pa and pb ignored
-// Forms 1-4 take a and b by value as the default kernel does. They exist to
-// find out why fp64 FMA read 92% of peak (README).
-#if defined(FMA_FORM) && FMA_FORM > 0
-#if (FMA_FORM == 1 || FMA_FORM == 2 || FMA_FORM == 3) && !(defined(NEED_FP64) && defined(HAS_PTX) && VEC == 1)
-#error "FMA_FORM 1-3 are fp64 inline PTX: scalar double on NVIDIA only"
-#endif
-#if FMA_FORM == 1 || FMA_FORM == 3
-#define DFMA_ASM(v, a, b) __asm__("fma.rn.f64 %0, %1, %2, %3;" : "=d"(v) : "d"(v), "d"(a), "d"(b));
-#else
-#define DFMA_ASM(v, a, b) __asm__("fma.rn.f64 %0, %1, %2, %3;" : "=d"(v) : "d"(a), "d"(v), "d"(b));
-#endif
-#if FMA_FORM == 3
-#define FMA_FORM_ROUND(x, y, a, b)                                             \
-  _Pragma("unroll") for (int c = 0; c + 1 < CHAINS; c += 2) {                 \
-    __asm__("fma.rn.f64 %0, %0, %4, %5;\n\t"                                  \
-            "fma.rn.f64 %1, %1, %4, %5;\n\t"                                  \
-            "fma.rn.f64 %2, %2, %4, %5;\n\t"                                  \
-            "fma.rn.f64 %3, %3, %4, %5;"                                      \
-            : "+d"(x[c]), "+d"(y[c]), "+d"(x[c + 1]), "+d"(y[c + 1])          \
-            : "d"(a), "d"(b));                                                \
-  }                                                                           \
-  if (CHAINS % 2) { DFMA_ASM(x[CHAINS - 1], a, b) DFMA_ASM(y[CHAINS - 1], a, b) }
-#elif FMA_FORM == 4
-#define FMA_FORM_ROUND(x, y, a, b)                                             \
-  _Pragma("unroll") for (int c = 0; c < CHAINS; ++c) x[c] = fma(x[c], a, b); \
-  _Pragma("unroll") for (int c = 0; c < CHAINS; ++c) y[c] = fma(y[c], a, b);
-#elif FMA_FORM == 5
-#define FMA_FORM_ROUND(x, y, a, b) \
-  _Pragma("unroll") for (int c = 0; c < CHAINS; ++c) { TP_STEP_FMA(x[c], y[c], a, b) }
-#else
-#define FMA_FORM_ROUND(x, y, a, b) \
-  _Pragma("unroll") for (int c = 0; c < CHAINS; ++c) { DFMA_ASM(x[c], a, b) DFMA_ASM(y[c], a, b) }
-#endif
-#if FMA_FORM == 5
-#define FORM_A (param[0])
-#define FORM_B (param[1])
-#else
-#define FORM_A ((SCALAR)pa)
-#define FORM_B ((SCALAR)pb)
-#endif
-#define THROUGHPUT_KERNEL_FMA_FORM                                                                     \
-  __kernel void tp_FMA(__global const SCALAR* seed, __global const SCALAR* param, __global SCALAR* out, \
-                       uint iters, ARG_SCALAR pa, ARG_SCALAR pb) {                                     \
-    const size_t base = get_global_id(0) * 2 * CHAINS;                                                 \
-    const ELEM a = (ELEM)FORM_A;                                                                       \
-    const ELEM b = (ELEM)FORM_B;                                                                       \
-    ELEM x[CHAINS], y[CHAINS];                                                                         \
-    _Pragma("unroll") for (int c = 0; c < CHAINS; ++c) {                                               \
-      x[c] = LOAD(base + 2 * c, seed);                                                                 \
-      y[c] = LOAD(base + 2 * c + 1, seed);                                                             \
-    }                                                                                                  \
-    for (uint i = 0; i < iters; ++i) {                                                                 \
-      _Pragma("unroll") for (int u = 0; u < UNROLL; ++u) { FMA_FORM_ROUND(x, y, a, b) }                \
-    }                                                                                                  \
-    _Pragma("unroll") for (int c = 0; c < CHAINS; ++c) {                                               \
-      STORE(x[c], base + 2 * c, out);                                                                  \
-      STORE(y[c], base + 2 * c + 1, out);                                                              \
-    }                                                                                                  \
-  }
-#endif
-
 // Slow ops (division, square roots, transcendentals: a special-function
 // unit or a long sequence) are unrolled less: their loop overhead is already
 // negligible, and fully unrolled precise sin/exp bodies would take the driver
@@ -418,102 +353,95 @@ int dp4a(int p, int q, int s) {
 #endif
 
 // The op set of each kind. The host builds one program per slow op
-// (-DONLY_SIN) and one for the fast ones (add, mul, fma, mad and the mixes:
-// -DGROUP_FAST): a driver then compiles only what a run times (a build costs
+// (-DOPS_SIN) and one for the fast ones (add, mul, fma, mad and the mixes:
+// -DOPS_FAST): a driver then compiles only what a run times (a build costs
 // ~0.3 s on the H200 however small), and a run cut short by its time budget
-// has not paid for the ops it skips. -DALL_OPS builds them all.
+// has not paid for the ops it skips. -DOPS_ALL builds them all.
 #if defined(KIND_FLOAT)
-#if defined(ONLY_ADD) || defined(ALL_OPS) || defined(GROUP_FAST)
+#if defined(OPS_ADD) || defined(OPS_ALL) || defined(OPS_FAST)
 KERNELS(ADD)
 #endif
-#if defined(ONLY_MUL) || defined(ALL_OPS) || defined(GROUP_FAST)
+#if defined(OPS_MUL) || defined(OPS_ALL) || defined(OPS_FAST)
 KERNELS(MUL)
 #endif
-#if defined(ONLY_FMA) || defined(ALL_OPS) || defined(GROUP_FAST)
-#if defined(FMA_FORM) && FMA_FORM > 0
-THROUGHPUT_KERNEL_FMA_FORM
-#if VEC == 1
-LATENCY_KERNEL(FMA, LAT_UNROLL)
-#endif
-#else
+#if defined(OPS_FMA) || defined(OPS_ALL) || defined(OPS_FAST)
 INDEP_KERNELS(FMA)
 #endif
-#endif
-#if defined(ONLY_MAD) || defined(ALL_OPS) || defined(GROUP_FAST)
+#if defined(OPS_MAD) || defined(OPS_ALL) || defined(OPS_FAST)
 INDEP_KERNELS(MAD)
 #endif
-#if defined(ONLY_DIV) || defined(ALL_OPS)
+#if defined(OPS_DIV) || defined(OPS_ALL)
 SLOW_KERNELS(DIV)
 #endif
-#if defined(ONLY_SQRT) || defined(ALL_OPS)
+#if defined(OPS_SQRT) || defined(OPS_ALL)
 SLOW_KERNELS(SQRT)
 #endif
-#if defined(ONLY_RSQRT) || defined(ALL_OPS)
+#if defined(OPS_RSQRT) || defined(OPS_ALL)
 SLOW_KERNELS(RSQRT)
 #endif
-#if defined(ONLY_EXP) || defined(ALL_OPS)
+#if defined(OPS_EXP) || defined(OPS_ALL)
 SLOW_KERNELS(EXP)
 #endif
-#if defined(ONLY_LOG) || defined(ALL_OPS)
+#if defined(OPS_LOG) || defined(OPS_ALL)
 SLOW_KERNELS(LOG)
 #endif
-#if defined(ONLY_SIN) || defined(ALL_OPS)
+#if defined(OPS_SIN) || defined(OPS_ALL)
 SLOW_KERNELS(SIN)
 #endif
-#ifndef NEED_FP64
-#if defined(ONLY_NATIVE_DIVIDE) || defined(ALL_OPS)
+#if !SCALAR_IS_F64
+#if defined(OPS_NATIVE_DIVIDE) || defined(OPS_ALL)
 SLOW_KERNELS(NATIVE_DIVIDE)
 #endif
-#if defined(ONLY_NATIVE_SQRT) || defined(ALL_OPS)
+#if defined(OPS_NATIVE_SQRT) || defined(OPS_ALL)
 SLOW_KERNELS(NATIVE_SQRT)
 #endif
-#if defined(ONLY_NATIVE_RSQRT) || defined(ALL_OPS)
+#if defined(OPS_NATIVE_RSQRT) || defined(OPS_ALL)
 SLOW_KERNELS(NATIVE_RSQRT)
 #endif
-#if defined(ONLY_NATIVE_EXP) || defined(ALL_OPS)
+#if defined(OPS_NATIVE_EXP) || defined(OPS_ALL)
 SLOW_KERNELS(NATIVE_EXP)
 #endif
-#if defined(ONLY_NATIVE_LOG) || defined(ALL_OPS)
+#if defined(OPS_NATIVE_LOG) || defined(OPS_ALL)
 SLOW_KERNELS(NATIVE_LOG)
 #endif
-#if defined(ONLY_NATIVE_SIN) || defined(ALL_OPS)
+#if defined(OPS_NATIVE_SIN) || defined(OPS_ALL)
 SLOW_KERNELS(NATIVE_SIN)
 #endif
 #endif
 #endif
 
 #if defined(KIND_PTX_F16X2)
-#if defined(ONLY_ADD) || defined(ALL_OPS) || defined(GROUP_FAST)
+#if defined(OPS_ADD) || defined(OPS_ALL) || defined(OPS_FAST)
 KERNELS(ADD)
 #endif
-#if defined(ONLY_MUL) || defined(ALL_OPS) || defined(GROUP_FAST)
+#if defined(OPS_MUL) || defined(OPS_ALL) || defined(OPS_FAST)
 KERNELS(MUL)
 #endif
-#if defined(ONLY_FMA) || defined(ALL_OPS) || defined(GROUP_FAST)
+#if defined(OPS_FMA) || defined(OPS_ALL) || defined(OPS_FAST)
 KERNELS(FMA)
 #endif
 #endif
 
 #if defined(KIND_INT)
-#if defined(ONLY_ADD) || defined(ALL_OPS) || defined(GROUP_FAST)
+#if defined(OPS_ADD) || defined(OPS_ALL) || defined(OPS_FAST)
 KERNELS(ADD)
 #endif
-#if defined(ONLY_MUL) || defined(ALL_OPS) || defined(GROUP_FAST)
+#if defined(OPS_MUL) || defined(OPS_ALL) || defined(OPS_FAST)
 KERNELS(MUL)
 #endif
-#if defined(ONLY_MAD) || defined(ALL_OPS) || defined(GROUP_FAST)
+#if defined(OPS_MAD) || defined(OPS_ALL) || defined(OPS_FAST)
 KERNELS(MAD)
 #endif
-#if defined(ONLY_DIV) || defined(ALL_OPS)
+#if defined(OPS_DIV) || defined(OPS_ALL)
 SLOW_KERNELS(DIV)
 #endif
 #ifdef STEP_CVT
-#if defined(ONLY_CVT) || defined(ALL_OPS)
+#if defined(OPS_CVT) || defined(OPS_ALL)
 KERNELS(CVT)
 #endif
 #endif
 #ifdef STEP_DP4A
-#if defined(ONLY_DP4A) || defined(ALL_OPS)
+#if defined(OPS_DP4A) || defined(OPS_ALL)
 KERNELS(DP4A)
 #endif
 #endif
@@ -523,7 +451,7 @@ KERNELS(DP4A)
 // even chains run fma, odd chains add, in the same instruction stream. If
 // the mix retires more ops per second than either op alone, two pipes issue
 // together. Built with the fp32 scalar program only.
-#if defined(KIND_FLOAT) && VEC == 1 && defined(IS_FP32) && (defined(ONLY_MIX_FMA_ADD) || defined(ALL_OPS) || defined(GROUP_FAST))
+#if defined(KIND_FLOAT) && VEC == 1 && defined(SCALAR_IS_F32) && (defined(OPS_MIX_FMA_ADD) || defined(OPS_ALL) || defined(OPS_FAST))
 __kernel void tp_MIX_FMA_ADD(__global const SCALAR* seed, __global const SCALAR* param, __global SCALAR* out,
                              uint iters) {
   const size_t base = get_global_id(0) * 2 * CHAINS;
@@ -549,7 +477,7 @@ __kernel void tp_MIX_FMA_ADD(__global const SCALAR* seed, __global const SCALAR*
 
 #endif
 
-#if defined(KIND_FLOAT) && VEC == 1 && defined(IS_FP32) && (defined(ONLY_MIX_FMA_IADD) || defined(ALL_OPS) || defined(GROUP_FAST))
+#if defined(KIND_FLOAT) && VEC == 1 && defined(SCALAR_IS_F32) && (defined(OPS_MIX_FMA_IADD) || defined(OPS_ALL) || defined(OPS_FAST))
 // fp32 fma beside int32 adds (separate pipes on many GPUs). The int chains
 // live in the same float buffers as bit patterns.
 __kernel void tp_MIX_FMA_IADD(__global const SCALAR* seed, __global const SCALAR* param, __global SCALAR* out,

@@ -37,19 +37,6 @@
 //   the value it would hold (lid ^ the starting index) is kept in a register:
 //   the outputs are the same either way.
 
-// NVIDIA's driver caches what ptxas made, keyed by the PTX text, and a
-// build served from that cache logs no register count. The host passes a
-// number unique to the run (only with -cl-nv-verbose, i.e. on NVIDIA);
-// an empty inline-assembly statement carries it into the PTX as a comment,
-// so every run's builds are real ones. It emits no instruction.
-#ifdef GPUSCOPE_RUN_NONCE
-#define GPUSCOPE_STR2(x) #x
-#define GPUSCOPE_STR(x) GPUSCOPE_STR2(x)
-#define RUN_NONCE_MARK() asm volatile("// gpuscope run " GPUSCOPE_STR(GPUSCOPE_RUN_NONCE))
-#else
-#define RUN_NONCE_MARK()
-#endif
-
 #if SCRATCH
 #define SCRATCH_PARAM , __local uint* scratch
 #else
@@ -58,7 +45,6 @@
 
 __kernel void occupancy(__global const uint* next, __global uint* out, uint start_spacing, uint cycle_length,
                         uint steps SCRATCH_PARAM) {
-  RUN_NONCE_MARK();
   const uint lid = (uint)get_local_id(0);
   uint p = (uint)(((ulong)get_group_id(0) * start_spacing) % cycle_length);
   uint r[REGS];
