@@ -45,6 +45,13 @@ Results populated_results() {
   r.device.max_work_group_size = 1024;
   r.device.profiling = false;
   r.device.extensions = {"cl_khr_fp64", "cl_khr_fp16"};
+  r.device.features = {.fp64 = true,
+                       .fp16 = true,
+                       .subgroup_sizes = {32},
+                       .inline_asm = "nvidia-ptx",
+                       .isa_version = 9.0,
+                       .cycle_counter = true,
+                       .instruction_bytes = 16};
   r.device.vendor_info = {{"warp_size", 32}, {"nested", {{"a", {1, 2}}}}};
 
   Series s;
@@ -125,6 +132,7 @@ void expect_same(const DeviceInfo& a, const DeviceInfo& b) {
   EXPECT_EQ(a.max_work_group_size, b.max_work_group_size);
   EXPECT_EQ(a.profiling, b.profiling);
   EXPECT_EQ(a.extensions, b.extensions);
+  EXPECT_EQ(a.features, b.features);
   EXPECT_EQ(a.vendor_info, b.vendor_info);
 }
 
@@ -264,6 +272,7 @@ TEST(ResultsJson, WritesTheContractKeys) {
                           "max_work_group_size",
                           "profiling",
                           "extensions",
+                          "features",
                           "vendor_info"})
     EXPECT_TRUE(j.at("device").contains(key)) << key;
 }

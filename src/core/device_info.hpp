@@ -12,6 +12,28 @@
 
 namespace gpuscope {
 
+// What a device can do, as its backend found out. Probes ask these, never
+// API extension strings or vendor names.
+struct DeviceFeatures {
+  bool fp64 = false;                  // double-precision arithmetic in kernels
+  bool fp16 = false;                  // half-precision arithmetic in kernels
+  bool int64_atomics = false;         // 64-bit atomic add and compare-and-swap on global memory
+  bool integer_dot_product = false;   // the API's own packed int8 dot product
+  bool images = false;                // images read through the texture path in compute kernels
+  bool host_mapping = false;          // device buffers mapped into the host's address space
+  bool shared_virtual_memory = false; // one pointer valid on host and device (OpenCL SVM)
+  std::vector<uint32_t> subgroup_sizes;  // wave widths the driver claims; empty: it claims none
+  // Vendor assembly kernels may embed ("nvidia-ptx"; "" for none) and the
+  // version of its instruction set (NVIDIA: the compute capability, 9.0),
+  // which decides what instructions exist.
+  std::string inline_asm;
+  double isa_version = 0;
+  bool cycle_counter = false;      // kernels can read their core's cycle counter
+  uint32_t instruction_bytes = 0;  // the machine code's fixed instruction size; 0: variable or unknown
+
+  bool operator==(const DeviceFeatures&) const = default;
+};
+
 struct DeviceInfo {
   std::string id;  // "opencl:P:D" or "sim:NAME"
   std::string name;
@@ -31,7 +53,8 @@ struct DeviceInfo {
   uint32_t address_bits = 64;
   uint64_t max_work_group_size = 0;
   bool profiling = true;
-  std::vector<std::string> extensions;
+  std::vector<std::string> extensions;  // as the API lists them, for the record
+  DeviceFeatures features;
   // Vendor-specific queries that answered (NVIDIA warp size, Arm core ids, ...).
   nlohmann::json vendor_info = nlohmann::json::object();
   // What the OS driver and vendor libraries said, at the run's start and end

@@ -39,10 +39,6 @@ struct CapHit : std::runtime_error {
 // player typically fails 1-3 times per move) plus a fixed 2^17.
 uint32_t spin_cap(uint32_t rounds) { return 8 * rounds + (1u << 17); }
 
-bool has_ext(const DeviceInfo& info, const std::string& ext) {
-  return std::find(info.extensions.begin(), info.extensions.end(), ext) != info.extensions.end();
-}
-
 class AtomicsProbe {
  public:
   explicit AtomicsProbe(ProbeContext& ctx) : ctx_(ctx), dev_(ctx.device), info_(dev_.info()) {}
@@ -50,7 +46,7 @@ class AtomicsProbe {
   std::vector<Series> run() {
     TimeBudget budget(ctx_.budget_s);
     std::vector<int> widths{32};
-    if (has_ext(info_, "cl_khr_int64_base_atomics")) widths.push_back(64);
+    if (info_.features.int64_atomics) widths.push_back(64);
     const Axis bits{"counter width", "bit"};
     Series global = make_series("atomics.ping_pong.global", "atomics", bits, {"hand-off latency", "ns"});
     Series local = make_series("atomics.ping_pong.local", "atomics", bits, {"hand-off latency", "ns"});

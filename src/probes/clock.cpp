@@ -44,7 +44,8 @@ std::vector<Series> run_clock_probe(ProbeContext& ctx) {
   Kernel* k = nullptr;
   bool ptx = false;
   std::string ptx_note;
-  if (info.vendor.find("NVIDIA") != std::string::npos) {
+  // The kernel reads NVIDIA's SM counters through inline PTX where it may.
+  if (info.features.cycle_counter && info.features.inline_asm == "nvidia-ptx") {
     try {
       k = &dev.kernel({"clock", "chain", {{"nv_ptx", true}}});
       ptx = true;

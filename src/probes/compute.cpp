@@ -413,9 +413,10 @@ class ComputeRunner {
     // Launches of 5 ms swamp launch overhead (~10 us) as well as 10 ms do,
     // and halve the probe's time.
     harness_.target_launch_ms = std::min(harness_.target_launch_ms, 5.0);
-    nvidia_ = info_.vendor.find("NVIDIA") != std::string::npos;
-    if (info_.vendor_info.contains("nv_compute_capability"))
-      cc_ = std::stod(info_.vendor_info["nv_compute_capability"].get<std::string>());
+    // compute.cl's inline assembly is NVIDIA PTX; its instructions need
+    // these ISA versions: packed half arithmetic 5.3, dp4a 6.1.
+    ptx_ = info_.features.inline_asm == "nvidia-ptx";
+    isa_ = info_.features.isa_version;
   }
 
   // The form of `type` with `lanes` values per op, or the reason there is none.
@@ -423,24 +424,21 @@ class ComputeRunner {
     Form f;
     f.type = type;
     f.vec = lanes;
-    auto has = [&](const char* ext) {
-      return std::find(info_.extensions.begin(), info_.extensions.end(), ext) != info_.extensions.end();
-    };
     if (type == "fp32") {
       f.scalar = Scalar::f32;
     } else if (type == "fp64") {
-      if (!has("cl_khr_fp64")) return std::string("the device has no cl_khr_fp64 (no double precision)");
+      if (!info_.features.fp64) return std::string("the device has no double precision");
       f.scalar = Scalar::f64;
     } else if (type == "fp16") {
-      if (has("cl_khr_fp16")) {
+      if (info_.features.fp16) {
         f.scalar = Scalar::f16;
-        f.path = "cl_khr_fp16";
-      } else if (nvidia_ && cc_ >= 5.3) {
+        f.path = "half arithmetic in kernels";
+      } else if (ptx_ && isa_ >= 5.3) {
         if (lanes != 2) return std::string("the PTX path is packed half2 only");
         f.kind = Kind::PtxF16x2, f.scalar = Scalar::u32, f.vec = 1, f.packed = 2;
-        f.path = "NVIDIA inline PTX (add/sub/mul/fma.rn.f16x2): the driver has no cl_khr_fp16";
+        f.path = "NVIDIA inline PTX (add/sub/mul/fma.rn.f16x2): the driver offers no half arithmetic";
       } else {
-        return std::string("no cl_khr_fp16 and no vendor inline-assembly path for half precision");
+        return std::string("no half arithmetic and no vendor inline-assembly path for it");
       }
     } else {
       f.kind = Kind::Int;
@@ -449,7 +447,7 @@ class ComputeRunner {
       f.scalar = ints.at(type);
     }
     f.scalar_bytes = scalar_bytes(f.scalar);
-    if (f.path.empty()) f.path = "OpenCL C";
+    if (f.path.empty()) f.path = "the API's kernel language";
     return f;
   }
 
@@ -465,7 +463,7 @@ class ComputeRunner {
              {"scalar", f.scalar},
              {"vec", f.vec},
              {"kind", kind},
-             {"has_ptx", nvidia_ && ptx_ok_},
+             {"has_ptx", ptx_ && ptx_ok_},
              {"chains", plan_.chains},
              {"unroll", plan_.unroll},
              {"lat_unroll", plan_.lat_unroll},
@@ -476,9 +474,9 @@ class ComputeRunner {
   // Why `op` cannot run on this device, or "" when it can.
   std::string op_unsupported(const std::string& op) const {
     if (op != "dp4a") return "";
-    if (nvidia_ && ptx_ok_ && cc_ >= 6.1) return "";
-    return has_ext("cl_khr_integer_dot_product")
-               ? "the device offers cl_khr_integer_dot_product, for which gpuscope has no kernel yet"
+    if (ptx_ && ptx_ok_ && isa_ >= 6.1) return "";
+    return info_.features.integer_dot_product
+               ? "the device offers the API's integer dot product, for which gpuscope has no kernel yet"
                : "no int8 dot-product instruction reachable: needs NVIDIA inline PTX (dp4a, sm_61+) or "
                  "cl_khr_integer_dot_product";
   }
@@ -491,7 +489,7 @@ class ComputeRunner {
       try {
         return &dev_.kernel(spec(f, kernel));
       } catch (const BuildError& e) {
-        if (!nvidia_ || !ptx_ok_ || f.kind == Kind::PtxF16x2) throw;
+        if (!ptx_ || !ptx_ok_ || f.kind == Kind::PtxF16x2) throw;
         ptx_ok_ = false;
         ptx_note_ =
             "inline PTX rejected by the driver (" + first_line(e.log) + "): no cycle counter, no dp4a";
@@ -758,7 +756,7 @@ class ComputeRunner {
       not_measured_.push_back(id);
       return;
     }
-    auto fv = form(type, type == "fp16" && !has_ext("cl_khr_fp16") ? 2 : 1);
+    auto fv = form(type, type == "fp16" && !info_.features.fp16 ? 2 : 1);
     if (auto* reason = std::get_if<std::string>(&fv)) {
       unsupported(id, 1, *reason);
       return;
@@ -781,7 +779,7 @@ class ComputeRunner {
     const Measurement m = measure(
         [&](uint64_t iters) {
           const double ns = launch_lat(*k, b, static_cast<uint32_t>(iters));
-          if (nvidia_ && ptx_ok_) cycles.emplace_back(iters, dev_.read_values<uint64_t>(*b.cycles, 1)[0]);
+          if (ptx_ && ptx_ok_) cycles.emplace_back(iters, dev_.read_values<uint64_t>(*b.cycles, 1)[0]);
           return ns;
         },
         1, UINT32_MAX, harness_);
@@ -801,7 +799,7 @@ class ComputeRunner {
               {"trips_per_launch", m.work_per_launch},
               {"launch_ms", m.launch_ms},
               {"clock_mhz_reported", info_.clock_mhz}};
-    if (nvidia_ && ptx_ok_ && !cycles.empty()) {
+    if (ptx_ && ptx_ok_ && !cycles.empty()) {
       // The timed launches are the last ones; their counters give cycles per
       // op on the SM's own clock (no assumption about the clock).
       std::vector<double> cyc;
@@ -818,7 +816,7 @@ class ComputeRunner {
   Series summary_series(const std::string& id, const std::string& probe) {
     Series s = new_series(id, probe, {"none", ""}, {"none", ""});
     s.meta = {{"unsupported", unsupported_},
-              {"inline_ptx", nvidia_ ? (ptx_ok_ ? "accepted" : ptx_note_) : "not an NVIDIA device"},
+              {"inline_ptx", ptx_ ? (ptx_ok_ ? "accepted" : ptx_note_) : "the device takes no NVIDIA PTX"},
               {"not_measured_time_budget", not_measured_},
               {"wall_s", budget_.elapsed_s()},
               {"budget_s", budget_.total_s()},
@@ -833,9 +831,6 @@ class ComputeRunner {
     return s;
   }
 
-  bool has_ext(const char* ext) const {
-    return std::find(info_.extensions.begin(), info_.extensions.end(), ext) != info_.extensions.end();
-  }
   const Plan& plan() const { return plan_; }
   const DeviceInfo& info() const { return info_; }
   TimeBudget& budget() { return budget_; }
@@ -873,8 +868,8 @@ class ComputeRunner {
   TimeBudget budget_;
   Plan plan_;
   HarnessConfig harness_;
-  bool nvidia_ = false;
-  double cc_ = 0;
+  bool ptx_ = false;  // kernels may hold NVIDIA inline PTX
+  double isa_ = 0;    // its ISA version (compute capability)
   bool ptx_ok_ = true;
   std::string ptx_note_;
   nlohmann::json unsupported_ = nlohmann::json::array();

@@ -69,14 +69,13 @@ class IcacheProbe {
     binary.x = {"loop body", "adds"};
     binary.y = {"program binary", "B"};
     binary.meta = {{"source", "the program binary the driver holds for each build (kernel_resources)"}};
-    // NVIDIA's binary is PTX, but the machine code it becomes has a fixed
-    // encoding: 16 bytes per instruction since Volta (compute capability 7),
-    // one FADD per add. Stated as known, not measured.
-    const std::string cc = info_.vendor_info.value("nv_compute_capability", std::string());
-    if (!cc.empty() && std::stoi(cc) >= 7) {
-      body.meta["machine_bytes_per_op"] = 16;
+    // Where the machine code has a fixed instruction size, bytes per add are
+    // known whatever the binary the driver returns (NVIDIA's is PTX text):
+    // stated as known, not measured.
+    if (const uint32_t bytes = info_.features.instruction_bytes; bytes > 0) {
+      body.meta["machine_bytes_per_op"] = bytes;
       body.meta["machine_bytes_source"] =
-          "NVIDIA's fixed 16-byte instruction encoding (compute capability 7.0 and later), one FADD per add";
+          fmt::format("the instruction set's fixed {}-byte encoding, one add instruction per add", bytes);
     }
 
     // The binary's size against the adds, where the backend reports code

@@ -245,6 +245,39 @@ DriverSnapshot driver_snapshot_from_json(const json& j, const std::string& path)
   return s;
 }
 
+DeviceFeatures features_from_json(const json& j, const std::string& path) {
+  const ObjectReader o(j, path);
+  DeviceFeatures f;
+  o.get_optional("fp64", f.fp64);
+  o.get_optional("fp16", f.fp16);
+  o.get_optional("int64_atomics", f.int64_atomics);
+  o.get_optional("integer_dot_product", f.integer_dot_product);
+  o.get_optional("images", f.images);
+  o.get_optional("host_mapping", f.host_mapping);
+  o.get_optional("shared_virtual_memory", f.shared_virtual_memory);
+  o.get_optional("subgroup_sizes", f.subgroup_sizes);
+  o.get_optional("inline_asm", f.inline_asm);
+  o.get_optional("isa_version", f.isa_version);
+  o.get_optional("cycle_counter", f.cycle_counter);
+  o.get_optional("instruction_bytes", f.instruction_bytes);
+  return f;
+}
+
+json features_to_json(const DeviceFeatures& f) {
+  return {{"fp64", f.fp64},
+          {"fp16", f.fp16},
+          {"int64_atomics", f.int64_atomics},
+          {"integer_dot_product", f.integer_dot_product},
+          {"images", f.images},
+          {"host_mapping", f.host_mapping},
+          {"shared_virtual_memory", f.shared_virtual_memory},
+          {"subgroup_sizes", f.subgroup_sizes},
+          {"inline_asm", f.inline_asm},
+          {"isa_version", f.isa_version},
+          {"cycle_counter", f.cycle_counter},
+          {"instruction_bytes", f.instruction_bytes}};
+}
+
 DeviceInfo device_from_json_at(const json& j, const std::string& path) {
   const ObjectReader o(j, path);
   DeviceInfo d;
@@ -268,6 +301,7 @@ DeviceInfo device_from_json_at(const json& j, const std::string& path) {
   o.get_optional("max_work_group_size", d.max_work_group_size);
   o.get_optional("profiling", d.profiling);
   o.get_optional("extensions", d.extensions);
+  if (const json* v = o.optional("features")) d.features = features_from_json(*v, o.path_of("features"));
   if (const json* v = o.optional("vendor_info")) read_object(*v, o.path_of("vendor_info"), d.vendor_info);
   if (o.optional("driver")) d.driver = array_from_json<DriverSnapshot>(o, "driver", driver_snapshot_from_json);
   return d;
@@ -304,6 +338,7 @@ nlohmann::json device_to_json(const DeviceInfo& d) {
           {"max_work_group_size", d.max_work_group_size},
           {"profiling", d.profiling},
           {"extensions", d.extensions},
+          {"features", features_to_json(d.features)},
           {"vendor_info", d.vendor_info},
           {"driver", std::move(driver)}};
 }

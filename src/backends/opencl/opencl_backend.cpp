@@ -114,6 +114,37 @@ nlohmann::json vendor_queries(const cl::Device& d, const DeviceInfo& info) {
   return v;
 }
 
+// What kernels on `d` may use, from its extensions and queries (`info`
+// holds them already).
+DeviceFeatures features_of(const cl::Device& d, const DeviceInfo& info) {
+  DeviceFeatures f;
+  f.fp64 = has_ext(info, "cl_khr_fp64");
+  f.fp16 = has_ext(info, "cl_khr_fp16");
+  f.int64_atomics = has_ext(info, "cl_khr_int64_base_atomics");
+  f.integer_dot_product = has_ext(info, "cl_khr_integer_dot_product");
+  f.images = d.getInfo<CL_DEVICE_IMAGE_SUPPORT>() == CL_TRUE;
+  f.host_mapping = true;  // clEnqueueMapBuffer is core OpenCL
+  cl_device_svm_capabilities svm = 0;
+  f.shared_virtual_memory = load_opencl_library().svm &&
+                            clGetDeviceInfo(d(), CL_DEVICE_SVM_CAPABILITIES, sizeof(svm), &svm, nullptr) ==
+                                CL_SUCCESS &&
+                            (svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) != 0;
+  const nlohmann::json& v = info.vendor_info;
+  if (v.contains("nv_warp_size")) f.subgroup_sizes = {v["nv_warp_size"].get<uint32_t>()};
+  if (v.contains("intel_sub_group_sizes"))
+    for (const auto& n : v["intel_sub_group_sizes"]) f.subgroup_sizes.push_back(n.get<uint32_t>());
+  // NVIDIA's OpenCL compiles through PTX and accepts asm statements in it;
+  // %clock64 is then each SM's cycle counter, and since Volta (7.0) every
+  // machine instruction is 16 bytes.
+  if (info.vendor.find("NVIDIA") != std::string::npos) {
+    f.inline_asm = "nvidia-ptx";
+    if (v.contains("nv_compute_capability")) f.isa_version = std::stod(v["nv_compute_capability"].get<std::string>());
+    f.cycle_counter = true;
+    if (f.isa_version >= 7) f.instruction_bytes = 16;
+  }
+  return f;
+}
+
 DeviceInfo describe(const cl::Platform& p, const cl::Device& d, size_t pi, size_t di) {
   DeviceInfo info;
   info.id = fmt::format("opencl:{}:{}", pi, di);
@@ -136,6 +167,7 @@ DeviceInfo describe(const cl::Platform& p, const cl::Device& d, size_t pi, size_
   info.profiling = (d.getInfo<CL_DEVICE_QUEUE_PROPERTIES>() & CL_QUEUE_PROFILING_ENABLE) != 0;
   info.extensions = split_words(d.getInfo<CL_DEVICE_EXTENSIONS>());
   info.vendor_info = vendor_queries(d, info);
+  info.features = features_of(d, info);
   if (info.type == "cpu")
     info.vendor_info["gpuscope_buffers"] = "host memory, transparent huge pages requested";
   return printable(std::move(info));  // driver strings reach terminals and reports

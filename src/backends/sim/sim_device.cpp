@@ -194,8 +194,11 @@ DeviceInfo sim_device_info(const SimConfig& c, const std::string& id) {
   d.address_bits = c.address_bits;
   d.max_work_group_size = c.core.max_work_group_size;
   d.profiling = true;
-  if (c.rates.fp16) d.extensions.push_back("cl_khr_fp16");
-  if (c.rates.fp64) d.extensions.push_back("cl_khr_fp64");
+  d.features.fp64 = c.rates.fp64;
+  d.features.fp16 = c.rates.fp16;
+  d.features.images = true;        // every sim device has images (ImagesConfig)
+  d.features.host_mapping = true;  // timed_map, by the host link or zero-copy
+  d.features.subgroup_sizes = {c.core.wave_width};  // what a driver would claim
   d.vendor_info["sim_description"] = c.source;
   if (c.max_alloc_bytes > kSimMaxAllocBytes)
     d.vendor_info["sim_note"] =
