@@ -90,8 +90,8 @@ TEST(SimSystemKernels, LonePlayerAndWrappingAdds) {
   dev.write_values<uint32_t>(*result, std::vector<uint32_t>{7, 7, 7, 7});
   Kernel& local = dev.kernel({"atomics", "ping_pong_local", {{"use_64", false}}});
   const uint32_t rounds = 10, cap = 1000;
-  const KernelArg pp[] = {LocalBytes{8}, rounds, uint32_t{64}, cap, result.get()};  // partner 64: outside
-  dev.launch(local, Range::d1(32), Range::d1(32), pp);
+  const KernelArg pp[] = {rounds, uint32_t{64}, cap, result.get()};  // partner 64: outside
+  dev.launch(local, {Range::d1(32), Range::d1(32), 8}, pp);
   EXPECT_EQ(dev.read_values<uint32_t>(*result, 4), (std::vector<uint32_t>{1, 7, cap, 7}));
 
   Kernel& add = dev.kernel({"atomics", "add_throughput", {{"use_64", false}}});
@@ -111,7 +111,7 @@ TEST(SimSystemKernels, BatchWaitsForLongKernels) {
   Kernel& k = dev.kernel({"clock", "chain", {{"nv_ptx", false}}});
   auto out = dev.create_buffer(3 * sizeof(uint64_t));
   const KernelArg args[] = {out.get(), uint32_t{100000}, uint32_t{1}};  // 1.6M steps: ms, not us
-  const LaunchBatch b = dev.launch_batch(k, Range::d1(1), Range::d1(1), args, 3);
+  const LaunchBatch b = dev.launch_batch(k, {Range::d1(1), Range::d1(1)}, args, 3);
   ASSERT_EQ(b.events.size(), 3u);
   for (size_t i = 1; i < b.events.size(); ++i) {
     EXPECT_GT(b.events[i - 1].end_ns - b.events[i - 1].start_ns, 100 * c.launch.back_to_back_us * 1e3);

@@ -27,8 +27,9 @@ std::vector<uint32_t> chain_pixels(uint32_t n, uint32_t stride_px, size_t pixels
 
 TEST(OpenClImages, ChaseThroughA1DBufferImage) {
   auto dev = open_device(cpu_device_id());
-  const ImageLimits limits = dev->image_limits();
-  ASSERT_TRUE(limits.supported) << "PoCL's CPU device has images";
+  ASSERT_NE(dev->images(), nullptr) << "PoCL's CPU device has images";
+  ImageFacet& images = *dev->images();
+  const ImageLimits limits = images.limits();
   EXPECT_GT(limits.max_buffer_pixels, 0u);
   EXPECT_GE(limits.max_2d_width, 4096u);
 
@@ -36,7 +37,7 @@ TEST(OpenClImages, ChaseThroughA1DBufferImage) {
   auto buf = dev->create_buffer(kPixels * ImageDesc::kPixelBytes);
   ImageDesc desc;
   desc.width = kPixels;
-  auto img = dev->create_image(desc, buf.get());
+  auto img = images.create_image(desc, buf.get());
   EXPECT_EQ(img->desc().size_bytes(), kPixels * 16);
   dev->write_values<uint32_t>(*buf, chain_pixels(100, 4, kPixels));
   auto& chase = dev->kernel({"texture", "chase", {{"image_2d", false}, {"width_log2", 12}}});
@@ -49,14 +50,16 @@ TEST(OpenClImages, ChaseThroughA1DBufferImage) {
 
 TEST(OpenClImages, ChaseThroughA2DImage) {
   auto dev = open_device(cpu_device_id());
+  ASSERT_NE(dev->images(), nullptr);
+  ImageFacet& images = *dev->images();
   ImageDesc desc;
   desc.kind = ImageKind::k2D;
   desc.width = 4096;  // WIDTH_LOG2=12
   desc.height = 2;
-  auto img = dev->create_image(desc, nullptr);
+  auto img = images.create_image(desc, nullptr);
   // Every pixel a slot; the chain crosses from row 0 into row 1.
   const uint32_t n = 5000;
-  dev->write_image(*img, std::as_bytes(std::span<const uint32_t>(chain_pixels(n, 1, 8192))));
+  images.write_image(*img, std::as_bytes(std::span<const uint32_t>(chain_pixels(n, 1, 8192))));
   auto& chase = dev->kernel({"texture", "chase", {{"image_2d", true}, {"width_log2", 12}}});
   auto end = dev->create_buffer(8);
   const KernelArg args[] = {img.get(), uint32_t{4090}, uint32_t{2}, end.get()};
@@ -66,17 +69,19 @@ TEST(OpenClImages, ChaseThroughA2DImage) {
 
 TEST(OpenClImages, RefusalsAreTyped) {
   auto dev = open_device(cpu_device_id());
-  const ImageLimits limits = dev->image_limits();
+  ASSERT_NE(dev->images(), nullptr);
+  ImageFacet& images = *dev->images();
+  const ImageLimits limits = images.limits();
   ImageDesc too_wide;
   too_wide.kind = ImageKind::k2D;
   too_wide.width = limits.max_2d_width + 1;
-  EXPECT_THROW(dev->create_image(too_wide, nullptr), OutOfResources);
+  EXPECT_THROW(images.create_image(too_wide, nullptr), OutOfResources);
   ImageDesc unbacked;  // a 1D buffer image needs its buffer
   unbacked.width = 64;
-  EXPECT_THROW(dev->create_image(unbacked, nullptr), DeviceError);
+  EXPECT_THROW(images.create_image(unbacked, nullptr), DeviceError);
 }
 
-// A device that has everything but images; the Device defaults say so.
+// A device that has everything but images: it offers no image facet.
 class NoImageDevice : public Device {
  public:
   const DeviceInfo& info() const override { return info_; }
@@ -85,14 +90,9 @@ class NoImageDevice : public Device {
   void read(const Buffer&, size_t, std::span<std::byte>) override {}
   Kernel& kernel(const KernelSpec&) override { throw DeviceError("not used"); }
   KernelResources kernel_resources(Kernel&) override { throw DeviceError("not used"); }
-  double launch(Kernel&, Range, Range, std::span<const KernelArg>) override { return 0; }
+  double launch(Kernel&, const LaunchShape&, std::span<const KernelArg>) override { return 0; }
+  LaunchBatch launch_batch(Kernel&, const LaunchShape&, std::span<const KernelArg>, int) override { return {}; }
   DeviceInfo info_{.name = "imageless", .type = "gpu"};
-};
-
-// The driver says CL_DEVICE_IMAGE_SUPPORT = false.
-class ImagesOffDevice : public NoImageDevice {
- public:
-  ImageLimits image_limits() const override { return {}; }
 };
 
 TEST(TextureProbe, SkipsABackendWithoutImages) {
@@ -103,19 +103,7 @@ TEST(TextureProbe, SkipsABackendWithoutImages) {
     run_texture_probe(ctx);
     FAIL() << "the probe ran without images";
   } catch (const Unsupported& e) {
-    EXPECT_NE(std::string(e.what()).find("images are not supported"), std::string::npos) << e.what();
-  }
-}
-
-TEST(TextureProbe, SkipsADeviceWithoutImageSupport) {
-  ImagesOffDevice dev;
-  ProbeOptions options;
-  ProbeContext ctx{dev, options, 1.0};
-  try {
-    run_texture_probe(ctx);
-    FAIL() << "the probe ran without images";
-  } catch (const Unsupported& e) {
-    EXPECT_NE(std::string(e.what()).find("no image support"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("imageless offers no images"), std::string::npos) << e.what();
   }
 }
 

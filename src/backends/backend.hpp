@@ -45,10 +45,8 @@ struct ImageDesc {
   size_t size_bytes() const { return width * height * kPixelBytes; }
 };
 
-// What the device can do with images; every size in pixels. A device without
-// images has supported == false and zero sizes.
+// What the device can do with images; every size in pixels.
 struct ImageLimits {
-  bool supported = false;
   size_t max_buffer_pixels = 0;  // largest kBuffer1D image; 0 when the API lacks them (OpenCL 1.1)
   size_t max_2d_width = 0, max_2d_height = 0;
 };
@@ -68,13 +66,17 @@ struct Range {
   size_t total() const { return dims[0] * dims[1] * dims[2]; }
 };
 
-// Bytes of local (shared) memory to reserve for a __local pointer argument.
-struct LocalBytes {
-  size_t bytes = 0;
+// One launch's shape.
+struct LaunchShape {
+  Range global;            // work-items in all
+  Range local;             // per work-group; total() == 0: the driver chooses
+  // Local (shared) memory given to the kernel's dynamic local buffer, per
+  // work-group; 0: the kernel has none. Kernels that take one declare it as
+  // their last parameter (OpenCL C: a __local pointer after the arguments).
+  size_t local_bytes = 0;
 };
 
-using KernelArg =
-    std::variant<Buffer*, int32_t, uint32_t, int64_t, uint64_t, float, double, LocalBytes, Image*>;
+using KernelArg = std::variant<Buffer*, int32_t, uint32_t, int64_t, uint64_t, float, double, Image*>;
 
 class Kernel {
  public:
@@ -130,11 +132,13 @@ struct MapTiming {
   double unmap_device_ns = 0;
 };
 
-// Profiling timestamps of one command in ns on the device's clock, relative
-// to the first command of its batch being queued.
+// Timestamps of one command in ns on the device's clock, relative to a
+// point before the batch's first command (its queueing where the API stamps
+// that, else its start). Queueing and submission are stamped by some APIs
+// only (OpenCL's profiling events); start and end by all.
 struct EventTimes {
-  double queued_ns = 0;
-  double submit_ns = 0;
+  std::optional<double> queued_ns;
+  std::optional<double> submit_ns;
   double start_ns = 0;
   double end_ns = 0;
 };
@@ -155,6 +159,51 @@ struct SvmCapabilities {
   bool atomics = false;
 };
 
+// The texture path: image objects kernels read through samplers.
+class ImageFacet {
+ public:
+  virtual ~ImageFacet() = default;
+  virtual ImageLimits limits() const = 0;
+  // kBuffer1D needs `backing` (a Buffer of at least desc.size_bytes(); the
+  // image is a view of it and sees what is written to it); k2D takes none.
+  // Throws Unsupported when the device lacks this kind, OutOfResources when
+  // the size exceeds the device's limits or memory.
+  virtual std::unique_ptr<Image> create_image(const ImageDesc& desc, Buffer* backing) = 0;
+  // Writes a whole k2D image: rows of desc().width pixels, tightly packed.
+  virtual void write_image(Image& dst, std::span<const std::byte> pixels) = 0;
+};
+
+// Host<->device transfers, timed from both sides.
+class HostTransferFacet {
+ public:
+  virtual ~HostTransferFacet() = default;
+  // A device buffer the driver allocates in host-reachable memory
+  // (CL_MEM_ALLOC_HOST_PTR): zero-copy on unified-memory devices.
+  virtual std::unique_ptr<Buffer> create_host_buffer(size_t bytes) = 0;
+  virtual std::unique_ptr<HostStaging> create_pinned_host(size_t bytes) = 0;
+  // Copies host -> device (write) or device -> host (read) at offset 0.
+  // blocking: the API call itself waits; otherwise the command is enqueued
+  // and the host waits on its completion (spinning, for a tight host time).
+  virtual TransferTiming timed_write(Buffer& dst, std::span<const std::byte> src, bool blocking) = 0;
+  virtual TransferTiming timed_read(const Buffer& src, std::span<std::byte> dst, bool blocking) = 0;
+  // Maps all of `buf` (for reading when to_host, for writing with the old
+  // contents invalidated when to_device), runs `touch` on the mapped bytes,
+  // unmaps; every step waited for and timed.
+  virtual MapTiming timed_map(Buffer& buf, MapDirection dir,
+                              const std::function<void(std::span<std::byte>)>& touch) = 0;
+};
+
+// Shared virtual memory: one allocation both sides address.
+class SvmFacet {
+ public:
+  virtual ~SvmFacet() = default;
+  virtual SvmCapabilities capabilities() const = 0;
+  // Allocates `bytes` of coarse-grained SVM and hands it to the host and back
+  // (clEnqueueSVMMap/Unmap) as HostTransferFacet::timed_map does for buffers.
+  virtual MapTiming timed_map(size_t bytes, MapDirection dir,
+                              const std::function<void(std::span<std::byte>)>& touch) = 0;
+};
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -166,80 +215,32 @@ class Device {
   virtual void write(Buffer& dst, size_t offset_bytes, std::span<const std::byte> src) = 0;
   virtual void read(const Buffer& src, size_t offset_bytes, std::span<std::byte> dst) = 0;
 
-  // Builds (and caches) a kernel; throws BuildError carrying the build log.
+  // Builds (and caches) a kernel; throws BuildError carrying the build log,
+  // Unsupported when the backend has no source or model of the kernel.
   virtual Kernel& kernel(const KernelSpec& spec) = 0;
 
   // What the compiler and driver report for a built kernel.
   virtual KernelResources kernel_resources(Kernel& k) = 0;
 
-  // Runs one launch to completion and returns its device time in ns, taken
-  // from the API's own profiling events (queued work excluded). `local` of
-  // total() == 0 lets the driver choose.
-  virtual double launch(Kernel& k, Range global, Range local, std::span<const KernelArg> args) = 0;
+  // Runs one launch to completion and returns its device time in ns, from
+  // the API's own timestamps (queued work excluded).
+  virtual double launch(Kernel& k, const LaunchShape& shape, std::span<const KernelArg> args) = 0;
 
-  // Images (the texture path). The defaults say the backend has none; a
-  // backend with images overrides all three.
-  virtual ImageLimits image_limits() const { throw Unsupported("images are not supported by this backend"); }
-  // kBuffer1D needs `backing` (a Buffer of at least desc.size_bytes(); the
-  // image is a view of it and sees what is written to it); k2D takes none.
-  // Throws Unsupported when the device has no images or not this kind,
-  // OutOfResources when the size exceeds the device's limits or memory.
-  virtual std::unique_ptr<Image> create_image(const ImageDesc& desc, Buffer* backing) {
-    (void)desc;
-    (void)backing;
-    throw Unsupported("images are not supported by this backend");
-  }
-  // Writes a whole k2D image: rows of desc().width pixels, tightly packed.
-  virtual void write_image(Image& dst, std::span<const std::byte> pixels) {
-    (void)dst;
-    (void)pixels;
-    throw Unsupported("images are not supported by this backend");
-  }
-
-  // --- Host transfers, launch timing, SVM (probes transfer, launch). Optional:
-  // a backend without them throws Unsupported and those probes are skipped.
-
-  // A device buffer the driver allocates in host-reachable memory
-  // (CL_MEM_ALLOC_HOST_PTR): zero-copy on unified-memory devices.
-  virtual std::unique_ptr<Buffer> create_host_buffer(size_t /*bytes*/) {
-    throw Unsupported("host-allocated buffers are not supported by this backend");
-  }
-  virtual std::unique_ptr<HostStaging> create_pinned_host(size_t /*bytes*/) {
-    throw Unsupported("pinned host memory is not supported by this backend");
-  }
-  // Copies host -> device (write) or device -> host (read) at offset 0.
-  // blocking: the API call itself waits; otherwise the command is enqueued
-  // and the host waits on its event (spinning, for a tight host time).
-  virtual TransferTiming timed_write(Buffer& /*dst*/, std::span<const std::byte> /*src*/, bool /*blocking*/) {
-    throw Unsupported("timed transfers are not supported by this backend");
-  }
-  virtual TransferTiming timed_read(const Buffer& /*src*/, std::span<std::byte> /*dst*/, bool /*blocking*/) {
-    throw Unsupported("timed transfers are not supported by this backend");
-  }
-  // Maps all of `buf` (for reading when to_host, for writing with the old
-  // contents invalidated when to_device), runs `touch` on the mapped bytes,
-  // unmaps; every step waited for and timed.
-  virtual MapTiming timed_map(Buffer& /*buf*/, MapDirection /*dir*/,
-                              const std::function<void(std::span<std::byte>)>& /*touch*/) {
-    throw Unsupported("map/unmap is not supported by this backend");
-  }
   // Enqueues `count` launches back to back, then waits (spinning) for the
-  // last. Arguments are set once.
-  virtual LaunchBatch launch_batch(Kernel& /*k*/, Range /*global*/, Range /*local*/,
-                                   std::span<const KernelArg> /*args*/, int /*count*/) {
-    throw Unsupported("launch timestamps are not supported by this backend");
-  }
-  virtual SvmCapabilities svm_capabilities() const {
-    throw Unsupported("shared virtual memory is not supported by this backend");
-  }
-  // Allocates `bytes` of coarse-grained SVM and hands it to the host and back
-  // (clEnqueueSVMMap/Unmap) as timed_map does for buffers.
-  virtual MapTiming timed_svm_map(size_t /*bytes*/, MapDirection /*dir*/,
-                                  const std::function<void(std::span<std::byte>)>& /*touch*/) {
-    throw Unsupported("shared virtual memory is not supported by this backend");
-  }
+  // last; each launch's timestamps, and the host's wall time.
+  virtual LaunchBatch launch_batch(Kernel& k, const LaunchShape& shape, std::span<const KernelArg> args,
+                                   int count) = 0;
 
-  // Convenience typed wrappers.
+  // Optional facets: nullptr when the device has none, and the probes that
+  // need one skip with that reason.
+  virtual ImageFacet* images() { return nullptr; }
+  virtual HostTransferFacet* host_transfers() { return nullptr; }
+  virtual SvmFacet* svm() { return nullptr; }
+
+  // Convenience wrappers.
+  double launch(Kernel& k, Range global, Range local, std::span<const KernelArg> args) {
+    return launch(k, LaunchShape{global, local}, args);
+  }
   template <class T>
   void write_values(Buffer& dst, std::span<const T> values, size_t offset_elems = 0) {
     write(dst, offset_elems * sizeof(T), std::as_bytes(values));

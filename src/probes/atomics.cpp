@@ -81,8 +81,8 @@ class AtomicsProbe {
       dev_.write_values<uint64_t>(*counter, std::vector<uint64_t>{0});
       double ns = 0;
       if (in_group) {
-        const KernelArg args[] = {LocalBytes{8}, rounds, partner, spin_cap(rounds), result.get()};
-        ns = dev_.launch(k, Range::d1(group), Range::d1(group), args);
+        const KernelArg args[] = {rounds, partner, spin_cap(rounds), result.get()};
+        ns = dev_.launch(k, {Range::d1(group), Range::d1(group), 8}, args);
       } else {
         const KernelArg args[] = {counter.get(), rounds, spin_cap(rounds), result.get()};
         ns = dev_.launch(k, Range::d1(2), Range::d1(1), args);

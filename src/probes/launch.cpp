@@ -51,17 +51,18 @@ std::vector<Series> run_launch_probe(ProbeContext& ctx) {
     std::vector<double> d, s, r, e;
     for (int i = -3; i < isolated; ++i) {  // three warm-up launches
       const KernelArg args[] = {sink.get(), value};
-      const LaunchBatch b = dev.launch_batch(k, global, local, args, 1);
+      const LaunchBatch b = dev.launch_batch(k, {global, local}, args, 1);
       check();
       if (i < 0) continue;
       const EventTimes& t = b.events.front();
-      d.push_back((t.start_ns - t.queued_ns) / 1e3);
-      s.push_back((t.start_ns - t.submit_ns) / 1e3);
+      // Queueing and submission are stamped by some APIs only.
+      if (t.queued_ns) d.push_back((t.start_ns - *t.queued_ns) / 1e3);
+      if (t.submit_ns) s.push_back((t.start_ns - *t.submit_ns) / 1e3);
       r.push_back(b.host_ns / 1e3);
       e.push_back((t.end_ns - t.start_ns) / 1e3);
     }
-    add_point(dispatch, static_cast<double>(n), d);
-    add_point(submit, static_cast<double>(n), s);
+    if (!d.empty()) add_point(dispatch, static_cast<double>(n), d);
+    if (!s.empty()) add_point(submit, static_cast<double>(n), s);
     add_point(roundtrip, static_cast<double>(n), r);
     add_point(duration, static_cast<double>(n), e);
   }
@@ -75,7 +76,7 @@ std::vector<Series> run_launch_probe(ProbeContext& ctx) {
     std::vector<double> host, gaps;
     for (int rep = -1; rep < (quick ? 3 : 5); ++rep) {
       const KernelArg args[] = {sink.get(), value};
-      const LaunchBatch b = dev.launch_batch(k, Range::d1(1), Range::d1(1), args, count);
+      const LaunchBatch b = dev.launch_batch(k, {Range::d1(1), Range::d1(1)}, args, count);
       check();
       if (rep < 0) continue;
       host.push_back(b.host_ns / 1e3 / count);
@@ -87,9 +88,12 @@ std::vector<Series> run_launch_probe(ProbeContext& ctx) {
   ctx.progress(fmt::format("launch: dispatch {:.1f} us, round trip {:.1f} us, back to back {:.1f} us",
                            dispatch.points.front().y, roundtrip.points.front().y,
                            per_launch.points.empty() ? 0.0 : per_launch.points.back().y));
-  std::vector<Series> out{dispatch, submit, roundtrip, duration, per_launch, gap};
-  for (auto& s : out)
-    s.meta = {{"kernel", "launch/empty"}, {"group", group}, {"wall_s", budget.elapsed_s()}};
+  std::vector<Series> out;
+  for (Series* s : {&dispatch, &submit, &roundtrip, &duration, &per_launch, &gap}) {
+    if (s->points.empty()) continue;  // dispatch and submit where the API stamps no queueing
+    s->meta = {{"kernel", "launch/empty"}, {"group", group}, {"wall_s", budget.elapsed_s()}};
+    out.push_back(std::move(*s));
+  }
   return out;
 }
 

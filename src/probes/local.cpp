@@ -108,8 +108,8 @@ class LocalProbe {
       const auto rounds = static_cast<uint32_t>(std::min<uint64_t>(rounds64, UINT32_MAX));
       double ns = 0;
       if (local) {
-        const KernelArg args[] = {cycle.get(), kChaseSlots, rounds, end.get(), LocalBytes{fp}};
-        ns = dev_.launch(lk, Range::d1(1), Range::d1(1), args);
+        const KernelArg args[] = {cycle.get(), kChaseSlots, rounds, end.get()};
+        ns = dev_.launch(lk, {Range::d1(1), Range::d1(1), fp}, args);
       } else {
         const KernelArg args[] = {cycle.get(), rounds, end.get()};
         ns = dev_.launch(gk, Range::d1(1), Range::d1(1), args);
@@ -173,9 +173,8 @@ class LocalProbe {
         const auto rounds = static_cast<uint32_t>(std::min<uint64_t>(rounds64, UINT32_MAX));
         double ns = 0;
         if (local) {
-          const KernelArg args[] = {src.get(), rounds, static_cast<uint32_t>(wg), sums.get(),
-                                    LocalBytes{2 * window}};
-          ns = dev_.launch(lk, Range::d1(groups * wg), Range::d1(wg), args);
+          const KernelArg args[] = {src.get(), rounds, static_cast<uint32_t>(wg), sums.get()};
+          ns = dev_.launch(lk, {Range::d1(groups * wg), Range::d1(wg), 2 * window}, args);
         } else {
           const KernelArg args[] = {win.get(), rounds, static_cast<uint32_t>(wg), sums.get()};
           ns = dev_.launch(gk, Range::d1(groups * wg), Range::d1(wg), args);
@@ -212,8 +211,8 @@ class LocalProbe {
     const size_t items = group_size(std::min<size_t>(64, k.max_work_group_size()));
     if (!touch_sums_) touch_sums_ = dev_.create_buffer(size_t{64} * 4);
     try {
-      const KernelArg args[] = {words, touch_sums_.get(), LocalBytes{bytes}};
-      dev_.launch(k, Range::d1(items), Range::d1(items), args);
+      const KernelArg args[] = {words, touch_sums_.get()};
+      dev_.launch(k, {Range::d1(items), Range::d1(items), bytes}, args);
     } catch (const DeviceError&) {
       return false;
     }

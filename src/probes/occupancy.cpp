@@ -193,10 +193,9 @@ class OccupancyProbe {
   // SCRATCH build) or none (0); checks kCheckedGroups groups spread over
   // the launch.
   double launch(Kernel& k, int regs, size_t groups, size_t wg, uint32_t steps, size_t local_bytes) {
-    std::vector<KernelArg> args = {next_.get(), out_for(groups * wg).get(), kStartSpacing,
-                                   static_cast<uint32_t>(next_host_.size()), steps};
-    if (local_bytes) args.emplace_back(LocalBytes{local_bytes});
-    const double ns = dev_.launch(k, Range::d1(groups * wg), Range::d1(wg), args);
+    const KernelArg args[] = {next_.get(), out_for(groups * wg).get(), kStartSpacing,
+                              static_cast<uint32_t>(next_host_.size()), steps};
+    const double ns = dev_.launch(k, {Range::d1(groups * wg), Range::d1(wg), local_bytes}, args);
     for (size_t c = 0; c < std::min(groups, kCheckedGroups); ++c) {
       const size_t g = c * groups / std::min(groups, kCheckedGroups);
       const auto got = dev_.read_values<uint32_t>(*out_, wg, g * wg);

@@ -96,10 +96,8 @@ class SchedulingProbe {
       dev_.write_values<uint32_t>(*running_, std::vector<uint32_t>{0});
       dev_.write_values<uint32_t>(*peak_, std::vector<uint32_t>{0});
       dev_.write_values<uint32_t>(*sink_, std::vector<uint32_t>{0});
-      const KernelArg args[] = {running_.get(), peak_.get(),
-                                sink_.get(),    LocalBytes{std::max<size_t>(local_bytes, 4)},
-                                words,          kHold};
-      dev_.launch(*kernel_, Range::d1(groups * wg), Range::d1(wg), args);
+      const KernelArg args[] = {running_.get(), peak_.get(), sink_.get(), words, kHold};
+      dev_.launch(*kernel_, {Range::d1(groups * wg), Range::d1(wg), std::max<size_t>(local_bytes, 4)}, args);
       const uint32_t peak = dev_.read_values<uint32_t>(*peak_, 1)[0];
       const uint32_t running = dev_.read_values<uint32_t>(*running_, 1)[0];
       const uint32_t sink = dev_.read_values<uint32_t>(*sink_, 1)[0];

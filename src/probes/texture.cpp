@@ -75,11 +75,8 @@ Series make_series(const std::string& id, const std::string& y_name, const std::
 class TextureProbe {
  public:
   explicit TextureProbe(ProbeContext& ctx)
-      : ctx_(ctx), dev_(ctx.device), info_(dev_.info()), budget_(ctx.budget_s) {
-    limits_ = dev_.image_limits();  // a backend without images throws Unsupported here
-    if (!limits_.supported)
-      throw Unsupported(
-          fmt::format("{} reports no image support (CL_DEVICE_IMAGE_SUPPORT is false)", info_.name));
+      : ctx_(ctx), dev_(ctx.device), info_(dev_.info()), images_(images_of(dev_)), budget_(ctx.budget_s) {
+    limits_ = images_.limits();
     harness_ = ctx.options.harness;
     harness_.target_launch_ms = std::min(harness_.target_launch_ms, 5.0);
     choose_images();
@@ -140,6 +137,12 @@ class TextureProbe {
   }
 
  private:
+  static ImageFacet& images_of(Device& dev) {
+    ImageFacet* images = dev.images();
+    if (!images) throw Unsupported(fmt::format("{} offers no images to compute kernels", dev.info().name));
+    return *images;
+  }
+
   nlohmann::json common_meta() const {
     return {{"image", two_d_ ? "image2d_t (RGBA uint32)" : "image1d_buffer_t (RGBA uint32)"},
             {"pixel_bytes", kPixel},
@@ -214,7 +217,7 @@ class TextureProbe {
     for (size_t bytes = want; bytes >= smallest; bytes /= 2) {
       try {
         if (!two_d_) backing_ = dev_.create_buffer(bytes);
-        image_ = dev_.create_image(image_desc(bytes), backing_.get());
+        image_ = images_.create_image(image_desc(bytes), backing_.get());
         const size_t slots = bytes / stride_bytes_;
         if (!two_d_) next_ = dev_.create_buffer(slots * sizeof(uint32_t));
         end_ = dev_.create_buffer(2 * sizeof(uint32_t));
@@ -244,7 +247,7 @@ class TextureProbe {
   void lay_out(const Cycle& c, uint32_t base) {
     if (two_d_) {
       for (uint32_t i = 0; i < c.size(); ++i) pixels_[static_cast<size_t>(base + i) * 4] = base + c.next[i];
-      dev_.write_image(*image_, std::as_bytes(std::span<const uint32_t>(pixels_)));
+      images_.write_image(*image_, std::as_bytes(std::span<const uint32_t>(pixels_)));
       return;
     }
     link(*backing_, c, static_cast<uint32_t>(stride_pixels() * 4), static_cast<uint32_t>(stride_pixels()),
@@ -441,7 +444,7 @@ class TextureProbe {
     for (auto& w : data) w = static_cast<uint32_t>(rng.next());
     if (two_d_) {
       std::copy(data.begin(), data.end(), pixels_.begin());
-      dev_.write_image(*image_, std::as_bytes(std::span<const uint32_t>(pixels_)));
+      images_.write_image(*image_, std::as_bytes(std::span<const uint32_t>(pixels_)));
     } else {
       dev_.write_values<uint32_t>(*backing_, data);
     }
@@ -518,6 +521,7 @@ class TextureProbe {
   ProbeContext& ctx_;
   Device& dev_;
   const DeviceInfo& info_;
+  ImageFacet& images_;
   TimeBudget budget_;
   HarnessConfig harness_;
   ImageLimits limits_;

@@ -65,7 +65,8 @@ double gbps(size_t bytes, double ns) { return static_cast<double>(bytes) / std::
 
 class TransferProbe {
  public:
-  explicit TransferProbe(ProbeContext& ctx) : ctx_(ctx), dev_(ctx.device), info_(dev_.info()) {}
+  explicit TransferProbe(ProbeContext& ctx)
+      : ctx_(ctx), dev_(ctx.device), info_(dev_.info()), xfer_(host_transfers_of(dev_)) {}
 
   std::vector<Series> run() {
     TimeBudget budget(ctx_.budget_s);
@@ -84,7 +85,7 @@ class TransferProbe {
     for (;; max_bytes /= 2) {
       try {
         device_buf_ = dev_.create_buffer(max_bytes);
-        pinned_ = dev_.create_pinned_host(max_bytes);
+        pinned_ = xfer_.create_pinned_host(max_bytes);
         break;
       } catch (const OutOfResources&) {
         device_buf_.reset();
@@ -176,8 +177,8 @@ class TransferProbe {
       const bool blocking = s.id.ends_with(".blocking");
       std::byte* host = pinned ? pinned_->bytes().data() : pageable_.data();
       auto once = [&] {
-        const TransferTiming t = h2d ? dev_.timed_write(*device_buf_, {host, bytes}, blocking)
-                                     : dev_.timed_read(*device_buf_, {host, bytes}, blocking);
+        const TransferTiming t = h2d ? xfer_.timed_write(*device_buf_, {host, bytes}, blocking)
+                                     : xfer_.timed_read(*device_buf_, {host, bytes}, blocking);
         return blocking ? t.host_ns : t.device_ns;
       };
       const double warm = once();  // first touch of pages, driver staging set-up
@@ -197,11 +198,11 @@ class TransferProbe {
 
   void measure_maps(std::vector<Series>& cost, std::vector<Series>& bw, size_t bytes) {
     auto dev_buf = dev_.create_buffer(bytes);
-    auto host_buf = dev_.create_host_buffer(bytes);
+    auto host_buf = xfer_.create_host_buffer(bytes);
     // Zeroed through a mapping first (untimed): the read mappings below
     // check that they show these zeros.
     for (Buffer* b : {dev_buf.get(), host_buf.get()})
-      dev_.timed_map(*b, MapDirection::to_device,
+      xfer_.timed_map(*b, MapDirection::to_device,
                      [](std::span<std::byte> m) { std::memset(m.data(), 0, m.size()); });
     for (size_t i = 0; i < cost.size(); ++i) {
       const bool host_kind = cost[i].id.find(".host.") != std::string::npos;
@@ -221,7 +222,7 @@ class TransferProbe {
           std::memset(m.data(), 0, m.size());
         }
       };
-      auto once = [&] { return dev_.timed_map(buf, dir, touch); };
+      auto once = [&] { return xfer_.timed_map(buf, dir, touch); };
       const MapTiming warm = once();
       const double warm_total = warm.map_host_ns + warm.touch_ns + warm.unmap_host_ns;
       const int n = warm_total > 5e6 ? 3 : warm_total > 1e6 ? 5 : 15;
@@ -258,7 +259,7 @@ class TransferProbe {
     const std::span<const std::byte> ones_bytes = std::as_bytes(std::span<const uint32_t>(ones));
     // The device kind is the transfers' buffer (its first `bytes`): the
     // copies above are done with it.
-    std::unique_ptr<Buffer> host_buf = dev_.create_host_buffer(bytes);
+    std::unique_ptr<Buffer> host_buf = xfer_.create_host_buffer(bytes);
     Buffer* bufs[2] = {device_buf_.get(), host_buf.get()};
     for (Buffer* b : bufs)
       for (size_t at = 0; at < bytes; at += piece)
@@ -289,12 +290,9 @@ class TransferProbe {
   // when the device offers no SVM; the capabilities go into the meta.
   std::optional<Series> svm_series(const std::vector<size_t>& sizes, const TimeBudget& budget) {
     constexpr size_t max_svm_bytes = 64 * kMiB;
-    SvmCapabilities caps;
-    try {
-      caps = dev_.svm_capabilities();
-    } catch (const Unsupported&) {
-      return std::nullopt;
-    }
+    SvmFacet* svm = dev_.svm();
+    if (!svm) return std::nullopt;
+    const SvmCapabilities caps = svm->capabilities();
     Series s = make_series("transfer.svm.map", "transfer", {"size", "B"}, {"map+unmap time", "us"});
     s.meta = {{"coarse_grain_buffer", caps.coarse_grain_buffer},
               {"fine_grain_buffer", caps.fine_grain_buffer},
@@ -310,10 +308,10 @@ class TransferProbe {
           for (size_t k = 0; k < m.size(); k += 4096) sink = m[k];
           (void)sink;
         };
-        dev_.timed_svm_map(bytes, MapDirection::to_host, touch);
+        svm->timed_map(bytes, MapDirection::to_host, touch);
         std::vector<double> us;
         for (int i = 0; i < 5; ++i) {
-          const MapTiming t = dev_.timed_svm_map(bytes, MapDirection::to_host, touch);
+          const MapTiming t = svm->timed_map(bytes, MapDirection::to_host, touch);
           us.push_back((t.map_host_ns + t.unmap_host_ns) / 1e3);
         }
         add_point(s, static_cast<double>(bytes), us);
@@ -325,9 +323,16 @@ class TransferProbe {
     return s;
   }
 
+  static HostTransferFacet& host_transfers_of(Device& dev) {
+    HostTransferFacet* x = dev.host_transfers();
+    if (!x) throw Unsupported("the device offers no timed host transfers");
+    return *x;
+  }
+
   ProbeContext& ctx_;
   Device& dev_;
   const DeviceInfo& info_;
+  HostTransferFacet& xfer_;
   std::unique_ptr<Buffer> device_buf_;
   std::unique_ptr<HostStaging> pinned_;
   std::vector<std::byte> pageable_;

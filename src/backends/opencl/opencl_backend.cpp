@@ -298,7 +298,9 @@ cl::NDRange nd_range(const Range& r) {
   }
 }
 
-class ClDevice final : public Device {
+// The device and every facet OpenCL gives it: images (where the device
+// supports them), host transfers, and SVM (where library and device do).
+class ClDevice final : public Device, public ImageFacet, public HostTransferFacet, public SvmFacet {
  public:
   ClDevice(cl::Device device, DeviceInfo info) : device_(std::move(device)), info_(std::move(info)) {
     try {
@@ -337,11 +339,12 @@ class ClDevice final : public Device {
     }
   }
 
-  ImageLimits image_limits() const override {
+  ImageFacet* images() override { return info_.features.images ? this : nullptr; }
+  HostTransferFacet* host_transfers() override { return this; }
+  SvmFacet* svm() override { return info_.features.shared_virtual_memory ? this : nullptr; }
+
+  ImageLimits limits() const override {
     ImageLimits l;
-    cl_bool support = CL_FALSE;
-    if (!query(device_, CL_DEVICE_IMAGE_SUPPORT, support) || support != CL_TRUE) return l;
-    l.supported = true;
     size_t w = 0, h = 0, buffer_pixels = 0;
     if (query(device_, CL_DEVICE_IMAGE2D_MAX_WIDTH, w)) l.max_2d_width = w;
     if (query(device_, CL_DEVICE_IMAGE2D_MAX_HEIGHT, h)) l.max_2d_height = h;
@@ -351,9 +354,7 @@ class ClDevice final : public Device {
   }
 
   std::unique_ptr<Image> create_image(const ImageDesc& desc, Buffer* backing) override {
-    const ImageLimits l = image_limits();
-    if (!l.supported)
-      throw Unsupported(fmt::format("{} reports no image support (CL_DEVICE_IMAGE_SUPPORT)", info_.id));
+    const ImageLimits l = limits();
     const cl_mem_object_type type =
         desc.kind == ImageKind::kBuffer1D ? CL_MEM_OBJECT_IMAGE1D_BUFFER : CL_MEM_OBJECT_IMAGE2D;
     if (desc.kind == ImageKind::kBuffer1D && l.max_buffer_pixels == 0)
@@ -489,13 +490,13 @@ class ClDevice final : public Device {
     return r;
   }
 
-  double launch(Kernel& k, Range global, Range local, std::span<const KernelArg> args) override {
+  double launch(Kernel& k, const LaunchShape& shape, std::span<const KernelArg> args) override {
     auto& ck = static_cast<ClKernel&>(k);
     try {
-      for (cl_uint i = 0; i < args.size(); ++i) set_arg(ck.kernel, i, args[i]);
+      set_args(ck.kernel, shape, args);
       cl::Event ev;
-      queue_.enqueueNDRangeKernel(ck.kernel, cl::NullRange, nd_range(global),
-                                  local.total() == 0 ? cl::NullRange : nd_range(local), nullptr, &ev);
+      queue_.enqueueNDRangeKernel(ck.kernel, cl::NullRange, nd_range(shape.global), local_range(shape), nullptr,
+                                  &ev);
       wait_politely(ev);
       const auto start = ev.getProfilingInfo<CL_PROFILING_COMMAND_START>();
       const auto end = ev.getProfilingInfo<CL_PROFILING_COMMAND_END>();
@@ -584,27 +585,29 @@ class ClDevice final : public Device {
     }
   }
 
-  LaunchBatch launch_batch(Kernel& k, Range global, Range local, std::span<const KernelArg> args,
+  LaunchBatch launch_batch(Kernel& k, const LaunchShape& shape, std::span<const KernelArg> args,
                            int count) override {
     auto& ck = static_cast<ClKernel&>(k);
     try {
-      for (cl_uint i = 0; i < args.size(); ++i) set_arg(ck.kernel, i, args[i]);
+      set_args(ck.kernel, shape, args);
       std::vector<cl::Event> evs(static_cast<size_t>(std::max(count, 1)));
       LaunchBatch b;
       const auto t0 = std::chrono::steady_clock::now();
       for (auto& ev : evs)
-        queue_.enqueueNDRangeKernel(ck.kernel, cl::NullRange, nd_range(global),
-                                    local.total() == 0 ? cl::NullRange : nd_range(local), nullptr, &ev);
+        queue_.enqueueNDRangeKernel(ck.kernel, cl::NullRange, nd_range(shape.global), local_range(shape),
+                                    nullptr, &ev);
       spin_wait(evs.back());
       b.host_ns = ns_since(t0);
       queue_.finish();  // in-order queue: the others are done too; this only settles the events
       const auto origin = evs.front().getProfilingInfo<CL_PROFILING_COMMAND_QUEUED>();
       const auto rel = [origin](cl_ulong t) { return static_cast<double>(t) - static_cast<double>(origin); };
       for (const auto& ev : evs) {
-        b.events.push_back({rel(ev.getProfilingInfo<CL_PROFILING_COMMAND_QUEUED>()),
-                            rel(ev.getProfilingInfo<CL_PROFILING_COMMAND_SUBMIT>()),
-                            rel(ev.getProfilingInfo<CL_PROFILING_COMMAND_START>()),
-                            rel(ev.getProfilingInfo<CL_PROFILING_COMMAND_END>())});
+        EventTimes t;
+        t.queued_ns = rel(ev.getProfilingInfo<CL_PROFILING_COMMAND_QUEUED>());
+        t.submit_ns = rel(ev.getProfilingInfo<CL_PROFILING_COMMAND_SUBMIT>());
+        t.start_ns = rel(ev.getProfilingInfo<CL_PROFILING_COMMAND_START>());
+        t.end_ns = rel(ev.getProfilingInfo<CL_PROFILING_COMMAND_END>());
+        b.events.push_back(t);
       }
       return b;
     } catch (const cl::Error& e) {
@@ -612,7 +615,7 @@ class ClDevice final : public Device {
     }
   }
 
-  SvmCapabilities svm_capabilities() const override {
+  SvmCapabilities capabilities() const override {
     if (!load_opencl_library().svm)
       throw Unsupported("the OpenCL library exports no SVM entry points (an OpenCL 1.2 library)");
     cl_device_svm_capabilities caps = 0;
@@ -626,9 +629,9 @@ class ClDevice final : public Device {
     return c;
   }
 
-  MapTiming timed_svm_map(size_t bytes, MapDirection dir,
-                          const std::function<void(std::span<std::byte>)>& touch) override {
-    if (!svm_capabilities().coarse_grain_buffer) throw Unsupported("the device offers no coarse-grained SVM");
+  MapTiming timed_map(size_t bytes, MapDirection dir,
+                      const std::function<void(std::span<std::byte>)>& touch) override {
+    if (!capabilities().coarse_grain_buffer) throw Unsupported("the device offers no coarse-grained SVM");
     void* ptr = clSVMAlloc(context_(), CL_MEM_READ_WRITE, bytes, 0);
     if (ptr == nullptr) throw OutOfResources(fmt::format("clSVMAlloc of {} bytes refused", bytes));
     struct Free {
@@ -716,6 +719,17 @@ class ClDevice final : public Device {
   static ClBuffer& as_cl(Buffer& b) { return static_cast<ClBuffer&>(b); }
   static const ClBuffer& as_cl(const Buffer& b) { return static_cast<const ClBuffer&>(b); }
 
+  // The arguments in order, then the dynamic local buffer, if any, as the
+  // kernel's last parameter (LaunchShape::local_bytes).
+  static void set_args(cl::Kernel& k, const LaunchShape& shape, std::span<const KernelArg> args) {
+    for (cl_uint i = 0; i < args.size(); ++i) set_arg(k, i, args[i]);
+    if (shape.local_bytes > 0) k.setArg(static_cast<cl_uint>(args.size()), cl::Local(shape.local_bytes));
+  }
+
+  static cl::NDRange local_range(const LaunchShape& shape) {
+    return shape.local.total() == 0 ? cl::NullRange : nd_range(shape.local);
+  }
+
   static void set_arg(cl::Kernel& k, cl_uint i, const KernelArg& arg) {
     std::visit(
         [&](const auto& v) {
@@ -724,8 +738,6 @@ class ClDevice final : public Device {
             k.setArg(i, as_cl(*v).buffer);
           } else if constexpr (std::is_same_v<T, Image*>) {
             k.setArg(i, static_cast<ClImage&>(*v).memory);
-          } else if constexpr (std::is_same_v<T, LocalBytes>) {
-            k.setArg(i, cl::Local(v.bytes));
           } else {
             k.setArg(i, v);
           }

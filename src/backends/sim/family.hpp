@@ -42,14 +42,15 @@ class SimImage;
 // One launch as a family sees it.
 class SimLaunch {
  public:
-  SimLaunch(SimDevice& dev, const KernelSpec& spec, Range global, Range local,
-            std::span<const KernelArg> args);
+  SimLaunch(SimDevice& dev, const KernelSpec& spec, const LaunchShape& shape, std::span<const KernelArg> args);
 
   const SimConfig& config() const;
   MemoryModel& memory();
   const KernelSpec& spec() const { return spec_; }
-  const Range& global() const { return global_; }
-  const Range& local() const { return local_; }  // total() == 0: the driver's choice
+  const Range& global() const { return shape_.global; }
+  const Range& local() const { return shape_.local; }  // total() == 0: the driver's choice
+  // The dynamic local buffer's bytes per work-group (LaunchShape::local_bytes).
+  size_t local_bytes() const { return shape_.local_bytes; }
 
   // Typed arguments; DeviceError when argument i has another type.
   SimBuffer& buffer(size_t i) const;
@@ -57,7 +58,6 @@ class SimLaunch {
   int32_t i32(size_t i) const;
   uint64_t u64(size_t i) const;
   float f32(size_t i) const;
-  size_t local_bytes(size_t i) const;
   SimImage& image(size_t i) const;  // defined in sim_image.cpp
   size_t arg_count() const { return args_.size(); }
 
@@ -77,7 +77,7 @@ class SimLaunch {
   std::shared_ptr<void>& state_slot(const std::string& key);
   SimDevice& dev_;
   const KernelSpec& spec_;
-  Range global_, local_;
+  LaunchShape shape_;
   std::span<const KernelArg> args_;
 };
 

@@ -83,15 +83,15 @@ double ping_pong_global(SimLaunch& l) {
   return static_cast<double>(moves) * l.config().atomics.global_latency_ns;
 }
 
-// ping_pong_local(counter, rounds, partner, spin_cap, result): one work-group;
-// players are work-items 0 and `partner`.
+// ping_pong_local(rounds, partner, spin_cap, result, __local counter): one
+// work-group; players are work-items 0 and `partner`.
 double ping_pong_local(SimLaunch& l) {
-  if (l.local_bytes(0) < (wide(l) ? 8u : 4u))  // the counter, zeroed by work-item 0
+  if (l.local_bytes() < (wide(l) ? 8u : 4u))  // the counter, zeroed by work-item 0
     throw DeviceError("sim: atomics ping_pong_local's local counter is smaller than a count_t");
-  const uint32_t rounds = l.u32(1);
-  const uint32_t partner = l.u32(2);
-  const uint32_t spin_cap = l.u32(3);
-  SimBuffer& result = l.buffer(4);
+  const uint32_t rounds = l.u32(0);
+  const uint32_t partner = l.u32(1);
+  const uint32_t spin_cap = l.u32(2);
+  SimBuffer& result = l.buffer(3);
   const size_t group = l.local().total();
   if (group == 0 || l.global().total() != group)
     throw Unsupported("sim: atomics ping_pong_local is modelled for one work-group of a given size");

@@ -91,7 +91,7 @@ double local_chase(SimLaunch& l) {
   const SimBuffer& next = l.buffer(0);
   const uint32_t n = l.u32(1), rounds = l.u32(2);
   SimBuffer& end = l.buffer(3);
-  const size_t lbytes = l.local_bytes(4);
+  const size_t lbytes = l.local_bytes();
   check_local(l, lbytes);
   if (uint64_t{n} * 4 > lbytes || uint64_t{n} * 4 > next.size_bytes())
     throw DeviceError("sim: local local_chase copies past its memory");
@@ -172,7 +172,7 @@ double local_read(SimLaunch& l) {
   const SimBuffer& src = l.buffer(0);
   const uint32_t rounds = l.u32(1), stride = l.u32(2);
   SimBuffer& sums = l.buffer(3);
-  const size_t lbytes = l.local_bytes(4);
+  const size_t lbytes = l.local_bytes();
   check_local(l, lbytes);
   if (uint64_t{2} * s.n * s.vec * 4 > lbytes) throw DeviceError("sim: local local_read writes past lmem");
   const size_t groups = l.global().total() / s.wg;
@@ -207,7 +207,7 @@ double global_read(SimLaunch& l) {
 double local_touch(SimLaunch& l) {
   const uint32_t words = l.u32(0);
   SimBuffer& sums = l.buffer(1);
-  const size_t lbytes = l.local_bytes(2);
+  const size_t lbytes = l.local_bytes();
   check_local(l, lbytes);
   if (uint64_t{words} * 4 > lbytes) throw DeviceError("sim: local local_touch writes past its memory");
   const size_t items = l.global().total();

@@ -103,7 +103,7 @@ double occupancy(SimLaunch& l) {
   const SimBuffer& next_buf = l.buffer(0);
   SimBuffer& out = l.buffer(1);
   const bool scratch = l.spec().flag("scratch");
-  const size_t local_bytes = scratch ? l.local_bytes(5) : 0;
+  const size_t local_bytes = scratch ? l.local_bytes() : 0;  // the dynamic local buffer, scratch builds only
   const uint32_t spacing = l.u32(2), length = l.u32(3), steps = l.u32(4);
   const auto& c = l.config();
   const long long regs = regs_of(l.spec());

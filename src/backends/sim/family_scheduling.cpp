@@ -45,13 +45,13 @@ uint64_t resident_per_core(const SimConfig& c, uint64_t wg, uint64_t local_bytes
   return std::max<uint64_t>(n, 1);
 }
 
-// resident(running, peak, sink, __local scratch, scratch_words, hold)
+// resident(running, peak, sink, scratch_words, hold, __local scratch)
 double resident(SimLaunch& l) {
   SimBuffer& running = l.buffer(0);
   SimBuffer& peak = l.buffer(1);
   SimBuffer& sink = l.buffer(2);
-  const size_t local_bytes = l.local_bytes(3);
-  const uint32_t words = l.u32(4), hold = l.u32(5);
+  const size_t local_bytes = l.local_bytes();
+  const uint32_t words = l.u32(3), hold = l.u32(4);
   const auto& c = l.config();
   if (local_bytes > c.local.bytes_per_work_group)
     throw DeviceError(fmt::format("sim: {} B of local memory exceeds the device's {} B per work-group",

@@ -114,9 +114,9 @@ void SimBuffer::fill(uint64_t offset, size_t size,
 
 // ---- SimLaunch -----------------------------------------------------------
 
-SimLaunch::SimLaunch(SimDevice& dev, const KernelSpec& spec, Range global, Range local,
+SimLaunch::SimLaunch(SimDevice& dev, const KernelSpec& spec, const LaunchShape& shape,
                      std::span<const KernelArg> args)
-    : dev_(dev), spec_(spec), global_(global), local_(local), args_(args) {}
+    : dev_(dev), spec_(spec), shape_(shape), args_(args) {}
 
 const SimConfig& SimLaunch::config() const { return dev_.config(); }
 MemoryModel& SimLaunch::memory() { return dev_.memory(); }
@@ -143,10 +143,6 @@ uint32_t SimLaunch::u32(size_t i) const { return arg_as<uint32_t>(args_, i, spec
 int32_t SimLaunch::i32(size_t i) const { return arg_as<int32_t>(args_, i, spec_, "an int"); }
 uint64_t SimLaunch::u64(size_t i) const { return arg_as<uint64_t>(args_, i, spec_, "a ulong"); }
 float SimLaunch::f32(size_t i) const { return arg_as<float>(args_, i, spec_, "a float"); }
-size_t SimLaunch::local_bytes(size_t i) const {
-  return arg_as<LocalBytes>(args_, i, spec_, "local memory").bytes;
-}
-
 std::pair<SimBuffer*, uint64_t> SimLaunch::resolve(uint64_t address) const {
   auto& bufs = dev_.address_space().buffers;
   auto it = bufs.upper_bound(address);
@@ -294,8 +290,10 @@ double SimDevice::with_noise(double ns) {
   return t;
 }
 
-double SimDevice::launch(Kernel& k, Range global, Range local, std::span<const KernelArg> args) {
+double SimDevice::launch(Kernel& k, const LaunchShape& shape, std::span<const KernelArg> args) {
   auto& sk = dynamic_cast<SimKernel&>(k);
+  const Range& global = shape.global;
+  const Range& local = shape.local;
   if (local.total() > sk.max_work_group_size())
     throw DeviceError(fmt::format("sim: work-group of {} exceeds {}'s maximum {}", local.total(), sk.name(),
                                   sk.max_work_group_size()));
@@ -304,7 +302,7 @@ double SimDevice::launch(Kernel& k, Range global, Range local, std::span<const K
       throw DeviceError(
           fmt::format("sim: global size {} is not a multiple of the work-group size {} (dim {})",
                       global.dims[d], local.dims[d], d));
-  SimLaunch launch(*this, sk.spec(), global, local, args);
+  SimLaunch launch(*this, sk.spec(), shape, args);
   const double ns = sk.model().run(launch);
   return with_noise(ns);
 }

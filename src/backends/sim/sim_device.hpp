@@ -108,7 +108,8 @@ class SimKernel : public Kernel {
   size_t max_wg_;
 };
 
-class SimDevice : public Device {
+// The device, with images and host transfers (no SVM).
+class SimDevice : public Device, public ImageFacet, public HostTransferFacet {
  public:
   explicit SimDevice(SimConfig cfg, std::string id);
   const DeviceInfo& info() const override { return info_; }
@@ -120,9 +121,12 @@ class SimDevice : public Device {
   // KernelModel::build): registers where the family models them, spills,
   // and the size of the build's machine code.
   KernelResources kernel_resources(Kernel& k) override;
-  double launch(Kernel& k, Range global, Range local, std::span<const KernelArg> args) override;
-  LaunchBatch launch_batch(Kernel& k, Range global, Range local, std::span<const KernelArg> args,
+  using Device::launch;
+  double launch(Kernel& k, const LaunchShape& shape, std::span<const KernelArg> args) override;
+  LaunchBatch launch_batch(Kernel& k, const LaunchShape& shape, std::span<const KernelArg> args,
                            int count) override;  // sim_device_launch.cpp
+  ImageFacet* images() override { return this; }
+  HostTransferFacet* host_transfers() override { return this; }
 
   // Host transfers (probe transfer). Copies move the bytes; their time is
   // the description's host link (bytes / link_bandwidth_gbps) plus, for the
@@ -138,7 +142,7 @@ class SimDevice : public Device {
                       const std::function<void(std::span<std::byte>)>& touch) override;
 
   // Images: the description's limits; pixels in sim buffers (sim_image.hpp).
-  ImageLimits image_limits() const override;
+  ImageLimits limits() const override;
   std::unique_ptr<Image> create_image(const ImageDesc& desc, Buffer* backing) override;
   void write_image(Image& dst, std::span<const std::byte> pixels) override;
 

@@ -24,7 +24,7 @@
 
 namespace gpuscope::sim {
 
-LaunchBatch SimDevice::launch_batch(Kernel& k, Range global, Range local, std::span<const KernelArg> args,
+LaunchBatch SimDevice::launch_batch(Kernel& k, const LaunchShape& shape, std::span<const KernelArg> args,
                                     int count) {
   if (count < 1) throw DeviceError("sim: a batch of fewer than one launch");
   const double t0 =
@@ -41,7 +41,7 @@ LaunchBatch SimDevice::launch_batch(Kernel& k, Range global, Range local, std::s
       const EventTimes& prev = b.events.back();
       e.start_ns = std::max(prev.start_ns + with_noise(cfg_.launch.back_to_back_us * 1e3), prev.end_ns);
     }
-    e.end_ns = e.start_ns + launch(k, global, local, args);  // the kernel's work and its noisy time
+    e.end_ns = e.start_ns + launch(k, shape, args);  // the kernel's work and its noisy time
     b.events.push_back(e);
   }
   b.host_ns =

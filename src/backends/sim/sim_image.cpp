@@ -8,9 +8,8 @@
 
 namespace gpuscope::sim {
 
-ImageLimits SimDevice::image_limits() const {
+ImageLimits SimDevice::limits() const {
   ImageLimits l;
-  l.supported = true;
   l.max_buffer_pixels = cfg_.images.max_buffer_pixels;
   l.max_2d_width = cfg_.images.max_2d_width;
   l.max_2d_height = cfg_.images.max_2d_height;
@@ -18,7 +17,7 @@ ImageLimits SimDevice::image_limits() const {
 }
 
 std::unique_ptr<Image> SimDevice::create_image(const ImageDesc& desc, Buffer* backing) {
-  const ImageLimits l = image_limits();
+  const ImageLimits l = limits();
   if (desc.width == 0 || desc.height == 0) throw DeviceError("sim: an image needs at least one pixel");
   if (desc.kind == ImageKind::kBuffer1D) {
     if (l.max_buffer_pixels == 0)

@@ -50,8 +50,8 @@ __kernel void ping_pong_global(volatile __global count_t* counter, uint rounds, 
 // Local: one work-group; the players are work-items 0 and `partner` (the
 // host puts them in different hardware threads/warps: a warp's lanes
 // spinning on each other would measure divergence, not atomics).
-__kernel void ping_pong_local(volatile __local count_t* counter, uint rounds, uint partner,
-                              uint spin_cap, __global uint* result) {
+__kernel void ping_pong_local(uint rounds, uint partner, uint spin_cap, __global uint* result,
+                              volatile __local count_t* counter) {
   const uint lid = (uint)get_local_id(0);
   if (lid == 0) *counter = 0;
   barrier(CLK_LOCAL_MEM_FENCE);

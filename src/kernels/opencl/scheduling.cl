@@ -20,7 +20,7 @@
 // see keeps the loop a loop.
 
 __kernel void resident(volatile __global uint* running, __global uint* peak, __global uint* sink,
-                       __local uint* scratch, uint scratch_words, uint hold) {
+                       uint scratch_words, uint hold, __local uint* scratch) {
   const uint lid = (uint)get_local_id(0);
   if (scratch_words > 0) scratch[lid % scratch_words] = lid;
   if (lid == 0) {
