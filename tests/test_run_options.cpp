@@ -73,5 +73,41 @@ TEST(RunOptions, NumbersOutsideTheirRangeNameIt) {
   EXPECT_EQ(rejection(ok), "");
 }
 
+TEST(RunOptions, OpsMustBeKnownEntriesOfTheComputeLists) {
+  RunArgs a;
+  a.ops = "fp64.fma,fp32.native_sin";
+  EXPECT_EQ(plan_run(a).ops, (std::vector<std::string>{"fp64.fma", "fp32.native_sin"}));
+  a.ops = "fp32.frobnicate";
+  EXPECT_NE(rejection(a).find("--ops: unknown entry 'fp32.frobnicate'; valid: fp32.fma,"), std::string::npos)
+      << rejection(a);
+  a.ops = "fp32.fma,fp32.fma";
+  EXPECT_EQ(rejection(a), "--ops names 'fp32.fma' twice");
+  a.ops = "";
+  EXPECT_NE(rejection(a).find("--ops is empty"), std::string::npos);
+}
+
+TEST(RunOptions, ComputePlanTakesKnownKeysWithinTheirLimits) {
+  RunArgs a;
+  a.compute_plan = "chains=4,unroll=64,local=128";
+  EXPECT_EQ(plan_run(a).compute_plan, (std::map<std::string, int64_t>{{"chains", 4}, {"local", 128}, {"unroll", 64}}));
+  for (const char* bad : {"chains=0", "chains=65", "chains=4x", "chains=", "chains", "warps=4", "unroll=-1"}) {
+    a.compute_plan = bad;
+    EXPECT_NE(rejection(a).find("--compute-plan: "), std::string::npos) << bad << ": " << rejection(a);
+  }
+  a.compute_plan = "chains=2,chains=4";
+  EXPECT_EQ(rejection(a), "--compute-plan names 'chains' twice");
+}
+
+TEST(RunOptions, TextureImageKinds) {
+  RunArgs a;
+  EXPECT_EQ(plan_run(a).texture_images, TextureImages::automatic);
+  a.texture_image = "2d";
+  EXPECT_EQ(plan_run(a).texture_images, TextureImages::two_d);
+  a.texture_image = "buffer";
+  EXPECT_EQ(plan_run(a).texture_images, TextureImages::buffer_1d);
+  a.texture_image = "3d";
+  EXPECT_EQ(rejection(a), "--texture-image '3d': give auto, buffer or 2d");
+}
+
 }  // namespace
 }  // namespace gpuscope

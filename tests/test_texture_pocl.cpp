@@ -110,11 +110,12 @@ TEST(TextureProbe, SkipsABackendWithoutImages) {
 // The whole probe, --quick, through the command line; both image kinds.
 // Shapes and validation only: the CI VM's timings are noisy, and PoCL's
 // software image reads (~5-10 ns each) flatten the L1 step.
-void check_quick_run(const std::string& env, const std::string& image) {
+void check_quick_run(const std::string& kind, const std::string& image) {
   const auto dir = std::filesystem::temp_directory_path() / ("gpuscope_pocl_texture_" + image);
   std::filesystem::remove_all(dir);
-  const auto r = test::run_gpuscope(
-      "run --quiet --quick --probes texture --device " + cpu_device_id() + " --out " + dir.string(), env);
+  const auto r = test::run_gpuscope("run --quiet --quick --probes texture --texture-image " + kind + " --device " +
+                                        cpu_device_id() + " --out " + dir.string(),
+                                    "POCL_DEVICES=basic");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const Results res = read_results_file((dir / "results.json").string());
   EXPECT_TRUE(res.skipped.empty()) << res.skipped.front().reason;
@@ -155,11 +156,11 @@ void check_quick_run(const std::string& env, const std::string& image) {
 }
 
 TEST(TextureProbeOnPocl, QuickRunWith1DBufferImages) {
-  check_quick_run("POCL_DEVICES=basic", "image1d_buffer");
+  check_quick_run("auto", "image1d_buffer");
 }
 
 TEST(TextureProbeOnPocl, QuickRunWith2DImages) {
-  check_quick_run("POCL_DEVICES=basic GPUSCOPE_TEXTURE_2D=1", "image2d");
+  check_quick_run("2d", "image2d");
 }
 
 }  // namespace

@@ -151,6 +151,9 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
   ProbeOptions options;
   options.quick = a.quick;
   options.budget_scale = a.budget_scale;
+  options.ops = a.ops;
+  options.compute_plan = a.compute_plan;
+  options.texture_images = a.texture_images;
   options.harness.max_launch_ms = a.max_launch_ms;
   options.harness.target_launch_ms = std::min(options.harness.target_launch_ms, a.max_launch_ms / 4);
   if (a.quick) {
@@ -375,6 +378,15 @@ int main_impl(int argc, char** argv) {
 
   run->add_option("--sysfs-root", run_args.sysfs_root,
                   "read the driver's facts from this tree instead of /sys (tests, captured trees)");
+  std::string run_ops, run_compute_plan;
+  auto* ops_option = run->add_option(
+      "--ops", run_ops, "compute and oplatency: only these type.op entries, e.g. fp32.fma,fp64.fma (any of their full lists)");
+  auto* plan_option = run->add_option(
+      "--compute-plan", run_compute_plan,
+      "compute and oplatency launch shape, e.g. chains=4,unroll=64,unroll_slow=4,items_per_cu=4096,local=256");
+  run->add_option("--texture-image", run_args.texture_image,
+                  "texture probe's image kind: auto (1D buffer images where large enough), buffer or 2d")
+      ->capture_default_str();
   add_library_option(run);
   add_report_options(run, "summary on stdout: text (spec sheet) or md (Markdown)");
 
@@ -425,6 +437,8 @@ int main_impl(int argc, char** argv) {
   if (*run) {
     if (device_option->count() > 0) run_args.device = run_device;
     if (probes_option->count() > 0) run_args.probes = run_probes;
+    if (ops_option->count() > 0) run_args.ops = run_ops;
+    if (plan_option->count() > 0) run_args.compute_plan = run_compute_plan;
     return cmd_run(plan_run(run_args), report_args, join_args(argc, argv));
   }
   if (*analyze) return cmd_analyze(analyze_path, analyze_out, report_args);

@@ -3,7 +3,9 @@
 #include "core/error.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -17,24 +19,74 @@ double in_range(const char* option, double v, double lo, double hi, const char* 
   return v;
 }
 
-std::vector<const ProbeDef*> probes_named(const std::string& list) {
+// The comma-separated items of `list`, each non-empty and given once;
+// `item` and `what` name them in messages ("name", "probe names").
+std::vector<std::string> list_items(const char* option, const std::string& list, const char* item_noun,
+                                    const char* what) {
   if (list.empty())
-    throw UsageError("--probes is empty; give probe names separated by commas, or leave it out");
-  std::vector<const ProbeDef*> out;
+    throw UsageError(fmt::format("{} is empty; give {} separated by commas, or leave it out", option, what));
+  std::vector<std::string> out;
   std::set<std::string> seen;
   size_t start = 0;
   while (true) {
     const size_t comma = list.find(',', start);
-    const std::string name =
-        list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (name.empty())
+    const std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.empty())
       throw UsageError(
-          fmt::format("--probes '{}' has an empty name; give probe names separated by commas", list));
-    if (!seen.insert(name).second) throw UsageError(fmt::format("--probes names '{}' twice", name));
-    out.push_back(&find_probe(name));
+          fmt::format("{} '{}' has an empty {}; give {} separated by commas", option, list, item_noun, what));
+    if (!seen.insert(item).second) throw UsageError(fmt::format("{} names '{}' twice", option, item));
+    out.push_back(item);
     if (comma == std::string::npos) return out;
     start = comma + 1;
   }
+}
+
+std::vector<std::string> ops_named(const std::string& list) {
+  const std::vector<std::string> known = compute_op_names();
+  std::vector<std::string> out = list_items("--ops", list, "entry", "type.op entries");
+  for (const auto& op : out)
+    if (std::find(known.begin(), known.end(), op) == known.end())
+      throw UsageError(fmt::format("--ops: unknown entry '{}'; valid: {}", op, fmt::join(known, ", ")));
+  return out;
+}
+
+std::map<std::string, int64_t> plan_named(const std::string& list) {
+  const auto& limits = compute_plan_limits();
+  std::string keys;
+  for (const auto& [k, hi] : limits) keys += fmt::format("{}{} (1..{})", keys.empty() ? "" : ", ", k, hi);
+  std::map<std::string, int64_t> out;
+  for (const auto& item : list_items("--compute-plan", list, "pair", "key=value pairs")) {
+    const size_t eq = item.find('=');
+    const std::string key = item.substr(0, eq);
+    const auto limit = limits.find(key);
+    if (eq == std::string::npos || limit == limits.end())
+      throw UsageError(fmt::format("--compute-plan: '{}' is not key=value with a known key; keys: {}", item, keys));
+    const std::string text = item.substr(eq + 1);
+    size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(text, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != text.size() || v < 1 || v > limit->second)
+      throw UsageError(fmt::format("--compute-plan: {} = '{}' is not a whole number in 1..{}", key, text, limit->second));
+    if (!out.emplace(key, v).second) throw UsageError(fmt::format("--compute-plan names '{}' twice", key));
+  }
+  return out;
+}
+
+TextureImages texture_images_named(const std::string& name) {
+  if (name == "auto") return TextureImages::automatic;
+  if (name == "buffer") return TextureImages::buffer_1d;
+  if (name == "2d") return TextureImages::two_d;
+  throw UsageError(fmt::format("--texture-image '{}': give auto, buffer or 2d", name));
+}
+
+std::vector<const ProbeDef*> probes_named(const std::string& list) {
+  std::vector<const ProbeDef*> out;
+  for (const auto& name : list_items("--probes", list, "name", "probe names")) out.push_back(&find_probe(name));
+  return out;
 }
 
 }  // namespace
@@ -58,6 +110,9 @@ RunPlan plan_run(const RunArgs& a) {
   p.max_launch_ms = in_range("--max-launch-ms", a.max_launch_ms, kMinLaunchMs, kMaxLaunchMs, " ms");
   p.budget_scale = in_range("--budget-scale", a.budget_scale, kMinBudgetScale, kMaxBudgetScale, "");
   p.sysfs_root = a.sysfs_root;
+  if (a.ops) p.ops = ops_named(*a.ops);
+  if (a.compute_plan) p.compute_plan = plan_named(*a.compute_plan);
+  p.texture_images = texture_images_named(a.texture_image);
   return p;
 }
 

@@ -5,6 +5,8 @@
 
 #include "probes/probe.hpp"
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +23,9 @@ struct RunArgs {
   double max_launch_ms = kDefaultMaxLaunchMs;
   double budget_scale = 1;
   std::string sysfs_root;  // --sysfs-root; empty: /sys (checked where driver facts are read)
+  std::optional<std::string> ops;           // --ops: comma-separated type.op
+  std::optional<std::string> compute_plan;  // --compute-plan: key=value,...
+  std::string texture_image = "auto";       // --texture-image: auto, buffer or 2d
 
   static constexpr double kDefaultMaxLaunchMs = 200;
 };
@@ -40,12 +45,16 @@ struct RunPlan {
   double max_launch_ms = RunArgs::kDefaultMaxLaunchMs;
   double budget_scale = 1;
   std::string sysfs_root;
+  std::vector<std::string> ops;
+  std::map<std::string, int64_t> compute_plan;
+  TextureImages texture_images = TextureImages::automatic;
 };
 
-// Throws UsageError for an empty --device or --out, a --probes list that is
-// empty, holds an empty or unknown name or names a probe twice, and a
+// Throws UsageError for an empty --device or --out, a --probes or --ops
+// list that is empty, holds an empty or unknown name or names one twice, a
 // --max-launch-ms or --budget-scale outside its range (NaN and infinity
-// included).
+// included), a --compute-plan with an unknown key, a repeated key or a value
+// outside 1..its limit, and a --texture-image other than auto, buffer, 2d.
 RunPlan plan_run(const RunArgs& a);
 
 }  // namespace gpuscope

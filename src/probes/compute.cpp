@@ -363,30 +363,16 @@ struct Plan {
   int lat_steps(const std::string& op) const { return is_slow(op) ? lat_unroll_slow : lat_unroll; }
 };
 
-// Diagnostics: GPUSCOPE_COMPUTE_PLAN="chains=4,unroll=16,items_per_cu=1024,local=128"
-// overrides the plan, to find out why a rate falls short (ILP, occupancy,
-// loop overhead) without rebuilding. Unknown keys are ignored.
-void apply_plan_override(Plan& plan, size_t cus) {
-  const char* env = std::getenv("GPUSCOPE_COMPUTE_PLAN");
-  if (!env) return;
-  std::string s(env);
-  for (size_t pos = 0; pos < s.size();) {
-    size_t end = s.find(',', pos);
-    if (end == std::string::npos) end = s.size();
-    const std::string kv = s.substr(pos, end - pos);
-    const size_t eq = kv.find('=');
-    if (eq != std::string::npos) {
-      const std::string k = kv.substr(0, eq);
-      const long v = std::strtol(kv.c_str() + eq + 1, nullptr, 10);
-      if (v > 0) {
-        if (k == "chains") plan.chains = static_cast<int>(v);
-        if (k == "unroll") plan.unroll = static_cast<int>(v);
-        if (k == "unroll_slow") plan.unroll_slow = static_cast<int>(v);
-        if (k == "items_per_cu") plan.global = cus * static_cast<size_t>(v);
-        if (k == "local") plan.local = static_cast<size_t>(v);
-      }
-    }
-    pos = end + 1;
+// --compute-plan overrides (ProbeOptions::compute_plan), to find out why a
+// rate falls short (instruction-level parallelism, occupancy, loop
+// overhead) without rebuilding; run_options checked keys and ranges.
+void apply_plan_override(Plan& plan, size_t cus, const std::map<std::string, int64_t>& override) {
+  for (const auto& [k, v] : override) {
+    if (k == "chains") plan.chains = static_cast<int>(v);
+    if (k == "unroll") plan.unroll = static_cast<int>(v);
+    if (k == "unroll_slow") plan.unroll_slow = static_cast<int>(v);
+    if (k == "items_per_cu") plan.global = cus * static_cast<size_t>(v);
+    if (k == "local") plan.local = static_cast<size_t>(v);
   }
   plan.global = std::max(plan.local, plan.global / plan.local * plan.local);
 }
@@ -407,7 +393,7 @@ class ComputeRunner {
     plan_.lat_unroll_slow = cpu ? 4 : 16;
     plan_.local = cpu ? 16 : 256;
     plan_.global = cpu ? cus * 64 : cus * 2048;
-    apply_plan_override(plan_, cus);
+    apply_plan_override(plan_, cus, ctx.options.compute_plan);
     plan_.pattern_items = std::min<size_t>(plan_.global, 512);
     harness_ = ctx.options.harness;
     // Launches of 5 ms swamp launch overhead (~10 us) as well as 10 ms do,
@@ -924,13 +910,8 @@ std::vector<std::pair<const char*, const char*>> latency_matrix(bool quick) {
       {"fp64", "mul"},        {"fp64", "div"},           {"fp64", "sqrt"}};
 }
 
-// Diagnostics: GPUSCOPE_COMPUTE_ONLY="fp32.fma,int32.mad" restricts the
-// matrix to those (type.op) entries.
-bool selected(const std::string& type, const std::string& op) {
-  const char* env = std::getenv("GPUSCOPE_COMPUTE_ONLY");
-  if (!env || !*env) return true;
-  const std::string list = std::string(",") + env + ",";
-  return list.find("," + type + "." + op + ",") != std::string::npos;
+bool selected(const ProbeOptions& o, const std::string& type, const std::string& op) {
+  return o.ops.empty() || std::find(o.ops.begin(), o.ops.end(), type + "." + op) != o.ops.end();
 }
 
 }  // namespace
@@ -939,8 +920,9 @@ std::vector<Series> run_compute_probe(ProbeContext& ctx) {
   ComputeRunner r(ctx, "compute");
   if (ctx.device.info().type == "gpu") r.warm_clock(ctx.options.quick ? 0.1 : 0.4);
   std::vector<Series> out;
-  for (const auto& e : throughput_matrix(ctx.options.quick))
-    if (selected(e.type, e.op)) r.throughput(e.type, e.op, e.lanes, out);
+  const bool quick_list = ctx.options.quick && ctx.options.ops.empty();
+  for (const auto& e : throughput_matrix(quick_list))
+    if (selected(ctx.options, e.type, e.op)) r.throughput(e.type, e.op, e.lanes, out);
   out.push_back(r.summary_series("compute.summary", "compute"));
   return out;
 }
@@ -949,10 +931,29 @@ std::vector<Series> run_oplatency_probe(ProbeContext& ctx) {
   ComputeRunner r(ctx, "oplatency");
   if (ctx.device.info().type == "gpu") r.warm_clock(ctx.options.quick ? 0.05 : 0.1);
   std::vector<Series> out;
-  for (const auto& [type, op] : latency_matrix(ctx.options.quick))
-    if (selected(type, op)) r.latency(type, op, out);
+  const bool quick_list = ctx.options.quick && ctx.options.ops.empty();
+  for (const auto& [type, op] : latency_matrix(quick_list))
+    if (selected(ctx.options, type, op)) r.latency(type, op, out);
   out.push_back(r.summary_series("oplatency.summary", "oplatency"));
   return out;
+}
+
+std::vector<std::string> compute_op_names() {
+  std::vector<std::string> names;
+  auto add = [&](const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  };
+  for (const auto& e : throughput_matrix(false)) add(std::string(e.type) + "." + e.op);
+  for (const auto& [type, op] : latency_matrix(false)) add(std::string(type) + "." + op);
+  return names;
+}
+
+const std::map<std::string, int64_t>& compute_plan_limits() {
+  // Past these a build takes the driver minutes or a work-group exceeds
+  // every device's limit.
+  static const std::map<std::string, int64_t> limits = {
+      {"chains", 64}, {"unroll", 1024}, {"unroll_slow", 256}, {"items_per_cu", 1 << 16}, {"local", 1024}};
+  return limits;
 }
 
 }  // namespace gpuscope

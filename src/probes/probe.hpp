@@ -6,16 +6,29 @@
 #include "core/series.hpp"
 #include "harness/harness.hpp"
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 namespace gpuscope {
 
+// Which image kind the texture probe reads (--texture-image).
+enum class TextureImages { automatic, buffer_1d, two_d };
+
 struct ProbeOptions {
   bool quick = false;       // fewer points and samples: a first look in seconds
   HarnessConfig harness;    // launch sizing and sampling
   double budget_scale = 1;  // multiplies every probe's time budget
+  // --ops: the "type.op" entries the compute and oplatency probes run, from
+  // their full lists whatever --quick says; empty: their default lists.
+  std::vector<std::string> ops;
+  // --compute-plan: overrides of the compute probes' launch shape, by key
+  // (compute_plan_keys()); empty: the shape chosen for the device.
+  std::map<std::string, int64_t> compute_plan;
+  // automatic: 1D buffer images where the device's hold enough, else 2D.
+  TextureImages texture_images = TextureImages::automatic;
 };
 
 // Progress lines for a person watching (quiet when nobody is).
@@ -51,6 +64,11 @@ const std::vector<ProbeDef>& probe_registry();
 
 // Throws UsageError naming the valid probes.
 const ProbeDef& find_probe(const std::string& name);
+
+// Every "type.op" the compute and oplatency probes know (--ops), and the
+// keys --compute-plan accepts with each one's largest value.
+std::vector<std::string> compute_op_names();
+const std::map<std::string, int64_t>& compute_plan_limits();
 
 // Probe entry points (one file each).
 std::vector<Series> run_latency_probe(ProbeContext& ctx);

@@ -160,10 +160,9 @@ class TextureProbe {
   void choose_images() {
     const bool cpu = info_.type == "cpu";
     const bool quick = ctx_.options.quick;
-    // GPUSCOPE_TEXTURE_2D=1 takes the 2D path even where 1D buffer images
+    // --texture-image 2d takes the 2D path even where 1D buffer images
     // would do: to measure a device both ways and to test the 2D path.
-    const char* force_2d = std::getenv("GPUSCOPE_TEXTURE_2D");
-    const bool want_2d = force_2d != nullptr && std::string(force_2d) == "1";
+    const bool want_2d = ctx_.options.texture_images == TextureImages::two_d;
     // GPU: past the largest L2s (60 MB on H200) far enough for a DRAM
     // plateau of three points at one per octave (H200: still rising from
     // 128 to 256 MiB, the random cycle's hits in L2 fading out); CPU: past
@@ -180,6 +179,9 @@ class TextureProbe {
       stride_bytes_ = std::bit_ceil(stride_bytes_);
       return;
     }
+    if (ctx_.options.texture_images == TextureImages::buffer_1d)
+      throw Unsupported(fmt::format("--texture-image buffer: 1D buffer images of {} pixels are too small for a sweep",
+                                    limits_.max_buffer_pixels));
     const size_t width = size_t{1} << kWidthLog2;
     if (limits_.max_2d_width >= width && limits_.max_2d_height >= 16) {
       two_d_ = true;
