@@ -58,7 +58,9 @@ def draw(seed):
     lanes = wave if wave <= 32 else among([wave, wave // 2])
     units = among([1, 2, 3, 4])
     waves = among([4, 8, 12, 16, 24, 32, 48])
-    max_wg = max(among([64, 128, 256, 256, 512, 1024, 1024]), wave)
+    # At most 64 waves to a work-group (the sim's cost of a launch grows
+    # with its waves; real GPUs: 1024 / 16 on AMD, 1024 / 32 on NVIDIA).
+    max_wg = min(max(among([64, 128, 256, 256, 512, 1024, 1024]), wave), 64 * wave)
     # A work-group the core cannot hold at once is no GPU: enough wave slots
     # for the largest group.
     while units * waves * wave < max_wg:
@@ -81,7 +83,7 @@ def draw(seed):
     line2 = max(line1, among([64, 128]))
     ways2 = among([8, 12, 16, 16, 24, 32])
     l2_target = among([128 * KIB, 256 * KIB, 512 * KIB, 768 * KIB, 1 * MIB, 2 * MIB, 3 * MIB, 4 * MIB,
-                       6 * MIB, 8 * MIB, 12 * MIB, 16 * MIB, 24 * MIB])
+                       6 * MIB, 8 * MIB, 12 * MIB, 16 * MIB])
     l2_target = max(l2_target, 8 * l1)
     l2 = max(1, round(l2_target / (line2 * ways2))) * line2 * ways2
     lat1 = round(between(20, 120))
@@ -107,10 +109,10 @@ def draw(seed):
                    "replacement": replacement(ways2), "hit_latency_ns": lat2, "bytes_per_clock": bpc2,
                    "path": "both", "per_core": False, "inclusion": "exclusive" if l2_excl else "inclusive"})
     last_cap, last_lat = l2, lat2
-    if rng.random() < 0.25 and l2 <= 8 * MIB:
+    if rng.random() < 0.25 and l2 <= 4 * MIB:
         ways3 = among([16, 32])
         l3 = max(1, round(l2 * among([4, 8]) / (line2 * ways3))) * line2 * ways3
-        l3 = min(l3, 32 * MIB // (line2 * ways3) * (line2 * ways3))
+        l3 = min(l3, 16 * MIB // (line2 * ways3) * (line2 * ways3))
         if l3 > l2:
             last_lat = round(lat2 * between(1.5, 2.2))
             caches.append({"name": "SLC", "capacity_bytes": l3, "line_bytes": line2, "associativity": ways3,

@@ -9,6 +9,7 @@
 #include "analysis/system.hpp"
 #include "analysis/texture.hpp"
 #include "analysis/tlb.hpp"
+#include "analysis/unfound.hpp"
 #include "core/error.hpp"
 #include "core/printable.hpp"
 
@@ -95,6 +96,7 @@ std::string series_problem(const Series& s) {
 }
 
 std::vector<Finding> analyze_usable(const Results& r);
+void expected_gaps(const Results& r, const std::vector<Finding>& found);
 
 }  // namespace
 
@@ -109,7 +111,11 @@ std::vector<Skipped> unusable_series(const Results& r) {
   return out;
 }
 
-std::vector<Finding> analyze_all(const Results& r) {
+std::vector<Finding> analyze_all(const Results& r) { return analyze_with_gaps(r).findings; }
+
+Analysis analyze_with_gaps(const Results& r) {
+  UnfoundCollector collector;
+  Analysis a;
   const std::vector<Skipped> unusable = unusable_series(r);
   const Results* usable = &r;
   Results screened;
@@ -121,7 +127,10 @@ std::vector<Finding> analyze_all(const Results& r) {
     usable = &screened;
   }
   try {
-    return analyze_usable(*usable);
+    a.findings = analyze_usable(*usable);
+    expected_gaps(*usable, a.findings);
+    a.unfound = collector.take(a.findings);
+    return a;
   } catch (const nlohmann::json::exception& e) {
     // Series meta is free-form JSON; a value of the wrong type in it is bad input.
     const std::string what = e.what();
@@ -300,6 +309,64 @@ std::vector<Finding> analyze_usable(const Results& r) {
   if (binary) add(code_bytes_findings(*binary));
   if (const Series* s = r.find_series("icache.body")) add(icache_findings(*s, binary));
   return out;
+}
+
+// The findings every run with the series behind them should give: each
+// one absent gets a reason. Where an analysis said why (note_unfound) that
+// reason stands; otherwise the one here names the series and what it lacked.
+void expected_gaps(const Results& r, const std::vector<Finding>& found) {
+  std::set<std::string> have;
+  for (const auto& f : found) have.insert(f.id);
+  const auto expect = [&](const std::string& id, const char* series, const std::string& why) {
+    if (have.count(id)) return;
+    if (!r.find_series(series))
+      note_unfound(id, fmt::format("no {} series in the results (its probe was not run or was skipped)", series));
+    else
+      note_unfound(id, why, {series});
+  };
+  int levels = 0, texture_levels = 0;
+  for (const auto& f : found) {
+    if (f.id == "memory.cache_levels") levels = static_cast<int>(number(f));
+    if (f.id == "texture.cache_levels") texture_levels = static_cast<int>(number(f));
+  }
+  expect("memory.cache_levels", "latency.global", "the latency curve has no plateau the staircase fit accepts");
+  expect("memory.dram.latency_ns", "latency.global",
+         "the latency curve does not reach a last plateau past every cache within its sweep");
+  for (int n = 1; n <= levels; ++n) {
+    const std::string l = fmt::format("memory.L{}.", n);
+    expect(l + "capacity_bytes", "latency.global", "the staircase found the level but no edge where it runs out");
+    expect(l + "latency_ns", "latency.global", "the staircase found no plateau for this level");
+    expect(l + "bandwidth_gbps", "bandwidth.read",
+           "the bandwidth sweep has no footprint that lies inside this level alone");
+    expect(l + "fetch_bytes", "geometry.pairs_near",
+           "the paired-load experiment gave no step that tells this level's fill unit");
+    if (!r.find_series("geometry.shared_1"))
+      expect(l + "shared_by_cus", "geometry.shared_1", "");
+    else
+      expect(l + "shared_by_cus", "geometry.shared_1",
+             "the sharing sweep has no footprint per group that fits this level alone and overflows it together");
+  }
+  if (levels > 0) {
+    bool any_line = false;
+    for (const auto& s : r.series) any_line = any_line || s.id.rfind("geometry.line_", 0) == 0;
+    if (!have.count("memory.line_bytes"))
+      note_unfound("memory.line_bytes",
+                   any_line ? "the line-stride chases give no capacity ratio that names one line size"
+                            : "no geometry.line_* series in the results (the geometry probe was not run or skipped)");
+  }
+  expect("texture.cache_levels", kTextureLatencySeries,
+         "the texture latency curve has no plateau the staircase fit accepts");
+  for (int n = 1; n <= texture_levels; ++n) {
+    const std::string l = fmt::format("texture.L{}.", n);
+    expect(l + "capacity_bytes", kTextureLatencySeries,
+           "the staircase found the level but no edge where it runs out");
+    expect(l + "latency_ns", kTextureLatencySeries, "the staircase found no plateau for this level");
+  }
+  expect("memory.tlb.reach_bytes", "tlb.control", "no strided chase rose above the control within the sweep");
+  expect("exec.wave_width", "divergence.blocks", "no block size split the work-items into faster and slower runs");
+  expect("exec.max_waves_per_cu", "occupancy.waves", "the residency search did not bracket the limit");
+  expect("exec.icache_bytes", "icache.body", "no loop body size slowed the loop down within the sweep");
+  expect("sched.max_workgroups_per_cu", "sched.by_wg_size", "the residency curve names no limit");
 }
 
 }  // namespace
