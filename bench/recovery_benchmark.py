@@ -155,6 +155,9 @@ def draw(seed):
                   "dual_issue_fma_add": rng.random() < 0.5},
         "icache": {"capacity_bytes": among([8192, 16384, 32768]), "bytes_per_op": among([4, 6, 8]),
                    "base_code_bytes": 512, "miss_bytes_per_clock": among([4, 8])},
+        # Image limits of current GPUs (2^27-pixel buffer images), so the
+        # texture sweep can pass every cache.
+        "images": {"max_buffer_pixels": 1 << 27, "max_2d_width": 16384, "max_2d_height": 16384},
         "host": {"link_bandwidth_gbps": round(between(1, 25), 1), "zero_copy": rng.random() < 0.5},
         "noise": {"relative_sigma": sigma, "outlier_probability": among([0.0, 0.01, 0.02, 0.04]),
                   "outlier_max_relative": among([0.2, 0.3, 0.5]), "seed": seed},
@@ -419,7 +422,7 @@ def report(rows, walls, failures, drawn_names):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--gpuscope", default="build/release/gpuscope")
-    ap.add_argument("--count", type=int, default=200, help="drawn GPUs")
+    ap.add_argument("--count", type=int, default=40, help="drawn GPUs")
     ap.add_argument("--seed0", type=int, default=1, help="first seed")
     ap.add_argument("--seeds", default="", help="comma-separated seeds instead of --seed0/--count")
     ap.add_argument("--jobs", type=int, default=2)

@@ -57,7 +57,8 @@ HierarchyOptions hierarchy_options(const std::vector<Finding>& tlb) {
     const Finding* reach = find("memory.tlb." + level + "reach_bytes");
     const Finding* penalty = find("memory.tlb." + level + "miss_penalty_ns");
     if (!reach || !penalty || !reach->low || !reach->high || reach->confidence < 0.5) continue;
-    o.translation_levels.push_back({*reach->low, number(*penalty)});
+    o.translation_levels.push_back(
+        {*reach->low, number(*penalty), number(*reach), std::min(reach->confidence, penalty->confidence)});
     const double threshold = 0.7 * *reach->low;
     if (threshold < o.translation_threshold_bytes) {
       o.translation_threshold_bytes = threshold;

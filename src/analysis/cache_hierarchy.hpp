@@ -44,8 +44,10 @@ struct Hierarchy {
 // One TLB level as the tlb probe measured it: a random chase larger than
 // its reach misses it, and each miss adds up to its penalty to the load.
 struct TranslationLevel {
-  double reach_bytes = 0;
+  double reach_bytes = 0;  // the low end of the measured reach (where misses may begin)
   double penalty_ns = 0;
+  double reach_estimate_bytes = 0;  // the measured reach itself; 0: reach_bytes
+  double confidence = 1;            // of the tlb probe's reading
 };
 
 struct HierarchyOptions {
