@@ -214,15 +214,21 @@ def expectations(d, series_ids):
     # translation misses; the staircase must still find it (the latency
     # probe's sweep reaches 4x the device's largest cache).
     add("memory.cache_levels", len(loads), EXACT)
+    # Bandwidth: what loads served by a level get, so no more than any level
+    # they pass on the way (a shared L2 read through per-core L1s of less
+    # aggregate bandwidth delivers the L1s' rate).
+    through = float("inf")
     for i, c in enumerate(loads, 1):
         add(f"memory.L{i}.capacity_bytes", eff[i - 1], SIZE)
         add(f"memory.L{i}.latency_ns", value(c["hit_latency_ns"]), LAT)
         bw = value(c["bytes_per_clock"]) * clock / 1e3 * (cores if c.get("per_core", False) else 1)
-        add(f"memory.L{i}.bandwidth_gbps", bw, RATE)
-        add(f"memory.L{i}.shared_by_cus", not c.get("per_core", False), EXACT)
+        through = min(through, bw)
+        add(f"memory.L{i}.bandwidth_gbps", through, RATE)
+        add(f"memory.L{i}.shared_by_cus", not c.get("per_core", False), EXACT,
+            "one compute unit" if cores == 1 else None)
         add(f"memory.L{i}.fetch_bytes", value(c.get("sector_bytes", c["line_bytes"])), EXACT)
     add("memory.dram.latency_ns", value(mem["dram"]["latency_ns"]), LAT)
-    add("memory.dram.bandwidth_gbps", value(mem["dram"]["bandwidth_gbps"]), RATE)
+    add("memory.dram.bandwidth_gbps", min(through, value(mem["dram"]["bandwidth_gbps"])), RATE)
     if tlb:
         add("memory.tlb.reach_bytes", reach, REACH)
         add("memory.tlb.miss_penalty_ns", value(tlb["miss_penalty_ns"]), LAT)

@@ -341,8 +341,12 @@ void expected_gaps(const Results& r, const std::vector<Finding>& found) {
            "the bandwidth sweep has no footprint that lies inside this level alone");
     expect(l + "fetch_bytes", "geometry.pairs_near",
            "the paired-load experiment gave no step that tells this level's fill unit");
-    if (!r.find_series("geometry.shared_1"))
-      expect(l + "shared_by_cus", "geometry.shared_1", "");
+    std::string not_run;
+    for (const auto& s : r.series)
+      if (s.probe == "geometry" && s.meta.contains("sharing_not_run") && s.meta["sharing_not_run"].is_string())
+        not_run = s.meta["sharing_not_run"].get<std::string>();
+    if (!r.find_series("geometry.shared_1") && !not_run.empty())
+      note_unfound(l + "shared_by_cus", not_run);
     else
       expect(l + "shared_by_cus", "geometry.shared_1",
              "the sharing sweep has no footprint per group that fits this level alone and overflows it together");
