@@ -295,6 +295,25 @@ def expectations(d, series_ids):
 
 # ---------------------------------------------------------------- scoring
 
+# The probe whose series each finding is read from (a run with --probes
+# expects only what its probes can give).
+PROBE_OF = [("memory.L*.bandwidth", "bandwidth"), ("memory.dram.bandwidth", "bandwidth"),
+            ("memory.L*.fetch", "geometry"), ("memory.L*.shared", "geometry"), ("memory.line", "geometry"),
+            ("memory.tlb", "tlb"), ("memory.coalescing", "coalescing"), ("memory.", "latency"),
+            ("texture.", "texture"), ("local.", "local"), ("exec.wave_width", "divergence"),
+            ("exec.scheduler", "divergence"), ("exec.max_waves", "occupancy"), ("exec.", "icache"),
+            ("compute.", "compute"), ("device.measured_clock", "clock"), ("sched.", "scheduling"),
+            ("host.", "transfer"), ("atomics.", "atomics"), ("launch.", "launch")]
+
+
+def probe_of(fid):
+    fam = family_of(fid)
+    for prefix, probe in PROBE_OF:
+        if fam.startswith(prefix):
+            return probe
+    return None
+
+
 
 def judge(results, name):
     """Rows (gpu, family, id, configured, found, confidence, verdict, reason)."""
@@ -302,14 +321,24 @@ def judge(results, name):
     found = {f["id"]: f for f in results["findings"]}
     unfound = {u["id"]: u.get("reason", "") for u in results.get("unfound", [])}
     series_ids = {s["id"] for s in results["series"]}
+    ran = set(results.get("run", {}).get("probes", {}))
     rows = []
     for fid, configured, tol, na in expectations(d, series_ids):
         fam = family_of(fid)
-        if na:
+        if na or probe_of(fid) not in ran:
             continue
         f = found.get(fid)
         if f is None:
             reason = unfound.get(fid)
+            # A level past the count found: results.json says how many
+            # levels it found (memory.cache_levels, itself judged), which is
+            # the reason its level-n findings are absent.
+            parts = fid.split(".")
+            if not reason and len(parts) > 2 and parts[1][:1] == "L" and parts[1][1:].isdigit():
+                count = found.get(f"{parts[0]}.cache_levels")
+                if count is None or int(parts[1][1:]) > count["value"]:
+                    reason = f"{parts[0]}.cache_levels found {count['value'] if count else 'none'}"
+
             rows.append((name, fam, fid, configured, None, None,
                          "missing" if reason else "missing-noreason", reason or ""))
             continue
@@ -334,10 +363,12 @@ def judge(results, name):
 
 
 def run_one(job):
-    gpuscope, out, name, device, quick = job
+    gpuscope, out, name, device, quick, probes = job
     cmd = [gpuscope, "run", "--device", device, "--out", out, "--quiet"]
     if quick:
         cmd.append("--quick")
+    if probes:
+        cmd += ["--probes", probes]
     t0 = time.monotonic()
     p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.monotonic() - t0
@@ -434,6 +465,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default="/tmp/gpuscope-recovery")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--probes", default="", help="comma-separated probes (default: the whole default set)")
     ap.add_argument("--no-presets", action="store_true")
     ap.add_argument("--json", help="write every row here")
     ap.add_argument("--check", action="store_true",
@@ -451,11 +483,11 @@ def main():
         path = os.path.join(args.out, "descriptions", f"{d['name']}.json")
         with open(path, "w") as f:
             json.dump(d, f, indent=1)
-        jobs.append((args.gpuscope, os.path.join(args.out, "runs", d["name"]), d["name"], f"sim:{path}", args.quick))
+        jobs.append((args.gpuscope, os.path.join(args.out, "runs", d["name"]), d["name"], f"sim:{path}", args.quick, args.probes))
         drawn.add(d["name"])
     if not args.no_presets:
         for p in PRESETS:
-            jobs.append((args.gpuscope, os.path.join(args.out, "runs", p), p, f"sim:{p}", args.quick))
+            jobs.append((args.gpuscope, os.path.join(args.out, "runs", p), p, f"sim:{p}", args.quick, args.probes))
     t0 = time.monotonic()
     rows, walls, failures = [], [], []
     with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:

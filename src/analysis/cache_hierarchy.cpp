@@ -500,6 +500,8 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
       plateaus.resize(k + 1);
       departures.emplace_back();
       translation_cut = true;
+      for (const TranslationLevel& t : options.translation_levels)
+        h.translation_confidence = std::min(h.translation_confidence, t.confidence);
       break;
     }
     departures.push_back(d);
@@ -525,6 +527,19 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
         last_ns / options.dram_latency_hint_ns,
         options.dram_hint_basis.empty() ? "on another path" : options.dram_hint_basis);
   const size_t cache_count = last_is_dram ? plateaus.size() - 1 : plateaus.size();
+  // A rise into the last plateau spread over 2.5 octaves or more is as
+  // gradual as translation misses past a TLB's reach (1 - R/F of the loads
+  // miss at footprint F), which no TLB reading took out: the last plateau
+  // may hold them, or be them. Caches run out within about 1.5 octaves,
+  // even under random replacement.
+  if (last_is_dram && !translation_cut && cache_count > 0 && departures[cache_count - 1].seen &&
+      octaves(departures[cache_count - 1].low_bytes, departures[cache_count - 1].high_bytes) >= 2.5) {
+    h.translation_confidence = std::min(h.translation_confidence, 0.75);
+    h.notes.push_back(
+        "The rise into the last plateau is spread over 2.5 octaves or more, as translation misses past a "
+        "TLB's reach are: its latency may include them, and the level before it may be a TLB's reach "
+        "rather than a cache.");
+  }
 
   for (size_t k = 0; k < cache_count; ++k) {
     const Plateau& p = plateaus[k];
@@ -598,6 +613,8 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
     dram.note = translation_note;
     const Plateau& last_cache = plateaus[plateaus.size() - 2];
     dram.latency_confidence = points_factor(dram.points) * separation_factor(step_z(last_cache, last));
+    if (h.translation_confidence < 1)
+      dram.latency_confidence = std::min(dram.latency_confidence, 0.95 * h.translation_confidence);
     // A DRAM plateau past the TLB's reach holds translation misses too: take
     // out what the tlb probe's reach and penalty say they add, and trust the
     // result no more than that reading (beyond 2% of the latency).
@@ -647,6 +664,7 @@ std::vector<Finding> hierarchy_findings(const Hierarchy& h, const std::string& s
   double least_level = 1.0;
   for (const CacheLevel& level : h.levels) least_level = std::min(least_level, level.latency_confidence);
   count_confidence *= least_level;
+  count_confidence = std::min(count_confidence, 0.95 * h.translation_confidence);
   std::string all_notes;
   for (const std::string& note : h.notes) all_notes += (all_notes.empty() ? "" : " ") + note;
   findings.push_back(

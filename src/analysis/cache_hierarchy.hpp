@@ -39,6 +39,10 @@ struct Hierarchy {
   std::vector<CacheLevel> levels;  // L1..Ln, nearest first
   std::optional<CacheLevel> dram;  // set when the sweep reached past the last cache
   std::vector<std::string> notes;  // about the hierarchy as a whole; each level carries its own
+  // Where a rise was read as address translation and the curve cut there
+  // (HierarchyOptions::translation_levels), the count of levels and DRAM's
+  // latency rest on the tlb probe's reading: its confidence. 1 otherwise.
+  double translation_confidence = 1;
 };
 
 // One TLB level as the tlb probe measured it: a random chase larger than
