@@ -362,8 +362,27 @@ def judge(results, name):
     return rows
 
 
+DEFAULT_PROBES = "latency,bandwidth,local,texture,coalescing,tlb,geometry,transfer,launch,atomics,scheduling,clock," \
+                 "compute,oplatency,divergence,occupancy,icache"
+
+
+def finished(path, probes):
+    """Whether results.json at `path` holds a run that got through every probe."""
+    try:
+        with open(path) as f:
+            r = json.load(f)
+    except (OSError, ValueError):
+        return None
+    done = set(r.get("run", {}).get("probes", {}))
+    return r if set((probes or DEFAULT_PROBES).split(",")) <= done else None
+
+
 def run_one(job):
-    gpuscope, out, name, device, quick, probes = job
+    gpuscope, out, name, device, quick, probes, reuse = job
+    if reuse:
+        r = finished(os.path.join(out, "results.json"), probes)
+        if r is not None:
+            return name, r, sum(p["wall_s"] for p in r["run"]["probes"].values()), None
     cmd = [gpuscope, "run", "--device", device, "--out", out, "--quiet"]
     if quick:
         cmd.append("--quick")
@@ -468,6 +487,8 @@ def main():
     ap.add_argument("--probes", default="", help="comma-separated probes (default: the whole default set)")
     ap.add_argument("--no-presets", action="store_true")
     ap.add_argument("--json", help="write every row here")
+    ap.add_argument("--reuse", action="store_true",
+                    help="keep the runs under --out that finished (same seeds, same binary): resume or re-judge")
     ap.add_argument("--check", action="store_true",
                     help="exit 1 on any confidently wrong finding or missing finding without a reason")
     ap.add_argument("--print-description", type=int, help="print the description of this seed and exit")
@@ -483,11 +504,11 @@ def main():
         path = os.path.join(args.out, "descriptions", f"{d['name']}.json")
         with open(path, "w") as f:
             json.dump(d, f, indent=1)
-        jobs.append((args.gpuscope, os.path.join(args.out, "runs", d["name"]), d["name"], f"sim:{path}", args.quick, args.probes))
+        jobs.append((args.gpuscope, os.path.join(args.out, "runs", d["name"]), d["name"], f"sim:{path}", args.quick, args.probes, args.reuse))
         drawn.add(d["name"])
     if not args.no_presets:
         for p in PRESETS:
-            jobs.append((args.gpuscope, os.path.join(args.out, "runs", p), p, f"sim:{p}", args.quick, args.probes))
+            jobs.append((args.gpuscope, os.path.join(args.out, "runs", p), p, f"sim:{p}", args.quick, args.probes, args.reuse))
     t0 = time.monotonic()
     rows, walls, failures = [], [], []
     with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
