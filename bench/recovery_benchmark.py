@@ -381,6 +381,15 @@ def run_one(job):
     gpuscope, out, name, device, quick, probes, reuse = job
     if reuse:
         r = finished(os.path.join(out, "results.json"), probes)
+        if r is not None and reuse == "reanalyze":
+            # The stored series analysed afresh by this gpuscope (analysis
+            # changes, without re-running the probes).
+            p = subprocess.run([gpuscope, "analyze", os.path.join(out, "results.json"), "--out",
+                                os.path.join(out, "reanalysis")], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+            r = finished(os.path.join(out, "reanalysis", "results.json"), probes) if p.returncode == 0 else None
+            if r is None:
+                return name, None, 0, f"analyze failed: {p.stderr[-300:]}"
         if r is not None:
             return name, r, sum(p["wall_s"] for p in r["run"]["probes"].values()), None
     cmd = [gpuscope, "run", "--device", device, "--out", out, "--quiet"]
@@ -489,6 +498,8 @@ def main():
     ap.add_argument("--json", help="write every row here")
     ap.add_argument("--reuse", action="store_true",
                     help="keep the runs under --out that finished (same seeds, same binary): resume or re-judge")
+    ap.add_argument("--reanalyze", action="store_true",
+                    help="with the runs under --out that finished, analyse their series afresh with --gpuscope")
     ap.add_argument("--check", action="store_true",
                     help="exit 1 on any confidently wrong finding or missing finding without a reason")
     ap.add_argument("--print-description", type=int, help="print the description of this seed and exit")
@@ -504,11 +515,11 @@ def main():
         path = os.path.join(args.out, "descriptions", f"{d['name']}.json")
         with open(path, "w") as f:
             json.dump(d, f, indent=1)
-        jobs.append((args.gpuscope, os.path.join(args.out, "runs", d["name"]), d["name"], f"sim:{path}", args.quick, args.probes, args.reuse))
+        jobs.append((args.gpuscope, os.path.join(args.out, "runs", d["name"]), d["name"], f"sim:{path}", args.quick, args.probes, "reanalyze" if args.reanalyze else args.reuse))
         drawn.add(d["name"])
     if not args.no_presets:
         for p in PRESETS:
-            jobs.append((args.gpuscope, os.path.join(args.out, "runs", p), p, f"sim:{p}", args.quick, args.probes, args.reuse))
+            jobs.append((args.gpuscope, os.path.join(args.out, "runs", p), p, f"sim:{p}", args.quick, args.probes, "reanalyze" if args.reanalyze else args.reuse))
     t0 = time.monotonic()
     rows, walls, failures = [], [], []
     with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:

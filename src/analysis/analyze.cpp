@@ -309,6 +309,16 @@ std::vector<Finding> analyze_usable(const Results& r) {
   const Series* binary = r.find_series("icache.binary");
   if (binary) add(code_bytes_findings(*binary));
   if (const Series* s = r.find_series("icache.body")) add(icache_findings(*s, binary));
+  // What is read of a level (its bandwidth, sharing, fill unit) is no surer
+  // than that the level is there, which its latency finding's confidence
+  // weighs.
+  for (auto& f : out) {
+    const auto dot = f.id.find('.', f.id.find('.') + 1);
+    if (dot == std::string::npos || f.id.rfind("memory.L", 0) != 0 || f.id.ends_with(".latency_ns")) continue;
+    const std::string level = f.id.substr(0, dot);
+    for (const auto& g : out)
+      if (g.id == level + ".latency_ns") f.confidence = std::min(f.confidence, g.confidence);
+  }
   return out;
 }
 
@@ -368,6 +378,23 @@ void expected_gaps(const Results& r, const std::vector<Finding>& found) {
     expect(l + "latency_ns", kTextureLatencySeries, "the staircase found no plateau for this level");
   }
   expect("memory.tlb.reach_bytes", "tlb.control", "no strided chase rose above the control within the sweep");
+  {
+    const Finding* reach = nullptr;
+    for (const auto& f : found)
+      if (f.id == "memory.tlb.reach_bytes") reach = &f;
+    expect("memory.tlb.miss_penalty_ns", "tlb.control",
+           reach && !reach->high ? "the reach is only a lower bound (translation stayed cached over the whole "
+                                   "sweep): no miss was timed"
+                                 : "no strided chase settled on a plateau past the reach to read the penalty from");
+  }
+  expect("memory.dram.bandwidth_gbps", "bandwidth.read",
+         "the bandwidth sweep has no footprint past every cache level the latency probe found");
+  expect("memory.coalescing.segment_bytes", "coalescing.stride",
+         "the stride curve does not level off at one segment size within the strides measured");
+  expect("host.h2d_gbps", "transfer.h2d.pinned", "the host-to-device copies give no size at which the rate settles");
+  expect("host.d2h_gbps", "transfer.d2h.pinned", "the device-to-host copies give no size at which the rate settles");
+  expect("host.zero_copy", "transfer.map.host.to_host",
+         "the map costs and the kernel's reads of a mapped buffer do not decide it");
   expect("exec.wave_width", "divergence.blocks", "no block size split the work-items into faster and slower runs");
   expect("exec.max_waves_per_cu", "occupancy.waves", "the residency search did not bracket the limit");
   expect("exec.icache_bytes", "icache.body", "no loop body size slowed the loop down within the sweep");

@@ -506,6 +506,23 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
     }
     departures.push_back(d);
   }
+  // A step read as a cache running out whose rise (from where the curve
+  // leaves the plateau to where it reaches the next) overlaps where the tlb
+  // probe saw translation begin (0.7x the low end of its reach to 1.5x the
+  // reach) may be that translation instead: the plateau before it may be DRAM, and the
+  // count one too many. Either reading is then no surer than 0.75.
+  // So is a plateau that runs on across that reach: translation misses
+  // drift its latency up, and its end may be theirs.
+  std::vector<bool> at_reach(departures.size(), false);
+  for (size_t k = 0; k < departures.size() && k < plateaus.size(); ++k) {
+    const Departure& d = departures[k];
+    const double from = c.x[plateaus[k].first()];
+    const double to = d.seen ? d.high_bytes : c.x[plateaus[k].last()];
+    for (const TranslationLevel& t : options.translation_levels) {
+      const double reach = t.reach_estimate_bytes > 0 ? t.reach_estimate_bytes : t.reach_bytes;
+      if (to >= 0.7 * t.reach_bytes && from <= 1.5 * reach) at_reach[k] = true;
+    }
+  }
 
   // The last plateau is DRAM when caches came before it and the sweep went far
   // enough to tell; if the curve was still rising after it, the sweep ended
@@ -604,6 +621,17 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
                              latency_ratio, level_name(k - 1), capacity_ratio, level_name(k - 1),
                              level_name(k - 1)));
       }
+    }
+    // The last level when the sweep ended still rising past it, with no
+    // DRAM plateau: it may be DRAM itself, with translation misses after.
+    const bool last_unsure = k + 1 == cache_count && !last_is_dram && unfinished_rise && d.seen;
+    if (at_reach[k] || last_unsure) {
+      level.latency_confidence = std::min(level.latency_confidence, 0.75);
+      level.capacity_confidence = std::min(level.capacity_confidence, 0.75);
+      add_note(level.note, at_reach[k] ? "This level runs out where the tlb probe saw translation begin: it may "
+                                         "be DRAM and the rise after it translation misses."
+                                       : "The sweep ended still rising past this level: it may be DRAM and the "
+                                         "rise after it translation misses.");
     }
     h.levels.push_back(std::move(level));
   }
