@@ -377,6 +377,15 @@ void expected_gaps(const Results& r, const std::vector<Finding>& found) {
            "the staircase found the level but no edge where it runs out");
     expect(l + "latency_ns", kTextureLatencySeries, "the staircase found no plateau for this level");
   }
+  if (!have.count("texture.shares_l1")) {
+    const Series* lat = r.find_series(kTextureLatencySeries);
+    if (lat && lat->meta.contains("sharing_skipped") && lat->meta["sharing_skipped"].is_string())
+      note_unfound("texture.shares_l1", lat->meta["sharing_skipped"].get<std::string>(), {lat->id});
+    else
+      expect("texture.shares_l1", kTexturePairLargeSeries,
+             "the texture and global chains' rounds neither stayed apart nor crowded each other out clearly "
+             "enough to decide");
+  }
   expect("memory.tlb.reach_bytes", "tlb.control", "no strided chase rose above the control within the sweep");
   {
     const Finding* reach = nullptr;
