@@ -261,7 +261,13 @@ std::vector<Finding> atomics_findings(const Results& r) {
     if (p == nullptr) return;
     Finding f =
         make(id, p->y, "ns", 0.8, {s->id},
-             fmt::format("compare-and-swap ping-pong between two work-items {}: time per hand-off", where));
+             fmt::format("compare-and-swap ping-pong between two work-items {}: time per hand-off, from one "
+                         "player's successful compare-and-swap to the other's (launch time / moves). Both poll "
+                         "with back-to-back compare-and-swaps, so when the counter changes the waiting "
+                         "player's next one is on average half a round trip from where atomics execute: a "
+                         "hand-off is about half a round trip plus the atomic unit's own time, not a whole "
+                         "round trip, and can read below that level's load latency",
+                         where));
     bound_by_samples(f, *p);
     if (wide) {
       f.note = "64-bit counter (the 32-bit ping-pong was not measurable).";
