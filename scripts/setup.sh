@@ -11,6 +11,7 @@ packages=(
   libjs-chart.js                                           # the chart library report.html embeds
   chromium                                                 # headless: the report's real-browser test
   clang libclang-rt-14-dev                                 # libFuzzer and sanitizer runtimes: fuzz/ (docs/fuzzing.md)
+  python3                                                  # bench/recovery_benchmark.py, whose CI subset is a test
 )
 
 missing=()

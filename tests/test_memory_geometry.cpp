@@ -208,6 +208,17 @@ TEST(CacheGeometry, FarPairsReadTheLastStep) {
   EXPECT_EQ(number(*f), 64);
 }
 
+TEST(CacheGeometry, NearPairsPastTheSecondLevelReadTheFirstLevelsSector) {
+  // A 128 B-line L1 filled in 64 B sectors, anchors past a 2 MiB L2 too: the
+  // partner hits the L2 from d = 64 (the L1's sector) and misses it from
+  // d = 128 (the L2's line). The L1's unit is the first step.
+  const Series near = pairs_series("geometry.pairs_near", 26, 84, 178, 64, 128);
+  const auto fs = geometry_findings(&near, nullptr, {}, nullptr, nullptr, 2);
+  const Finding* f = find(fs, "memory.L1.fetch_bytes");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(number(*f), 64);
+}
+
 TEST(CacheGeometry, FlatPairsGiveNoFetchUnit) {
   const Series flat = pairs_series("geometry.pairs_near", 140, 140, 140, 8, 8);
   EXPECT_FALSE(read_pairs_curve(flat));

@@ -9,7 +9,9 @@
 #include "analysis/cache_geometry.hpp"
 #include "analysis/coalescing.hpp"
 #include "analysis/tlb.hpp"
+#include "backends/sim/cache_model.hpp"
 #include "backends/sim/sim_device.hpp"
+#include "core/error.hpp"
 #include "probes/probe.hpp"
 
 #include <fmt/format.h>
@@ -280,3 +282,51 @@ TEST_P(SimMemlayoutRecovery, CoalescingSegmentStridesAndSaturation) {
 
 INSTANTIATE_TEST_SUITE_P(Sim, SimMemlayoutRecovery, testing::ValuesIn(kConfigs), test::sim_test_name);
 INSTANTIATE_TEST_SUITE_P(Drawn, SimMemlayoutRecovery, testing::ValuesIn(test::kDrawnGpus), test::sim_test_name);
+
+// An exclusive L2 holds only what the L1 evicted: a line that hits there
+// moves to the L1 and leaves the L2, and a dependent walk over a cycle of
+// lines keeps hitting up to the two capacities together (an inclusive L2
+// of the same size would lose every line of such a cycle past its own
+// capacity under LRU).
+TEST(SimExclusive, VictimLevelHoldsWhatTheFirstEvicted) {
+  nlohmann::json j = nlohmann::json::parse(R"({
+    "name": "exclusive",
+    "core": {"shader_cores": 1, "units_per_core": 1, "lanes_per_unit": 16, "wave_width": 16,
+             "waves_per_unit": 16, "register_file_bytes_per_unit": 32768, "register_alloc_granularity": 4,
+             "max_registers_per_item": 64, "clock_mhz": 500, "workgroups_per_core": 2, "max_work_group_size": 256},
+    "memory": {
+      "caches": [
+        {"name": "L1", "capacity_bytes": 4096, "line_bytes": 64, "associativity": 64, "replacement": "lru",
+         "hit_latency_ns": 10, "bytes_per_clock": 16, "path": "both", "per_core": true},
+        {"name": "L2", "capacity_bytes": 8192, "line_bytes": 64, "associativity": 128, "replacement": "lru",
+         "hit_latency_ns": 50, "bytes_per_clock": 32, "path": "both", "inclusion": "exclusive"}],
+      "dram": {"latency_ns": 200, "bandwidth_gbps": 10},
+      "global_mem_bytes": 1073741824, "max_alloc_bytes": 67108864}
+  })");
+  const SimConfig c = parse_sim_config(j, "exclusive");
+  ASSERT_TRUE(c.caches[1].exclusive);
+  MemoryModel m(c, 1);
+  const uint64_t base = uint64_t{1} << 30;
+  // 160 lines (10 KiB): more than either level, less than both (12 KiB).
+  for (int lap = 0; lap < 3; ++lap)
+    for (uint64_t i = 0; i < 160; ++i) m.access(base + i * 64, CachePath::load_store);
+  int dram = 0, l2 = 0;
+  for (uint64_t i = 0; i < 160; ++i) {
+    m.access(base + i * 64, CachePath::load_store);
+    if (m.last_level() == -1) ++dram;
+    if (m.last_level() == 1) ++l2;
+  }
+  EXPECT_EQ(dram, 0);
+  EXPECT_EQ(l2, 160);  // a cyclic walk past the L1 under LRU: every line from the L2
+  // The same walk with the L2 inclusive misses both levels on every line.
+  j["memory"]["caches"][1].erase("inclusion");
+  const SimConfig inc = parse_sim_config(j, "inclusive");
+  MemoryModel mi(inc, 1);
+  for (int lap = 0; lap < 3; ++lap)
+    for (uint64_t i = 0; i < 160; ++i) mi.access(base + i * 64, CachePath::load_store);
+  mi.access(base, CachePath::load_store);
+  EXPECT_EQ(mi.last_level(), -1);
+  // A first level cannot be exclusive.
+  j["memory"]["caches"][0]["inclusion"] = "exclusive";
+  EXPECT_THROW(parse_sim_config(j, "bad"), UsageError);
+}

@@ -9,6 +9,7 @@
 #include "analysis/system.hpp"
 #include "analysis/texture.hpp"
 #include "analysis/tlb.hpp"
+#include "analysis/unfound.hpp"
 #include "core/error.hpp"
 #include "core/printable.hpp"
 
@@ -56,7 +57,8 @@ HierarchyOptions hierarchy_options(const std::vector<Finding>& tlb) {
     const Finding* reach = find("memory.tlb." + level + "reach_bytes");
     const Finding* penalty = find("memory.tlb." + level + "miss_penalty_ns");
     if (!reach || !penalty || !reach->low || !reach->high || reach->confidence < 0.5) continue;
-    o.translation_levels.push_back({*reach->low, number(*penalty)});
+    o.translation_levels.push_back(
+        {*reach->low, number(*penalty), number(*reach), std::min(reach->confidence, penalty->confidence)});
     const double threshold = 0.7 * *reach->low;
     if (threshold < o.translation_threshold_bytes) {
       o.translation_threshold_bytes = threshold;
@@ -95,6 +97,7 @@ std::string series_problem(const Series& s) {
 }
 
 std::vector<Finding> analyze_usable(const Results& r);
+void expected_gaps(const Results& r, const std::vector<Finding>& found);
 
 }  // namespace
 
@@ -109,7 +112,11 @@ std::vector<Skipped> unusable_series(const Results& r) {
   return out;
 }
 
-std::vector<Finding> analyze_all(const Results& r) {
+std::vector<Finding> analyze_all(const Results& r) { return analyze_with_gaps(r).findings; }
+
+Analysis analyze_with_gaps(const Results& r) {
+  UnfoundCollector collector;
+  Analysis a;
   const std::vector<Skipped> unusable = unusable_series(r);
   const Results* usable = &r;
   Results screened;
@@ -121,7 +128,10 @@ std::vector<Finding> analyze_all(const Results& r) {
     usable = &screened;
   }
   try {
-    return analyze_usable(*usable);
+    a.findings = analyze_usable(*usable);
+    expected_gaps(*usable, a.findings);
+    a.unfound = collector.take(a.findings);
+    return a;
   } catch (const nlohmann::json::exception& e) {
     // Series meta is free-form JSON; a value of the wrong type in it is bad input.
     const std::string what = e.what();
@@ -299,7 +309,105 @@ std::vector<Finding> analyze_usable(const Results& r) {
   const Series* binary = r.find_series("icache.binary");
   if (binary) add(code_bytes_findings(*binary));
   if (const Series* s = r.find_series("icache.body")) add(icache_findings(*s, binary));
+  // What is read of a level (its bandwidth, sharing, fill unit) is no surer
+  // than that the level is there, which its latency finding's confidence
+  // weighs.
+  for (auto& f : out) {
+    const auto dot = f.id.find('.', f.id.find('.') + 1);
+    if (dot == std::string::npos || f.id.rfind("memory.L", 0) != 0 || f.id.ends_with(".latency_ns")) continue;
+    const std::string level = f.id.substr(0, dot);
+    for (const auto& g : out)
+      if (g.id == level + ".latency_ns") f.confidence = std::min(f.confidence, g.confidence);
+  }
   return out;
+}
+
+// The findings every run with the series behind them should give: each
+// one absent gets a reason. Where an analysis said why (note_unfound) that
+// reason stands; otherwise the one here names the series and what it lacked.
+void expected_gaps(const Results& r, const std::vector<Finding>& found) {
+  std::set<std::string> have;
+  for (const auto& f : found) have.insert(f.id);
+  const auto expect = [&](const std::string& id, const char* series, const std::string& why) {
+    if (have.count(id)) return;
+    if (!r.find_series(series))
+      note_unfound(id, fmt::format("no {} series in the results (its probe was not run or was skipped)", series));
+    else
+      note_unfound(id, why, {series});
+  };
+  int levels = 0, texture_levels = 0;
+  for (const auto& f : found) {
+    if (f.id == "memory.cache_levels") levels = static_cast<int>(number(f));
+    if (f.id == "texture.cache_levels") texture_levels = static_cast<int>(number(f));
+  }
+  expect("memory.cache_levels", "latency.global", "the latency curve has no plateau the staircase fit accepts");
+  expect("memory.dram.latency_ns", "latency.global",
+         "the latency curve does not reach a last plateau past every cache within its sweep");
+  for (int n = 1; n <= levels; ++n) {
+    const std::string l = fmt::format("memory.L{}.", n);
+    expect(l + "capacity_bytes", "latency.global", "the staircase found the level but no edge where it runs out");
+    expect(l + "latency_ns", "latency.global", "the staircase found no plateau for this level");
+    expect(l + "bandwidth_gbps", "bandwidth.read",
+           "the bandwidth sweep has no footprint that lies inside this level alone");
+    expect(l + "fetch_bytes", "geometry.pairs_near",
+           "the paired-load experiment gave no step that tells this level's fill unit");
+    std::string not_run;
+    for (const auto& s : r.series)
+      if (s.probe == "geometry" && s.meta.contains("sharing_not_run") && s.meta["sharing_not_run"].is_string())
+        not_run = s.meta["sharing_not_run"].get<std::string>();
+    if (!r.find_series("geometry.shared_1") && !not_run.empty())
+      note_unfound(l + "shared_by_cus", not_run);
+    else
+      expect(l + "shared_by_cus", "geometry.shared_1",
+             "the sharing sweep has no footprint per group that fits this level alone and overflows it together");
+  }
+  if (levels > 0) {
+    bool any_line = false;
+    for (const auto& s : r.series) any_line = any_line || s.id.rfind("geometry.line_", 0) == 0;
+    if (!have.count("memory.line_bytes"))
+      note_unfound("memory.line_bytes",
+                   any_line ? "the line-stride chases give no capacity ratio that names one line size"
+                            : "no geometry.line_* series in the results (the geometry probe was not run or skipped)");
+  }
+  expect("texture.cache_levels", kTextureLatencySeries,
+         "the texture latency curve has no plateau the staircase fit accepts");
+  for (int n = 1; n <= texture_levels; ++n) {
+    const std::string l = fmt::format("texture.L{}.", n);
+    expect(l + "capacity_bytes", kTextureLatencySeries,
+           "the staircase found the level but no edge where it runs out");
+    expect(l + "latency_ns", kTextureLatencySeries, "the staircase found no plateau for this level");
+  }
+  if (!have.count("texture.shares_l1")) {
+    const Series* lat = r.find_series(kTextureLatencySeries);
+    if (lat && lat->meta.contains("sharing_skipped") && lat->meta["sharing_skipped"].is_string())
+      note_unfound("texture.shares_l1", lat->meta["sharing_skipped"].get<std::string>(), {lat->id});
+    else
+      expect("texture.shares_l1", kTexturePairLargeSeries,
+             "the texture and global chains' rounds neither stayed apart nor crowded each other out clearly "
+             "enough to decide");
+  }
+  expect("memory.tlb.reach_bytes", "tlb.control", "no strided chase rose above the control within the sweep");
+  {
+    const Finding* reach = nullptr;
+    for (const auto& f : found)
+      if (f.id == "memory.tlb.reach_bytes") reach = &f;
+    expect("memory.tlb.miss_penalty_ns", "tlb.control",
+           reach && !reach->high ? "the reach is only a lower bound (translation stayed cached over the whole "
+                                   "sweep): no miss was timed"
+                                 : "no strided chase settled on a plateau past the reach to read the penalty from");
+  }
+  expect("memory.dram.bandwidth_gbps", "bandwidth.read",
+         "the bandwidth sweep has no footprint past every cache level the latency probe found");
+  expect("memory.coalescing.segment_bytes", "coalescing.stride",
+         "the stride curve does not level off at one segment size within the strides measured");
+  expect("host.h2d_gbps", "transfer.h2d.pinned", "the host-to-device copies give no size at which the rate settles");
+  expect("host.d2h_gbps", "transfer.d2h.pinned", "the device-to-host copies give no size at which the rate settles");
+  expect("host.zero_copy", "transfer.map.host.to_host",
+         "the map costs and the kernel's reads of a mapped buffer do not decide it");
+  expect("exec.wave_width", "divergence.blocks", "no block size split the work-items into faster and slower runs");
+  expect("exec.max_waves_per_cu", "occupancy.waves", "the residency search did not bracket the limit");
+  expect("exec.icache_bytes", "icache.body", "no loop body size slowed the loop down within the sweep");
+  expect("sched.max_workgroups_per_cu", "sched.by_wg_size", "the residency curve names no limit");
 }
 
 }  // namespace

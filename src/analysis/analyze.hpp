@@ -28,4 +28,11 @@ std::vector<Skipped> unusable_series(const Results& r);
 // the analysis of that series cannot read.
 std::vector<Finding> analyze_all(const Results& r);
 
+// The same, with what was looked for and not found and why (Results::unfound).
+struct Analysis {
+  std::vector<Finding> findings;
+  std::vector<Unfound> unfound;
+};
+Analysis analyze_with_gaps(const Results& r);
+
 }  // namespace gpuscope::analysis

@@ -1,4 +1,5 @@
 #include "analysis/cache_geometry.hpp"
+#include "analysis/unfound.hpp"
 
 #include "analysis/cache_hierarchy.hpp"
 #include "core/stats.hpp"
@@ -33,13 +34,14 @@ double max_spread(const Series& s) {
 
 }  // namespace
 
-std::optional<FetchReading> read_pairs_curve(const Series& pairs) {
+std::optional<FetchReading> read_pairs_curve(const Series& pairs, bool first_step) {
   if (pairs.points.size() < 3) return std::nullopt;
   FetchReading r;
   r.hit_ns = pairs.points.front().y;
   r.miss_ns = pairs.points.back().y;
   if (!(r.hit_ns > 0) || r.miss_ns < 1.2 * r.hit_ns) return std::nullopt;
-  const double threshold = r.miss_ns - 0.25 * (r.miss_ns - r.hit_ns);
+  const double threshold = first_step ? r.hit_ns + 0.25 * (r.miss_ns - r.hit_ns)
+                                      : r.miss_ns - 0.25 * (r.miss_ns - r.hit_ns);
   // The smallest d from which every larger d stays above the threshold.
   r.fetch_bytes = pairs.points.back().x;
   for (size_t i = pairs.points.size(); i-- > 0;) {
@@ -186,7 +188,7 @@ std::vector<Finding> geometry_findings(const Series* pairs_near, const Series* p
   std::vector<Finding> out;
   const auto fetch = [&](const Series* s, int level, const std::string& where) {
     if (!s) return;
-    const auto r = read_pairs_curve(*s);
+    const auto r = read_pairs_curve(*s, level == 1);
     if (!r) return;
     Finding f;
     f.id = fmt::format("memory.L{}.fetch_bytes", level);
@@ -253,8 +255,26 @@ std::vector<Finding> geometry_findings(const Series* pairs_near, const Series* p
     const double first_lone = shared_lone->points.empty() ? 0 : shared_lone->points.front().y;
     const double first_all = shared_all->points.empty() ? 0 : shared_all->points.front().y;
     const bool concurrent = groups > 1 && first_lone > 0 && first_all < 1.5 * first_lone;
+    if (!concurrent)
+      for (int n = 1; n <= cache_levels; ++n)
+        note_unfound(fmt::format("memory.L{}.shared_by_cus", n),
+                     "the work-groups of the sharing sweep did not run at once (hops were already slower "
+                     "with all groups where one group's region fits the first level)",
+                     {shared_lone->id, shared_all->id});
     if (concurrent) {
-      for (const auto& r : read_sharing(*shared_lone, *shared_all)) {
+      const auto readings = read_sharing(*shared_lone, *shared_all);
+      const double region = shared_all->meta.value("region_bytes", 0.0);
+      for (int n = 1; n <= cache_levels; ++n) {
+        if (std::any_of(readings.begin(), readings.end(), [&](const SharingReading& r) { return r.level == n; }))
+          continue;
+        note_unfound(fmt::format("memory.L{}.shared_by_cus", n),
+                     fmt::format("the lone chase of the sharing sweep (to {:.0f} KiB per group) shows no plateau "
+                                 "left for this level: the level is larger than the sweep, or too close in "
+                                 "latency to the one before it",
+                                 region / 1024),
+                     {shared_lone->id, shared_all->id});
+      }
+      for (const auto& r : readings) {
         // The sharing sweep stops at 8 MiB per group: its last plateau may be
         // DRAM, which the latency probe's count of levels tells.
         if (cache_levels > 0 && r.level > cache_levels) continue;

@@ -21,7 +21,15 @@ struct FetchReading {
   double fetch_bytes = 0;
   double hit_ns = 0, miss_ns = 0;  // y at the smallest and the largest d
 };
-std::optional<FetchReading> read_pairs_curve(const Series& pairs);
+//
+// first_step: read the first step instead (the smallest d from which y
+// stays above the bottom quarter of its range): the near series' own
+// level's unit. Its anchors may miss the second level too (an 8 MiB
+// footprint past a 2 MiB L2): then a sectored first level shows a small
+// step at its sector (the partner then hits the second level) before the
+// large one at the second level's line, and the large one is not the
+// first level's.
+std::optional<FetchReading> read_pairs_curve(const Series& pairs, bool first_step = false);
 
 // geometry.line_<S>: the first level's capacity seen at each slot stride S
 // (the half-hit footprint). Below the line, strides share lines and the

@@ -206,13 +206,34 @@ double edge_footprint(const Curve& c, const Plateau& p, bool first) {
 
 // Whether a step of step_ns starting at at_bytes can be translation alone
 // (HierarchyOptions::translation_levels). Past a reach R the chase misses on
-// about 1 - R/F of its loads, so the step approaches the penalty from below.
-bool translation_explains(const HierarchyOptions& options, double at_bytes, double step_ns) {
+// about 1 - R/F of its loads, so the step approaches the penalty from below:
+// where the step is complete by far_x (the next plateau's first footprint;
+// 0 when none), translation could have added at most P (1 - R/far_x) there,
+// with R the low end of the measured reach. A step larger than that is a
+// cache running out (a 3 MiB L2 behind a TLB of 2.8 to 16 MiB reach: the
+// step is whole by 3.3 MiB, where translation adds at most 15% of P).
+bool translation_explains(const HierarchyOptions& options, double at_bytes, double step_ns, double far_x) {
   if (options.translation_levels.empty()) return true;
-  double penalty_ns = 0;
-  for (const TranslationLevel& t : options.translation_levels)
+  double penalty_ns = 0, by_far_ns = 0;
+  for (const TranslationLevel& t : options.translation_levels) {
     if (0.7 * t.reach_bytes < at_bytes) penalty_ns += t.penalty_ns;
+    if (far_x > 0) by_far_ns += t.penalty_ns * std::max(0.0, 1 - t.reach_bytes / far_x);
+  }
+  if (far_x > 0) penalty_ns = std::min(penalty_ns, by_far_ns);
   return step_ns <= 1.5 * penalty_ns;
+}
+
+// What translation adds, on average, to a chase over the footprints of
+// plateau p: sum over TLB levels of P max(0, 1 - R/F), with R the measured
+// reach. Zero for a plateau within every level's reach.
+double translation_share_ns(const HierarchyOptions& options, const Curve& c, const Plateau& p) {
+  double sum = 0;
+  for (size_t i : p.points)
+    for (const TranslationLevel& t : options.translation_levels) {
+      const double reach = t.reach_estimate_bytes > 0 ? t.reach_estimate_bytes : t.reach_bytes;
+      sum += t.penalty_ns * std::max(0.0, 1 - reach / c.x[i]);
+    }
+  return p.points.empty() ? 0 : sum / static_cast<double>(p.points.size());
 }
 
 // Where the curve leaves plateau p for a level at far_log (log latency).
@@ -469,7 +490,7 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
     const double far_x = next ? edge_footprint(c, plateaus[k + 1], true) : 0.0;
     const Departure d = step_log > 0 ? find_departure(c, p, far_log, far_x, options) : Departure{};
     if (d.seen && d.at_bytes > options.translation_threshold_bytes &&
-        translation_explains(options, d.at_bytes, std::exp(p.level + step_log) - std::exp(p.level))) {
+        translation_explains(options, d.at_bytes, std::exp(p.level + step_log) - std::exp(p.level), far_x)) {
       translation_note = fmt::format(
           "Latency rises again from about {} (beyond {}{}): address translation (TLB reach), not a cache; "
           "DRAM latency is read from the plateau before it.",
@@ -479,9 +500,28 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
       plateaus.resize(k + 1);
       departures.emplace_back();
       translation_cut = true;
+      for (const TranslationLevel& t : options.translation_levels)
+        h.translation_confidence = std::min(h.translation_confidence, t.confidence);
       break;
     }
     departures.push_back(d);
+  }
+  // A step read as a cache running out whose rise (from where the curve
+  // leaves the plateau to where it reaches the next) overlaps where the tlb
+  // probe saw translation begin (0.7x the low end of its reach to 1.5x the
+  // reach) may be that translation instead: the plateau before it may be DRAM, and the
+  // count one too many. Either reading is then no surer than 0.75.
+  // So is a plateau that runs on across that reach: translation misses
+  // drift its latency up, and its end may be theirs.
+  std::vector<bool> at_reach(departures.size(), false);
+  for (size_t k = 0; k < departures.size() && k < plateaus.size(); ++k) {
+    const Departure& d = departures[k];
+    const double from = c.x[plateaus[k].first()];
+    const double to = d.seen ? d.high_bytes : c.x[plateaus[k].last()];
+    for (const TranslationLevel& t : options.translation_levels) {
+      const double reach = t.reach_estimate_bytes > 0 ? t.reach_estimate_bytes : t.reach_bytes;
+      if (to >= 0.7 * t.reach_bytes && from <= 1.5 * reach) at_reach[k] = true;
+    }
   }
 
   // The last plateau is DRAM when caches came before it and the sweep went far
@@ -504,6 +544,19 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
         last_ns / options.dram_latency_hint_ns,
         options.dram_hint_basis.empty() ? "on another path" : options.dram_hint_basis);
   const size_t cache_count = last_is_dram ? plateaus.size() - 1 : plateaus.size();
+  // A rise into the last plateau spread over 2.5 octaves or more is as
+  // gradual as translation misses past a TLB's reach (1 - R/F of the loads
+  // miss at footprint F), which no TLB reading took out: the last plateau
+  // may hold them, or be them. Caches run out within about 1.5 octaves,
+  // even under random replacement.
+  if (last_is_dram && !translation_cut && cache_count > 0 && departures[cache_count - 1].seen &&
+      octaves(departures[cache_count - 1].low_bytes, departures[cache_count - 1].high_bytes) >= 2.5) {
+    h.translation_confidence = std::min(h.translation_confidence, 0.75);
+    h.notes.push_back(
+        "The rise into the last plateau is spread over 2.5 octaves or more, as translation misses past a "
+        "TLB's reach are: its latency may include them, and the level before it may be a TLB's reach "
+        "rather than a cache.");
+  }
 
   for (size_t k = 0; k < cache_count; ++k) {
     const Plateau& p = plateaus[k];
@@ -569,6 +622,17 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
                              level_name(k - 1)));
       }
     }
+    // The last level when the sweep ended still rising past it, with no
+    // DRAM plateau: it may be DRAM itself, with translation misses after.
+    const bool last_unsure = k + 1 == cache_count && !last_is_dram && unfinished_rise && d.seen;
+    if (at_reach[k] || last_unsure) {
+      level.latency_confidence = std::min(level.latency_confidence, 0.75);
+      level.capacity_confidence = std::min(level.capacity_confidence, 0.75);
+      add_note(level.note, at_reach[k] ? "This level runs out where the tlb probe saw translation begin: it may "
+                                         "be DRAM and the rise after it translation misses."
+                                       : "The sweep ended still rising past this level: it may be DRAM and the "
+                                         "rise after it translation misses.");
+    }
     h.levels.push_back(std::move(level));
   }
 
@@ -577,6 +641,24 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
     dram.note = translation_note;
     const Plateau& last_cache = plateaus[plateaus.size() - 2];
     dram.latency_confidence = points_factor(dram.points) * separation_factor(step_z(last_cache, last));
+    if (h.translation_confidence < 1)
+      dram.latency_confidence = std::min(dram.latency_confidence, 0.95 * h.translation_confidence);
+    // A DRAM plateau past the TLB's reach holds translation misses too: take
+    // out what the tlb probe's reach and penalty say they add, and trust the
+    // result no more than that reading (beyond 2% of the latency).
+    const double translation_ns = translation_share_ns(options, c, last);
+    if (translation_ns > 0.02 * dram.latency_ns && translation_ns < dram.latency_ns) {
+      const double raw = dram.latency_ns;
+      dram.latency_ns -= translation_ns;
+      dram.latency_low -= translation_ns;
+      dram.latency_high -= translation_ns;
+      double tlb_confidence = 1;
+      for (const TranslationLevel& t : options.translation_levels) tlb_confidence = std::min(tlb_confidence, t.confidence);
+      dram.latency_confidence = std::min(dram.latency_confidence, tlb_confidence * 0.95);
+      add_note(dram.note, fmt::format("The plateau ({:.0f} ns) lies past the TLB's reach: {:.0f} ns of translation "
+                                      "misses (the tlb probe's reach and penalty) taken out.",
+                                      raw, translation_ns));
+    }
     h.dram = std::move(dram);
   } else if (unfinished_rise) {
     h.notes.push_back(
@@ -610,6 +692,7 @@ std::vector<Finding> hierarchy_findings(const Hierarchy& h, const std::string& s
   double least_level = 1.0;
   for (const CacheLevel& level : h.levels) least_level = std::min(least_level, level.latency_confidence);
   count_confidence *= least_level;
+  count_confidence = std::min(count_confidence, 0.95 * h.translation_confidence);
   std::string all_notes;
   for (const std::string& note : h.notes) all_notes += (all_notes.empty() ? "" : " ") + note;
   findings.push_back(

@@ -39,13 +39,19 @@ struct Hierarchy {
   std::vector<CacheLevel> levels;  // L1..Ln, nearest first
   std::optional<CacheLevel> dram;  // set when the sweep reached past the last cache
   std::vector<std::string> notes;  // about the hierarchy as a whole; each level carries its own
+  // Where a rise was read as address translation and the curve cut there
+  // (HierarchyOptions::translation_levels), the count of levels and DRAM's
+  // latency rest on the tlb probe's reading: its confidence. 1 otherwise.
+  double translation_confidence = 1;
 };
 
 // One TLB level as the tlb probe measured it: a random chase larger than
 // its reach misses it, and each miss adds up to its penalty to the load.
 struct TranslationLevel {
-  double reach_bytes = 0;
+  double reach_bytes = 0;  // the low end of the measured reach (where misses may begin)
   double penalty_ns = 0;
+  double reach_estimate_bytes = 0;  // the measured reach itself; 0: reach_bytes
+  double confidence = 1;            // of the tlb probe's reading
 };
 
 struct HierarchyOptions {

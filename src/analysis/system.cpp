@@ -261,7 +261,13 @@ std::vector<Finding> atomics_findings(const Results& r) {
     if (p == nullptr) return;
     Finding f =
         make(id, p->y, "ns", 0.8, {s->id},
-             fmt::format("compare-and-swap ping-pong between two work-items {}: time per hand-off", where));
+             fmt::format("compare-and-swap ping-pong between two work-items {}: time per hand-off, from one "
+                         "player's successful compare-and-swap to the other's (launch time / moves). Both poll "
+                         "with back-to-back compare-and-swaps, so when the counter changes the waiting "
+                         "player's next one is on average half a round trip from where atomics execute: a "
+                         "hand-off is about half a round trip plus the atomic unit's own time, not a whole "
+                         "round trip, and can read below that level's load latency",
+                         where));
     bound_by_samples(f, *p);
     if (wide) {
       f.note = "64-bit counter (the 32-bit ping-pong was not measurable).";
@@ -333,7 +339,21 @@ std::vector<Finding> scheduling_findings(const Results& r) {
            "most work-groups resident at once (atomic counter on entry/exit, groups held ~1 ms) divided "
            "by the compute units, over group sizes and local memory per group");
   most.low = std::floor(best) >= 1 ? std::floor(best) : 1.0;
-  if (!lower_bound(best_series, best_p->x)) most.high = std::max(1.0, std::ceil(best));
+  // The smallest group size still held back by the work-items a compute
+  // unit holds (half the size, twice the groups resident): the limit on
+  // groups was not reached, only a lower bound.
+  bool items_bound = false;
+  if (by_size && by_size->points.size() >= 2 && best_series == by_size && best_p == &by_size->points.front()) {
+    const Point& a = by_size->points[0];
+    const Point& b = by_size->points[1];
+    items_bound = b.x == 2 * a.x && a.y >= 1.8 * b.y && a.x > 1;
+  }
+  if (items_bound) {
+    most.confidence = std::min(most.confidence, 0.45);
+    most.high.reset();
+  } else if (!lower_bound(best_series, best_p->x)) {
+    most.high = std::max(1.0, std::ceil(best));
+  }
   std::string note;
   if (by_size && !by_size->points.empty()) note += "by group size: " + per_cu_table(by_size, "");
   if (by_local && !by_local->points.empty())
@@ -342,6 +362,9 @@ std::vector<Finding> scheduling_findings(const Results& r) {
   if (best < 1) note += "; fewer groups ran at once than there are compute units";
   if (lower_bound(best_series, best_p->x))
     note += "; every launched group was resident at once: a lower bound";
+  if (items_bound)
+    note += "; at the smallest group size tried, halving the group still doubled the groups resident (the "
+            "work-items a compute unit holds bound, not its limit on groups): a lower bound";
   most.note = note + ".";
   out.push_back(most);
 

@@ -61,6 +61,13 @@ std::vector<ReportRun> report_runs(const Results& r, const std::optional<Results
   return runs;
 }
 
+// Findings, and what was looked for and not found, from the series so far.
+void set_findings(Results& r) {
+  analysis::Analysis a = analysis::analyze_with_gaps(r);
+  r.findings = std::move(a.findings);
+  r.unfound = std::move(a.unfound);
+}
+
 void print_summary(const Results& r, const std::optional<Results>& reference, const ReportArgs& a) {
   if (a.format == "md")
     std::cout << format_markdown(report_runs(r, reference));
@@ -170,7 +177,7 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
            {"quick", a.quick},
            {"max_launch_ms", a.max_launch_ms},
            {"probes", nlohmann::json::object()}};
-  r.findings = analysis::analyze_all(r);
+  set_findings(r);
   write_results_file_atomic(r, results_path);
 
   std::vector<PlannedProbe> plan;
@@ -214,7 +221,7 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
     }
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     r.run["probes"][p->name] = {{"wall_s", wall_s}};
-    r.findings = analysis::analyze_all(r);
+    set_findings(r);
     write_results_file_atomic(r, results_path);
     write_reports(r, reference, a.out);
     progress.end_probe(wall_s);
@@ -242,7 +249,7 @@ int cmd_analyze(const std::string& path, const std::string& out, const ReportArg
     const auto same = [&](const Skipped& k) { return k.probe == s.probe && k.reason == s.reason; };
     if (std::none_of(r.skipped.begin(), r.skipped.end(), same)) r.skipped.push_back(s);
   }
-  r.findings = analysis::analyze_all(r);
+  set_findings(r);
   print_summary(r, reference, ra);
   if (!out.empty()) {
     const std::string results_path = (std::filesystem::path(out) / "results.json").string();

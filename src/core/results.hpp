@@ -19,12 +19,22 @@ struct Skipped {
   std::string reason;
 };
 
+// A finding the run's series should have given but did not, and why (a
+// search that could not reach the limit, an experiment that did not cover
+// the level, a curve that does not decide it).
+struct Unfound {
+  std::string id;      // the finding id it would have had: "memory.L2.shared_by_cus"
+  std::string reason;  // for a person
+  std::vector<std::string> evidence;  // the series looked at
+};
+
 struct Results {
   std::string tool_version;
   DeviceInfo device;
   std::vector<Series> series;
   std::vector<Finding> findings;
   std::vector<Skipped> skipped;
+  std::vector<Unfound> unfound;  // set by analysis beside findings
   // How the run was made: command line, start time, per-probe wall times.
   nlohmann::json run = nlohmann::json::object();
 

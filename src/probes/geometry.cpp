@@ -105,6 +105,9 @@ class GeometryProbe {
       out.push_back(shared_series(groups_));
     } else if (groups_ <= 1) {
       ctx_.progress("geometry: one compute unit; no sharing experiment");
+      out.back().meta["sharing_not_run"] = "one compute unit: no other unit to share a cache with";
+    } else {
+      out.back().meta["sharing_not_run"] = "the geometry probe's time budget ran out before the sharing sweep";
     }
     out.back().meta["wall_s"] = budget.elapsed_s();
     return out;
@@ -188,24 +191,43 @@ class GeometryProbe {
     return s;
   }
 
-  // Per-group footprints 1 KiB .. min(8 MiB, buffer / G), 2 per octave (1
-  // quick): a phone's 8 KiB first level still gets a plateau of 3 or more.
+  // Per-group footprints 1 KiB .. the region, 2 per octave (1 quick): a
+  // phone's 8 KiB first level still gets a plateau of 3 or more. The region
+  // is 8 MiB, or twice the last-level cache the driver reports when that is
+  // larger (its sharing is read where the lone chase leaves it), at most
+  // what the buffer holds for G groups.
+  //
+  // Regions start kRegionSkewBytes apart beyond their size: with a power of
+  // two between them every group's first pages fall into the same set of a
+  // set-associative TLB (4 ways of 16 KiB pages: regions 8 MiB apart thrash
+  // one set) and every group's lines into the same cache sets. The skew is
+  // an odd number of 4 KiB pages and not a whole number of any larger page,
+  // so consecutive regions start in different sets of either.
+  static constexpr size_t kRegionSkewBytes = 2 * kMiB + 64 * kKiB + 16 * kKiB + 4 * kKiB;
+  size_t shared_region_bytes() const {
+    const size_t want = std::max<size_t>(8 * kMiB, 2 * info_.global_cache_bytes);
+    size_t region = std::bit_floor(std::min<size_t>(want, rig_.bytes() / groups_));
+    while (region > 64 * kKiB && (region + kRegionSkewBytes) * groups_ > rig_.bytes()) region /= 2;
+    return region;
+  }
   Series shared_series(uint32_t groups) {
     const uint32_t w = rig_.word_bytes();
-    const size_t region = std::bit_floor(std::min<size_t>(8 * kMiB, rig_.bytes() / groups_));
+    const size_t region = shared_region_bytes();
+    const size_t spacing = (region + kRegionSkewBytes) * groups_ <= rig_.bytes() ? region + kRegionSkewBytes : region;
     Series s =
         make_series(fmt::format("geometry.shared_{}", groups), {"footprint_per_group", "B"},
                     {{"groups", groups},
                      {"compute_units", info_.compute_units},
                      {"stride_bytes", line_},
                      {"region_bytes", region},
+                     {"region_spacing_bytes", spacing},
                      {"pattern", "one work-item per group, each chasing a random cycle in its own region"}});
     const double step = quick_ ? 2.0 : std::sqrt(2.0);
     for (double f = 1 * kKiB; f <= static_cast<double>(region) * 1.0001; f *= step) {
       const auto n = static_cast<uint32_t>(std::max(2.0, std::round(f / static_cast<double>(line_))));
       const auto visit = rig_.link_regions(random_visit_order(n, 0x5a4eULL ^ n),
-                                           static_cast<uint32_t>(line_ / w), region / w, groups);
-      add(s, static_cast<double>(n) * static_cast<double>(line_), rig_.time(visit, groups, region / w, hc_));
+                                           static_cast<uint32_t>(line_ / w), spacing / w, groups);
+      add(s, static_cast<double>(n) * static_cast<double>(line_), rig_.time(visit, groups, spacing / w, hc_));
     }
     return s;
   }

@@ -267,7 +267,8 @@ class OccupancyProbe {
   }
 
   // GPUs: 1, 2, 3, ... groups of the largest size per unit until the step
-  // time jumps, then the step between bisected in 64-item groups. CPUs:
+  // time jumps, then the step between bisected in smaller groups
+  // (refine_waves). CPUs:
   // doubling 64-item groups from 1, then bisection. Both stop at 16384
   // work-items per unit.
   void measure_waves(Series& s, Kernel& k, bool quick) {
@@ -285,31 +286,60 @@ class OccupancyProbe {
       lo = n;
     }
     if (quick || hi == 0) return;
-    // Bisect between lo and hi groups of `big`, in groups of wg_. Fewer
-    // than that many small groups may be resident (a unit's limit on
-    // groups): then lo x big as small groups is already slow, and the
-    // bisection, which would read that limit, is not made.
-    size_t small_lo = lo * big / wg_, small_hi = hi * big / wg_;
-    if (big != wg_) {
-      if (over(wave_point(nullptr, k, small_lo, wg_))) {
-        s.meta["refinement"] = fmt::format(
-            "not made: {} groups of {} per unit are not all resident though {} of {} are (a limit on "
-            "work-groups binds first)",
-            small_lo, wg_, lo, big);
-        return;
-      }
-      s.meta["refinement"] = fmt::format("between {} and {} work-items in groups of {}", lo * big, hi * big, wg_);
-    }
-    // Capacities are usually a power of two: one more group than the last
-    // count that fitted settles it at once; bisection otherwise.
-    if (small_hi > small_lo + 1) {
-      if (over(wave_point(&s, k, small_lo + 1, wg_))) small_hi = small_lo + 1;
-    }
-    while (small_hi > small_lo + 1) {
-      const size_t mid = (small_lo + small_hi) / 2;
-      (over(wave_point(&s, k, mid, wg_)) ? small_hi : small_lo) = mid;
-    }
+    refine_waves(s, k, big, lo * big, hi * big);
   }
+
+  // Between `fit` work-items per unit (resident at once in groups of `big`)
+  // and `unfit` (not), in smaller groups: first of wg_ items, then of twice
+  // that, ... A unit's limit on work-groups can bind before its wave slots
+  // do; then a count of small groups reads that limit, not the slots. So a
+  // size is tried only if the count that fitted in big groups fits in it
+  // too, and an edge found is kept only if groups twice as large do not
+  // fit one step further (else the work-group limit made it, and the search
+  // goes on with the larger groups). Only the size whose edge stands has
+  // its points in the series; the meta says what happened.
+  void refine_waves(Series& s, Kernel& k, size_t big, size_t fit, size_t unfit) {
+    std::string log;
+    for (size_t g = wg_; g <= big && big % g == 0; g *= 2) {
+      if (g < big && over(s, wave_point(nullptr, k, fit / g, g))) {
+        log += fmt::format("{} groups of {} are not all resident though {} work-items in groups of {} are (a "
+                           "limit on work-groups binds first); ",
+                           fit / g, g, fit, big);
+        continue;
+      }
+      size_t a = fit / g, b = unfit / g;
+      std::vector<Point> pts;
+      // Capacities are usually a power of two: one more group than the
+      // last count that fitted settles it at once; bisection otherwise.
+      if (b > a + 1) {
+        pts.push_back(wave_point(nullptr, k, a + 1, g));
+        if (over(s, pts.back())) b = a + 1;
+      }
+      while (b > a + 1) {
+        const size_t mid = (a + b) / 2;
+        pts.push_back(wave_point(nullptr, k, mid, g));
+        (over(s, pts.back()) ? b : a) = mid;
+      }
+      // Does the edge at a groups of g move with groups twice as large?
+      const size_t g2 = 2 * g;
+      const size_t next = (a * g / g2 + 1) * g2;
+      if (g2 <= big && big % g2 == 0 && next > a * g && next < unfit &&
+          !over(s, wave_point(nullptr, k, next / g2, g2))) {
+        log += fmt::format("{} groups of {} fit and {} do not, but {} work-items in groups of {} fit (a limit on "
+                           "work-groups binds first); ",
+                           a, g, a + 1, next, g2);
+        fit = next;
+        continue;
+      }
+      for (const Point& p : pts) insert_point(s, p);
+      s.meta["refinement"] = log + fmt::format("between {} and {} work-items in groups of {}", a * g, b * g, g);
+      return;
+    }
+    s.meta["refinement"] = log + "not made: no smaller group size reaches the limit before the work-group limit";
+  }
+
+  // A launch is over capacity when its step time is half again the first point's.
+  static bool over(const Series& s, const Point& p) { return p.y > 1.5 * s.points.front().y; }
 
   ProbeContext& ctx_;
   Device& dev_;

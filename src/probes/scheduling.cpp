@@ -57,6 +57,21 @@ class SchedulingProbe {
       if (budget.exhausted()) break;
       measure(by_size, wg, 0, static_cast<double>(wg));
     }
+    // While halving the group doubles the groups resident, the work-items a
+    // compute unit holds bind, not its limit on work-groups: smaller groups,
+    // down to one work-item, until the count stops doubling (the limit on
+    // groups reached) or every launched group was resident.
+    const auto resident = [&](double x) {
+      for (const auto& p : by_size.points)
+        if (p.x == x) return p.y;
+      return 0.0;
+    };
+    for (size_t wg = sizes.front() / 2; wg >= 1 && sizes.size() >= 2 && !budget.exhausted(); wg /= 2) {
+      const double at = resident(static_cast<double>(2 * wg)), above = resident(static_cast<double>(4 * wg));
+      if (!(at > 0 && above > 0 && at >= 1.8 * above)) break;
+      if (!by_size.meta["lower_bound_at"].empty()) break;
+      measure(by_size, wg, 0, static_cast<double>(wg));
+    }
 
     // Local memory per group at a small group size (64 work-items), up to
     // what one group may take.

@@ -213,6 +213,15 @@ Skipped skipped_from_json(const json& j, const std::string& path) {
   return s;
 }
 
+Unfound unfound_from_json(const json& j, const std::string& path) {
+  const ObjectReader o(j, path);
+  Unfound u;
+  o.get("id", u.id);
+  o.get("reason", u.reason);
+  o.get("evidence", u.evidence);
+  return u;
+}
+
 template <class T, class ReadElement>
 std::vector<T> array_from_json(const ObjectReader& o, const char* key, ReadElement read_element) {
   const json& a = o.required(key);
@@ -352,12 +361,15 @@ nlohmann::json to_json(const Results& r) {
   for (const auto& f : r.findings) findings.push_back(finding_to_json(f));
   json skipped = json::array();
   for (const auto& s : r.skipped) skipped.push_back({{"probe", s.probe}, {"reason", s.reason}});
+  json unfound = json::array();
+  for (const auto& u : r.unfound) unfound.push_back({{"id", u.id}, {"reason", u.reason}, {"evidence", u.evidence}});
   return {{"schema", kResultsSchema},
           {"tool", {{"name", "gpuscope"}, {"version", r.tool_version}}},
           {"device", device_to_json(r.device)},
           {"series", std::move(series)},
           {"findings", std::move(findings)},
           {"skipped", std::move(skipped)},
+          {"unfound", std::move(unfound)},
           {"run", r.run}};
 }
 
@@ -375,6 +387,8 @@ Results results_from_json(const nlohmann::json& j) {
   r.series = array_from_json<Series>(o, "series", series_from_json);
   r.findings = array_from_json<Finding>(o, "findings", finding_from_json);
   r.skipped = array_from_json<Skipped>(o, "skipped", skipped_from_json);
+  // Absent from files written before it existed.
+  if (o.optional("unfound")) r.unfound = array_from_json<Unfound>(o, "unfound", unfound_from_json);
   if (const json* run = o.optional("run")) read_object(*run, "run", r.run);
   return r;
 }

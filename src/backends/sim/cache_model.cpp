@@ -1,5 +1,6 @@
 #include "backends/sim/cache_model.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <limits>
 
@@ -105,12 +106,34 @@ uint32_t SetAssociativeCache::victim(uint64_t set) {
   return 0;
 }
 
+uint64_t SetAssociativeCache::sector_bits(uint64_t address, uint64_t bytes) const {
+  const uint64_t per_unit = uint64_t{1} << (unit_shift_ - sector_shift_);
+  const uint64_t first = (address >> sector_shift_) & (per_unit - 1);
+  const uint64_t count = std::max<uint64_t>(1, (bytes + (uint64_t{1} << sector_shift_) - 1) >> sector_shift_);
+  uint64_t bits = 0;
+  for (uint64_t s = first; s < std::min(per_unit, first + count); ++s) bits |= uint64_t{1} << s;
+  return bits;
+}
+
+uint32_t SetAssociativeCache::allocate(uint64_t set, uint64_t tag) {
+  const uint32_t v = victim(set);
+  uint64_t& slot = tags_[set * ways_ + v];
+  evicted_ = {};
+  if (slot != kEmpty) evicted_ = {slot << unit_shift_, uint64_t{1} << unit_shift_};
+  if (use_index_) {
+    if (slot != kEmpty) index_.erase(slot);
+    index_[tag] = static_cast<uint32_t>(set * ways_ + v);
+  }
+  slot = tag;
+  return v;
+}
+
 bool SetAssociativeCache::access(uint64_t address) {
   const uint64_t tag = address >> unit_shift_;
   const uint64_t set = tag % sets_;
   const uint32_t way = find(set, tag);
-  const uint64_t sector_bit =
-      uint64_t{1} << ((address >> sector_shift_) & ((uint64_t{1} << (unit_shift_ - sector_shift_)) - 1));
+  const uint64_t sector_bit = sector_bits(address, 1);
+  evicted_ = {};
   if (way < ways_) {
     touch(set, way);
     uint64_t& filled = sectors_[set * ways_ + way];
@@ -118,16 +141,52 @@ bool SetAssociativeCache::access(uint64_t address) {
     filled |= sector_bit;
     return hit;
   }
-  const uint32_t v = victim(set);
-  uint64_t& slot = tags_[set * ways_ + v];
-  if (use_index_) {
-    if (slot != kEmpty) index_.erase(slot);
-    index_[tag] = static_cast<uint32_t>(set * ways_ + v);
-  }
-  slot = tag;
+  const uint32_t v = allocate(set, tag);
   sectors_[set * ways_ + v] = sector_bit;
   touch(set, v);
   return false;
+}
+
+bool SetAssociativeCache::holds(uint64_t address) const {
+  const uint64_t tag = address >> unit_shift_;
+  const uint64_t set = tag % sets_;
+  const uint32_t way = find(set, tag);
+  return way < ways_ && (sectors_[set * ways_ + way] & sector_bits(address, 1)) != 0;
+}
+
+void SetAssociativeCache::erase(uint64_t address) {
+  const uint64_t tag = address >> unit_shift_;
+  const uint64_t set = tag % sets_;
+  const uint32_t way = find(set, tag);
+  if (way == ways_) return;
+  if (use_index_) index_.erase(tag);
+  tags_[set * ways_ + way] = kEmpty;
+  sectors_[set * ways_ + way] = 0;
+  if (policy_ == Replacement::lru && tail_[set] != way) {
+    // The freed way becomes the next victim: move it to the tail.
+    const uint64_t base = set * ways_;
+    const uint32_t p = prev_[base + way], n = next_[base + way];
+    if (p != kNone) next_[base + p] = n;
+    if (n != kNone) prev_[base + n] = p;
+    if (head_[set] == way) head_[set] = n;
+    prev_[base + way] = tail_[set];
+    next_[base + way] = kNone;
+    next_[base + tail_[set]] = way;
+    tail_[set] = way;
+  }
+}
+
+void SetAssociativeCache::install(uint64_t address, uint64_t bytes) {
+  const uint64_t tag = address >> unit_shift_;
+  const uint64_t set = tag % sets_;
+  uint32_t way = find(set, tag);
+  evicted_ = {};
+  if (way == ways_) {
+    way = allocate(set, tag);
+    sectors_[set * ways_ + way] = 0;
+  }
+  sectors_[set * ways_ + way] |= sector_bits(address, bytes);
+  touch(set, way);
 }
 
 MemoryModel::MemoryModel(const SimConfig& c, uint64_t seed) : cfg_(c), seed_(seed) {
@@ -164,18 +223,39 @@ SetAssociativeCache& MemoryModel::instance(Level& l, uint32_t core) {
   return *p;
 }
 
+void MemoryModel::spill(std::vector<Level>& levels, size_t i, uint32_t core) {
+  for (; i + 1 < levels.size() && levels[i + 1].cfg->exclusive; ++i) {
+    const SetAssociativeCache::Evicted v = instance(levels[i], core).evicted();
+    if (v.bytes == 0) return;
+    instance(levels[i + 1], core).install(v.address, v.bytes);
+  }
+}
+
 double MemoryModel::access(uint64_t address, CachePath path, uint32_t core) {
   double ns = 0;
   if (tlb_ && !tlb_->access(address)) ns += cfg_.tlb.miss_penalty_ns;
   auto& levels = path == CachePath::texture ? texture_levels_ : load_levels_;
-  for (auto& l : levels) {
-    if (instance(l, core).access(address)) {
-      last_level_ = l.index;
-      return ns + l.cfg->hit_latency_ns;
+  // The first level holding the sector, before any level changes.
+  size_t hit = levels.size();
+  for (size_t i = 0; i < levels.size() && hit == levels.size(); ++i)
+    if (instance(levels[i], core).holds(address)) hit = i;
+  // Fill the inclusive levels up to the one that hit; each one's victim
+  // goes on to the exclusive levels behind it.
+  for (size_t i = 0; i <= hit && i < levels.size(); ++i) {
+    SetAssociativeCache& c = instance(levels[i], core);
+    if (levels[i].cfg->exclusive) {
+      if (i == hit) c.erase(address);
+      continue;
     }
+    c.access(address);
+    if (i < hit) spill(levels, i, core);
   }
-  last_level_ = -1;
-  return ns + cfg_.dram_latency_ns;
+  if (hit == levels.size()) {
+    last_level_ = -1;
+    return ns + cfg_.dram_latency_ns;
+  }
+  last_level_ = levels[hit].index;
+  return ns + levels[hit].cfg->hit_latency_ns;
 }
 
 void MemoryModel::clear() {

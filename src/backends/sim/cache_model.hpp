@@ -29,12 +29,29 @@ class SetAssociativeCache {
   // missing unit is installed (evicting per the policy) with that sector
   // only; a present unit missing the sector gets it, and counts as used.
   bool access(uint64_t address);
+  // True when access(address) would hit; changes nothing.
+  bool holds(uint64_t address) const;
+  // Drops the unit holding `address`, if present (an exclusive level handing
+  // a line to a nearer one).
+  void erase(uint64_t address);
+  // Puts the unit holding `address` in (most recently used) with the sectors
+  // covering [address, address + bytes) filled: a victim arriving from a
+  // nearer level.
+  void install(uint64_t address, uint64_t bytes);
+  // What the last access() or install() that allocated evicted: a valid
+  // unit's first byte address and its byte count, or bytes 0 when nothing.
+  struct Evicted {
+    uint64_t address = 0, bytes = 0;
+  };
+  Evicted evicted() const { return evicted_; }
   void clear();
 
  private:
   uint32_t find(uint64_t set, uint64_t tag) const;  // way, or ways_ when absent
   void touch(uint64_t set, uint32_t way);
   uint32_t victim(uint64_t set);
+  uint32_t allocate(uint64_t set, uint64_t tag);  // evicts per the policy; records evicted_
+  uint64_t sector_bits(uint64_t address, uint64_t bytes) const;
 
   uint64_t sets_;
   uint32_t ways_;
@@ -50,6 +67,7 @@ class SetAssociativeCache {
   std::unordered_map<uint64_t, uint32_t> index_;  // unit number -> entry
   bool use_index_;
   SplitMix64 rng_;
+  Evicted evicted_;
 };
 
 class MemoryModel {
@@ -59,9 +77,10 @@ class MemoryModel {
   // Latency (ns) of one dependent access to `address` from shader core
   // `core` on `path`: the first level on the path that holds the line with
   // the sector of `address` filled, or DRAM, plus the TLB miss penalty when
-  // the page misses. Levels nearer than the one that hit get the sector (an
-  // inclusive hierarchy; a sectored level allocates the line on a miss but
-  // fills only the sector accessed).
+  // the page misses. Inclusive levels nearer than the one that hit get the
+  // sector (a sectored level allocates the line on a miss but fills only the
+  // sector accessed). An exclusive level is filled only with what the level
+  // before it on the path evicts, and gives up a line that hits there.
   double access(uint64_t address, CachePath path, uint32_t core = 0);
 
   // Which level served the last access: its index in the config's caches,
@@ -76,6 +95,9 @@ class MemoryModel {
     std::vector<std::unique_ptr<SetAssociativeCache>> instances;  // per core (lazily) or one
   };
   SetAssociativeCache& instance(Level& l, uint32_t core);
+  // Hands what levels[i] just evicted to the next level when that one is
+  // exclusive, and on down the chain.
+  void spill(std::vector<Level>& levels, size_t i, uint32_t core);
 
   const SimConfig& cfg_;
   uint64_t seed_;

@@ -156,6 +156,7 @@ CacheLevelConfig read_cache(ObjectReader& r) {
   l.bytes_per_clock = r.number("bytes_per_clock", 0.01, 1e6);
   l.path = path_of(r.choice("path", {"load_store", "texture", "both"}));
   l.per_core = r.boolean("per_core", false);
+  l.exclusive = r.choice("inclusion", {"inclusive", "exclusive"}, "inclusive") == "exclusive";
   r.finish();
   const uint64_t set_bytes = uint64_t{l.line_bytes} * l.associativity;
   if (l.capacity_bytes % set_bytes != 0)
@@ -177,6 +178,8 @@ void check_levels(const SimConfig& c) {
       const auto& l = c.caches[i];
       if (p == CachePath::load_store ? !l.serves_loads() : !l.serves_texture()) continue;
       const std::string where = fmt::format("memory.caches[{}]", i);
+      if (!prev && l.exclusive)
+        fail(where + ".inclusion", "an exclusive level needs a level before it on each path it serves");
       if (prev && l.capacity_bytes <= prev->capacity_bytes)
         fail(where + ".capacity_bytes",
              fmt::format("{} B is not larger than memory.caches[{}] ({} B) before it on the same path",

@@ -45,6 +45,12 @@ struct CacheLevelConfig {
   double bytes_per_clock = 0;  // per instance (per core when per_core, else whole cache)
   CachePath path = CachePath::both;
   bool per_core = false;  // one instance per shader core (an L1) or one shared (an L2)
+  // Exclusive: the level holds only what the nearer levels on its path
+  // evicted (a victim cache); a hit here moves the line nearer and drops it
+  // here. Inclusive (the default): a line filled into a nearer level stays
+  // here too. A dependent chase over an exclusive hierarchy keeps hitting up
+  // to the sum of the capacities, this level's and the nearer ones'.
+  bool exclusive = false;
 
   bool serves_loads() const { return path != CachePath::texture; }
   bool serves_texture() const { return path != CachePath::load_store; }
