@@ -1,5 +1,6 @@
 #include "analysis/analyze.hpp"
 
+#include "analysis/application.hpp"
 #include "analysis/bandwidth.hpp"
 #include "analysis/cache_geometry.hpp"
 #include "analysis/cache_hierarchy.hpp"
@@ -299,6 +300,7 @@ std::vector<Finding> analyze_usable(const Results& r) {
   const Series* binary = r.find_series("icache.binary");
   if (binary) add(code_bytes_findings(*binary));
   if (const Series* s = r.find_series("icache.body")) add(icache_findings(*s, binary));
+  add(lbm_findings(r, out));
   return out;
 }
 

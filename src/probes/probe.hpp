@@ -70,5 +70,6 @@ std::vector<Series> run_oplatency_probe(ProbeContext& ctx);
 std::vector<Series> run_divergence_probe(ProbeContext& ctx);
 std::vector<Series> run_occupancy_probe(ProbeContext& ctx);
 std::vector<Series> run_icache_probe(ProbeContext& ctx);
+std::vector<Series> run_lbm_probe(ProbeContext& ctx);
 
 }  // namespace gpuscope
