@@ -301,6 +301,7 @@ std::vector<Finding> analyze_usable(const Results& r) {
   if (binary) add(code_bytes_findings(*binary));
   if (const Series* s = r.find_series("icache.body")) add(icache_findings(*s, binary));
   add(lbm_findings(r, out));
+  add(sustain_findings(r));
   return out;
 }
 

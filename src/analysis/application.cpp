@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace gpuscope::analysis {
 namespace {
@@ -16,7 +17,7 @@ const Finding* find(const std::vector<Finding>& fs, const std::string& id) {
   return nullptr;
 }
 
-Finding make(const std::string& id, double value, const std::string& unit, double confidence,
+Finding make(const std::string& id, FindingValue value, const std::string& unit, double confidence,
              std::vector<std::string> evidence, std::string method) {
   Finding f;
   f.id = id;
@@ -151,6 +152,127 @@ std::vector<Finding> lbm_findings(const Results& r, const std::vector<Finding>& 
       Finding mass = make(base + ".mass_rel_error", ph.value("mass_rel_error", 0.0), "", 1.0, {s.id},
                           "total mass after the shear wave's steps over the start's, minus 1, summed on the host");
       out.push_back(mass);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// Running median of `w` points centred on each point.
+std::vector<double> running_median(const Series& s, size_t w) {
+  std::vector<double> out;
+  for (size_t i = 0; i < s.points.size(); ++i) {
+    const size_t lo = i >= w / 2 ? i - w / 2 : 0, hi = std::min(s.points.size(), lo + w);
+    std::vector<double> v;
+    for (size_t k = lo; k < hi; ++k) v.push_back(s.points[k].y);
+    out.push_back(median(v));
+  }
+  return out;
+}
+
+double median_of_range(const Series& s, size_t from, size_t to) {
+  std::vector<double> v;
+  for (size_t k = from; k < to && k < s.points.size(); ++k) v.push_back(s.points[k].y);
+  return v.empty() ? 0 : median(v);
+}
+
+}  // namespace
+
+std::vector<Finding> sustain_findings(const Results& r) {
+  std::vector<Finding> out;
+  const Series* tp = r.find_series("sustain.throughput");
+  if (tp == nullptr || tp->points.size() < 5) return out;
+  const Series* clk = r.find_series("sustain.clock");
+  if (clk != nullptr && clk->points.size() < 5) clk = nullptr;
+  const Series* drv = r.find_series("sustain.driver.clock_mhz");
+  // The ramp is read from the clock where counters measured it, else from
+  // throughput (proportional to the clock for an fma load).
+  const Series& ramp_src = clk ? *clk : *tp;
+  const double half_launch_s = tp->meta.value("launch_ms_planned", 0.0) * 0.5e-3;
+  {
+    const auto rm = running_median(ramp_src, 5);
+    const double peak = *std::max_element(rm.begin(), rm.end());
+    size_t i = 0;
+    while (i < ramp_src.points.size() && ramp_src.points[i].y < kClockUpFraction * peak) ++i;
+    if (i < ramp_src.points.size()) {
+      const double end_s = ramp_src.points[i].x + half_launch_s;
+      Finding f = make("sustain.ramp_ms", end_s * 1e3, "ms", clk ? 0.8 : 0.6, {ramp_src.id},
+                       fmt::format("end of the first launch after an idle second that reached {:g} of the load's "
+                                   "peak {}",
+                                   kClockUpFraction, clk ? "clock" : "throughput"));
+      f.low = i == 0 ? 0.0 : (ramp_src.points[i - 1].x + half_launch_s) * 1e3;
+      f.high = end_s * 1e3;
+      f.note = i == 0 ? "The first launch already ran at full clock: the ramp is shorter than one launch."
+                      : fmt::format("{} launches before the clock was up; the first ran at {:.0f}% of the peak.", i,
+                                    100 * ramp_src.points.front().y / peak);
+      out.push_back(f);
+    }
+  }
+  const size_t n = tp->points.size();
+  const auto rm = running_median(*tp, 5);
+  const size_t peak_at = static_cast<size_t>(std::max_element(rm.begin(), rm.end()) - rm.begin());
+  const double peak = rm[peak_at];
+  const double last = median_of_range(*tp, n - std::max<size_t>(1, n / 5), n);
+  const double drop = std::max(0.0, 1 - last / peak);
+  const double duration_s = tp->points.back().x + half_launch_s;
+  {
+    Finding f = make("sustain.sustained_fraction", last / peak, "", 0.8, {tp->id},
+                     "median throughput of the load's last fifth over the peak of its 5-launch running median");
+    out.push_back(f);
+    Finding d = make("sustain.drop_fraction", drop, "", 0.8, {tp->id}, "1 - sustained_fraction, at least 0");
+    out.push_back(d);
+    const bool throttled = drop >= kThrottleDropFraction;
+    Finding t = make("sustain.throttling", throttled, "", std::clamp(0.5 + 5 * std::abs(drop - kThrottleDropFraction), 0.5, 0.9),
+                     {tp->id}, fmt::format("throughput at the end of the load at least {:g} below its peak",
+                                           kThrottleDropFraction));
+    t.note = fmt::format("{:.1f}% below the peak after {:.1f} s of load{}", 100 * drop, duration_s,
+                         throttled ? "." : "; a longer --sustain-s (60 s and more) may still show throttling.");
+    out.push_back(t);
+    if (throttled) {
+      size_t i = peak_at;
+      while (i < n && rm[i] > peak * (1 - drop / 2)) ++i;
+      if (i < n) {
+        Finding o = make("sustain.throttle_onset_s", tp->points[i].x, "s", 0.7, {tp->id},
+                         "time at which the running median had fallen half of its total drop");
+        out.push_back(o);
+      }
+    }
+  }
+  if (clk || drv) {
+    const Series& s = clk ? *clk : *drv;
+    const size_t m = s.points.size();
+    Finding f = make("sustain.sustained_clock_mhz", median_of_range(s, m / 2, m), "MHz", clk ? 0.9 : 0.6, {s.id},
+                     clk ? "median SM clock (%clock64 / %globaltimer) over the load's second half"
+                         : "median of the driver's reported clock over the load's second half");
+    std::vector<double> v;
+    for (size_t k = m / 2; k < m; ++k) v.push_back(s.points[k].y);
+    f.low = *std::min_element(v.begin(), v.end());
+    f.high = *std::max_element(v.begin(), v.end());
+    if (clk && drv && !drv->points.empty())
+      f.note = fmt::format("The driver reported {:.0f} MHz over the same half.",
+                           median_of_range(*drv, drv->points.size() / 2, drv->points.size()));
+    out.push_back(f);
+  }
+  const Series* gap = r.find_series("sustain.gap.clock");
+  if (gap == nullptr || gap->points.size() < 2) gap = r.find_series("sustain.gap.throughput");
+  if (gap != nullptr && gap->points.size() >= 2 && gap->points.front().x == 0 && gap->points.front().y > 0) {
+    const double ref = gap->points.front().y;
+    std::optional<double> first_drop;
+    double lowest = 1;
+    for (const auto& p : gap->points) {
+      lowest = std::min(lowest, p.y / ref);
+      if (!first_drop && p.y < kGapDropFraction * ref) first_drop = p.x;
+    }
+    Finding f = make("sustain.dvfs.clock_drops_between_launches", first_drop.has_value(), "", 0.7, {gap->id},
+                     fmt::format("a launch after an idle gap below {:g} of one launched with no gap", kGapDropFraction));
+    f.note = fmt::format("Slowest after a gap: {:.0f}% of the no-gap launch (gaps up to {:g} ms).", 100 * lowest,
+                         gap->points.back().x);
+    out.push_back(f);
+    if (first_drop) {
+      Finding g = make("sustain.dvfs.drop_after_gap_ms", *first_drop, "ms", 0.6, {gap->id},
+                       "shortest idle gap after which the launch ran below that fraction");
+      out.push_back(g);
     }
   }
   return out;

@@ -24,4 +24,18 @@ inline constexpr double kBandwidthBoundFraction = 0.5;
 // far (the DRAM rates are read from it).
 std::vector<Finding> lbm_findings(const Results& r, const std::vector<Finding>& found);
 
+// The clock is "up" once a launch reaches this fraction of the load's peak
+// (the peak of a 5-launch running median); throughput "dropped" (throttling)
+// when the load's last fifth runs below (1 - this) of that peak; a launch
+// after an idle gap below this fraction of one with no gap shows a clock
+// that fell while the device idled (DVFS).
+inline constexpr double kClockUpFraction = 0.95;
+inline constexpr double kThrottleDropFraction = 0.05;
+inline constexpr double kGapDropFraction = 0.9;
+
+// sustain.ramp_ms, .sustained_clock_mhz, .sustained_fraction, .throttling,
+// .drop_fraction, .throttle_onset_s, .dvfs.clock_drops_between_launches,
+// .dvfs.drop_after_gap_ms.
+std::vector<Finding> sustain_findings(const Results& r);
+
 }  // namespace gpuscope::analysis

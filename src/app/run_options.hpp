@@ -20,6 +20,7 @@ struct RunArgs {
   bool quiet = false;
   double max_launch_ms = kDefaultMaxLaunchMs;
   double budget_scale = 1;
+  std::optional<double> sustain_s;  // --sustain-s; unset: the sustain probe's default
   std::string sysfs_root;  // --sysfs-root; empty: /sys (checked where driver facts are read)
 
   static constexpr double kDefaultMaxLaunchMs = 200;
@@ -30,6 +31,9 @@ struct RunArgs {
 // watchdog; a budget scaled 100x already takes hours.
 inline constexpr double kMinLaunchMs = 1, kMaxLaunchMs = 10000;
 inline constexpr double kMinBudgetScale = 0.01, kMaxBudgetScale = 100;
+// The sustain probe's load: at least a tenth of a second (a few launches),
+// at most an hour (throttling shows within minutes).
+inline constexpr double kMinSustainS = 0.1, kMaxSustainS = 3600;
 
 struct RunPlan {
   std::string device;  // empty: the default device
@@ -39,12 +43,13 @@ struct RunPlan {
   bool quiet = false;
   double max_launch_ms = RunArgs::kDefaultMaxLaunchMs;
   double budget_scale = 1;
+  std::optional<double> sustain_s;
   std::string sysfs_root;
 };
 
 // Throws UsageError for an empty --device or --out, a --probes list that is
 // empty, holds an empty or unknown name or names a probe twice, and a
-// --max-launch-ms or --budget-scale outside its range (NaN and infinity
+// --max-launch-ms, --budget-scale or --sustain-s outside its range (NaN and infinity
 // included).
 RunPlan plan_run(const RunArgs& a);
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "backends/backend.hpp"
+#include "core/driver_facts.hpp"
 #include "core/series.hpp"
 #include "harness/harness.hpp"
 
@@ -16,6 +17,7 @@ struct ProbeOptions {
   bool quick = false;       // fewer points and samples: a first look in seconds
   HarnessConfig harness;    // launch sizing and sampling
   double budget_scale = 1;  // multiplies every probe's time budget
+  double sustain_s = 3;     // seconds of load the sustain probe applies (--sustain-s)
 };
 
 // Progress lines for a person watching (quiet when nobody is).
@@ -29,6 +31,10 @@ struct ProbeContext {
   // Optional: how far the probe is, 0..1, for the progress display's ETA
   // (without it the ETA is reckoned from budget_s and the time spent).
   std::function<void(double done_fraction)> progress_fraction = [](double) {};
+  // Optional: what the device's drivers say at this moment (clocks,
+  // temperature, power, throttle reasons); unset where nobody reads them.
+  // May be called from another thread than the probe's while it launches.
+  std::function<std::vector<DriverSnapshot>()> driver_facts = nullptr;
 };
 
 struct ProbeDef {
@@ -71,5 +77,6 @@ std::vector<Series> run_divergence_probe(ProbeContext& ctx);
 std::vector<Series> run_occupancy_probe(ProbeContext& ctx);
 std::vector<Series> run_icache_probe(ProbeContext& ctx);
 std::vector<Series> run_lbm_probe(ProbeContext& ctx);
+std::vector<Series> run_sustain_probe(ProbeContext& ctx);
 
 }  // namespace gpuscope

@@ -50,6 +50,9 @@ const std::vector<ProbeDef>& probe_registry() {
       // bandwidth probe's DRAM rate.
       {"lbm", "D3Q19 lattice Boltzmann in FP32, FP16S and FP16C storage: MLUP/s vs box, bandwidth- or compute-bound",
        3.0, run_lbm_probe},
+      // --sustain-s of load (3 s by default) plus ~2 s of idle gaps.
+      {"sustain", "sustained FMA load: clock ramp, sustained clock, throttling, clock drops between launches",
+       5.0, run_sustain_probe},
   };
   return probes;
 }
