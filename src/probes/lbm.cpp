@@ -57,9 +57,11 @@ constexpr double kViscosityTolerance = 0.01;
 constexpr double kMassTolerance = 1e-5;
 // Mass over a timed box's steps (up to about 1000 of a slowly decaying wave).
 // 16-bit rounding of a nearly steady flow errs the same way step after step,
-// so the drift grows with the steps (PoCL: up to 6e-6 after a few hundred);
-// 1e-4 still catches any indexing or conversion fault by orders of magnitude.
-double timed_mass_tolerance(Storage s) { return s == Storage::fp32 ? 1e-5 : 1e-4; }
+// so the drift grows with the steps: on the H100, FP16S drifted 2.0e-4 over
+// 1002 steps of a 96^3 box (PoCL: up to 6e-6 after a few hundred). 1e-3
+// still catches any indexing or conversion fault (those move the mass by
+// O(1) or make it NaN); the drift is recorded per box.
+double timed_mass_tolerance(Storage s) { return s == Storage::fp32 ? 1e-5 : 1e-3; }
 
 struct DeviceBox {
   std::unique_ptr<Buffer> a, b, flags;
