@@ -201,7 +201,9 @@ std::vector<Finding> sustain_findings(const Results& r) {
                        fmt::format("end of the first launch after an idle second that reached {:g} of the load's "
                                    "peak {}",
                                    kClockUpFraction, clk ? "clock" : "throughput"));
-      f.low = i == 0 ? 0.0 : (ramp_src.points[i - 1].x + half_launch_s) * 1e3;
+      // The launch before ran below the mark on average, so the clock was
+      // below it at that launch's start at the latest.
+      f.low = i == 0 ? 0.0 : std::max(0.0, ramp_src.points[i - 1].x - half_launch_s) * 1e3;
       f.high = end_s * 1e3;
       f.note = i == 0 ? "The first launch already ran at full clock: the ramp is shorter than one launch."
                       : fmt::format("{} launches before the clock was up; the first ran at {:.0f}% of the peak.", i,
