@@ -22,10 +22,10 @@ TEST(LbmFormats, HalfMatchesIeeeRoundToNearestEven) {
   EXPECT_EQ(lbm::float_to_half(1.0f), 0x3c00);
   EXPECT_EQ(lbm::float_to_half(-2.0f), 0xc000);
   EXPECT_EQ(lbm::float_to_half(65504.0f), 0x7bff);
-  EXPECT_EQ(lbm::float_to_half(65520.0f), 0x7c00);               // rounds to infinity
-  EXPECT_EQ(lbm::float_to_half(1.0f + 1.0f / 2048), 0x3c00);     // a tie goes to the even mantissa
-  EXPECT_EQ(lbm::float_to_half(1.0f + 3.0f / 2048), 0x3c02);     // ... up here
-  EXPECT_EQ(lbm::float_to_half(5.9604645e-8f), 0x0001);          // smallest subnormal
+  EXPECT_EQ(lbm::float_to_half(65520.0f), 0x7c00);            // rounds to infinity
+  EXPECT_EQ(lbm::float_to_half(1.0f + 1.0f / 2048), 0x3c00);  // a tie goes to the even mantissa
+  EXPECT_EQ(lbm::float_to_half(1.0f + 3.0f / 2048), 0x3c02);  // ... up here
+  EXPECT_EQ(lbm::float_to_half(5.9604645e-8f), 0x0001);       // smallest subnormal
   for (uint32_t h = 0; h < 0x7c00; ++h) EXPECT_EQ(lbm::float_to_half(lbm::half_to_float(uint16_t(h))), h);
 }
 
@@ -46,7 +46,8 @@ TEST(LbmFormats, Fp16cRoundTripsAndHasElevenMantissaBits) {
 TEST(LbmHost, StepConservesMassAndMomentum) {
   for (Storage s : {Storage::fp32, Storage::fp16s, Storage::fp16c}) {
     lbm::Box a = lbm::equilibrium_box(8, 6, 5, s, [](uint32_t x, uint32_t y, uint32_t z) {
-      return lbm::CellState{0.01f * std::sin(float(x + 2 * z)), 0.04f * std::cos(float(y)), 0.02f, -0.03f * std::sin(float(x))};
+      return lbm::CellState{0.01f * std::sin(float(x + 2 * z)), 0.04f * std::cos(float(y)), 0.02f,
+                            -0.03f * std::sin(float(x))};
     });
     const double m0 = lbm::mass(a);
     double px0 = 0;
@@ -126,7 +127,8 @@ TEST(LbmProbeOnPocl, KernelsMatchTheHostAndThePhysicsHolds) {
   const auto dir = std::filesystem::temp_directory_path() / "gpuscope_pocl_lbm";
   std::filesystem::remove_all(dir);
   const auto r = test::run_gpuscope(
-      "run --quiet --quick --probes lbm --device " + cpu_device_id() + " --out " + dir.string(), "POCL_DEVICES=basic");
+      "run --quiet --quick --probes lbm --device " + cpu_device_id() + " --out " + dir.string(),
+      "POCL_DEVICES=basic");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const Results res = read_results_file((dir / "results.json").string());
   ASSERT_TRUE(res.skipped.empty()) << res.skipped.front().reason;

@@ -20,7 +20,8 @@ TEST_P(LbmSim, RecoversTheModelledRates) {
   const std::string name = GetParam();
   const auto dir = std::filesystem::temp_directory_path() / ("gpuscope_sim_lbm_" + name);
   std::filesystem::remove_all(dir);
-  const auto r = test::run_gpuscope("run --quiet --quick --probes lbm --device sim:" + name + " --out " + dir.string());
+  const auto r =
+      test::run_gpuscope("run --quiet --quick --probes lbm --device sim:" + name + " --out " + dir.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const Results res = read_results_file((dir / "results.json").string());
   ASSERT_TRUE(res.skipped.empty()) << res.skipped.front().reason;
@@ -30,11 +31,14 @@ TEST_P(LbmSim, RecoversTheModelledRates) {
     const Finding* f = res.find_finding(std::string("app.lbm.") + modes[m] + ".mlups");
     ASSERT_NE(f, nullptr) << modes[m];
     const double want = sim::sim_lbm_expected_mlups(c, m);
-    EXPECT_NEAR(number(*f) / want, 1.0, 0.10) << name << " " << modes[m] << ": " << number(*f) << " vs " << want;
+    EXPECT_NEAR(number(*f) / want, 1.0, 0.10)
+        << name << " " << modes[m] << ": " << number(*f) << " vs " << want;
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Presets, LbmSim, ::testing::Values("mali-g52", "adreno-320", "adreno-420", "adreno-530", "adreno-615"),
+INSTANTIATE_TEST_SUITE_P(Presets, LbmSim,
+                         ::testing::Values("mali-g52", "adreno-320", "adreno-420", "adreno-530",
+                                           "adreno-615"),
                          [](const auto& info) {
                            std::string s = info.param;
                            for (char& ch : s)

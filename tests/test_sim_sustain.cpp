@@ -43,7 +43,8 @@ TEST_P(GovernorSim, SustainRecoversTheGovernor) {
   EXPECT_LE(up_ms, 1.1 * *ramp.high) << name;
   EXPECT_TRUE(std::get<bool>(get("sustain.throttling").value)) << name;
   EXPECT_NEAR(number(get("sustain.drop_fraction")) / (1 - g.throttled_fraction), 1.0, 0.1) << name;
-  EXPECT_NEAR(number(get("sustain.throttle_onset_s")) / (g.throttle_after_s + g.throttle_ramp_s / 2), 1.0, 0.1)
+  EXPECT_NEAR(number(get("sustain.throttle_onset_s")) / (g.throttle_after_s + g.throttle_ramp_s / 2), 1.0,
+              0.1)
       << name;
   EXPECT_TRUE(std::get<bool>(get("sustain.dvfs.clock_drops_between_launches").value)) << name;
   double first_gap = 0;
@@ -56,7 +57,8 @@ TEST_P(GovernorSim, SustainRecoversTheGovernor) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, GovernorSim,
-                         ::testing::Values("mali-g52", "adreno-320", "adreno-420", "adreno-530", "adreno-615"),
+                         ::testing::Values("mali-g52", "adreno-320", "adreno-420", "adreno-530",
+                                           "adreno-615"),
                          [](const auto& info) {
                            std::string s = info.param;
                            for (char& ch : s)

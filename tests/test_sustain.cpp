@@ -16,7 +16,8 @@
 namespace gpuscope {
 namespace {
 
-Series curve(const std::string& id, double duration_s, double step_s, const std::function<double(double)>& y) {
+Series curve(const std::string& id, double duration_s, double step_s,
+             const std::function<double(double)>& y) {
   Series s;
   s.id = id;
   s.probe = "sustain";
@@ -63,7 +64,8 @@ TEST(SustainAnalysis, RampThrottlingAndIdleDrops) {
 
 TEST(SustainAnalysis, SteadyClockNoThrottlingNoDrops) {
   Results r;
-  r.series = {curve("sustain.throughput", 3, 0.025, [](double) { return 1000.0; }), gaps({100, 101, 99, 100, 98})};
+  r.series = {curve("sustain.throughput", 3, 0.025, [](double) { return 1000.0; }),
+              gaps({100, 101, 99, 100, 98})};
   const auto fs = analysis::sustain_findings(r);
   EXPECT_FALSE(std::get<bool>(get(fs, "sustain.throttling")->value));
   EXPECT_EQ(get(fs, "sustain.throttle_onset_s"), nullptr);
@@ -75,9 +77,9 @@ TEST(SustainAnalysis, SteadyClockNoThrottlingNoDrops) {
 TEST(SustainProbeOnPocl, RunsValidatesAndYieldsItsCurves) {
   const auto dir = std::filesystem::temp_directory_path() / "gpuscope_pocl_sustain";
   std::filesystem::remove_all(dir);
-  const auto r = test::run_gpuscope("run --quiet --probes sustain --sustain-s 0.5 --device " + cpu_device_id() +
-                                        " --out " + dir.string(),
-                                    "POCL_DEVICES=basic");
+  const auto r = test::run_gpuscope(
+      "run --quiet --probes sustain --sustain-s 0.5 --device " + cpu_device_id() + " --out " + dir.string(),
+      "POCL_DEVICES=basic");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const Results res = read_results_file((dir / "results.json").string());
   ASSERT_TRUE(res.skipped.empty()) << res.skipped.front().reason;
@@ -89,7 +91,8 @@ TEST(SustainProbeOnPocl, RunsValidatesAndYieldsItsCurves) {
   const Series* gap = res.find_series("sustain.gap.throughput");
   ASSERT_NE(gap, nullptr);
   EXPECT_EQ(gap->points.size(), 5u);
-  for (const char* id : {"sustain.ramp_ms", "sustain.throttling", "sustain.dvfs.clock_drops_between_launches"})
+  for (const char* id :
+       {"sustain.ramp_ms", "sustain.throttling", "sustain.dvfs.clock_drops_between_launches"})
     EXPECT_NE(res.find_finding(id), nullptr) << id;
 }
 

@@ -88,7 +88,8 @@ std::vector<Finding> lbm_findings(const Results& r, const std::vector<Finding>& 
     }
     const Point& best = *std::max_element(s.points.begin(), s.points.end(),
                                           [](const Point& a, const Point& b) { return a.y < b.y; });
-    mlups.note = fmt::format("{:.0f}^3 cells, {:.0f} MiB of populations and flags.", edge, footprint / 1048576);
+    mlups.note =
+        fmt::format("{:.0f}^3 cells, {:.0f} MiB of populations and flags.", edge, footprint / 1048576);
     if (&best != &p)
       mlups.note += fmt::format(" The fastest box was {:.0f}^3 at {:.0f} MLUP/s.", std::cbrt(best.x), best.y);
     if (!past_caches)
@@ -108,9 +109,9 @@ std::vector<Finding> lbm_findings(const Results& r, const std::vector<Finding>& 
     Finding bound = make(base + ".bound", true, "", 0.5, {s.id}, "");
     if (dram != nullptr) {
       fraction = m.gbps / number(*dram);
-      Finding frac = make(base + ".fraction_of_dram", fraction, "", std::min(conf, dram->confidence),
-                          {s.id}, fmt::format("effective GB/s over {} ({:.0f} GB/s, this run)", dram->id,
-                                              number(*dram)));
+      Finding frac =
+          make(base + ".fraction_of_dram", fraction, "", std::min(conf, dram->confidence), {s.id},
+               fmt::format("effective GB/s over {} ({:.0f} GB/s, this run)", dram->id, number(*dram)));
       frac.evidence.insert(frac.evidence.end(), dram->evidence.begin(), dram->evidence.end());
       out.push_back(frac);
       const bool bw = fraction >= kBandwidthBoundFraction;
@@ -118,11 +119,12 @@ std::vector<Finding> lbm_findings(const Results& r, const std::vector<Finding>& 
       bound.confidence = std::clamp(0.5 + std::abs(fraction - kBandwidthBoundFraction), 0.5, 0.95) *
                          std::min(1.0, dram->confidence + 0.1);
       bound.evidence = frac.evidence;
-      bound.method = fmt::format("bandwidth-bound (true) when the effective bandwidth reaches {:g} of the "
-                                 "measured DRAM rate, else compute-bound (false)",
-                                 kBandwidthBoundFraction);
-      bound.note = fmt::format("{}: {:.0f}% of the measured DRAM rate.", bw ? "bandwidth-bound" : "compute-bound",
-                               100 * fraction);
+      bound.method = fmt::format(
+          "bandwidth-bound (true) when the effective bandwidth reaches {:g} of the "
+          "measured DRAM rate, else compute-bound (false)",
+          kBandwidthBoundFraction);
+      bound.note = fmt::format("{}: {:.0f}% of the measured DRAM rate.",
+                               bw ? "bandwidth-bound" : "compute-bound", 100 * fraction);
     } else {
       // No DRAM rate in this run: the modes against each other. The best
       // mode's effective bandwidth stands in for the memory's.
@@ -130,11 +132,13 @@ std::vector<Finding> lbm_findings(const Results& r, const std::vector<Finding>& 
       const bool bw = fraction >= 0.8;
       bound.value = bw;
       bound.confidence = modes.size() >= 2 ? 0.4 : 0.2;
-      bound.method = "without a DRAM rate in this run: bandwidth-bound (true) when the mode's effective "
-                     "bandwidth reaches 0.8 of the best mode's";
-      bound.note = fmt::format("{:.0f}% of the best mode's effective bandwidth; run the bandwidth probe too "
-                               "for a verdict against the memory.",
-                               100 * fraction);
+      bound.method =
+          "without a DRAM rate in this run: bandwidth-bound (true) when the mode's effective "
+          "bandwidth reaches 0.8 of the best mode's";
+      bound.note = fmt::format(
+          "{:.0f}% of the best mode's effective bandwidth; run the bandwidth probe too "
+          "for a verdict against the memory.",
+          100 * fraction);
     }
     if (m.name != "fp32")
       for (const auto& other : modes)
@@ -146,11 +150,13 @@ std::vector<Finding> lbm_findings(const Results& r, const std::vector<Finding>& 
       const auto& ph = s.meta["physics"];
       Finding nu = make(base + ".viscosity_rel_error", ph.value("nu_rel_error", 0.0), "", 1.0, {s.id},
                         "decay rate of a shear wave between two times, over nu k^2 with nu = (tau - 1/2)/3");
-      nu.note = fmt::format("{} ; measured viscosity {:.5f}, analytic {:.5f}.", ph.value("flow", std::string()),
-                            ph.value("nu_measured", 0.0), ph.value("nu_analytic", 0.0));
+      nu.note =
+          fmt::format("{} ; measured viscosity {:.5f}, analytic {:.5f}.", ph.value("flow", std::string()),
+                      ph.value("nu_measured", 0.0), ph.value("nu_analytic", 0.0));
       out.push_back(nu);
-      Finding mass = make(base + ".mass_rel_error", ph.value("mass_rel_error", 0.0), "", 1.0, {s.id},
-                          "total mass after the shear wave's steps over the start's, minus 1, summed on the host");
+      Finding mass =
+          make(base + ".mass_rel_error", ph.value("mass_rel_error", 0.0), "", 1.0, {s.id},
+               "total mass after the shear wave's steps over the start's, minus 1, summed on the host");
       out.push_back(mass);
     }
   }
@@ -197,17 +203,19 @@ std::vector<Finding> sustain_findings(const Results& r) {
     while (i < ramp_src.points.size() && ramp_src.points[i].y < kClockUpFraction * peak) ++i;
     if (i < ramp_src.points.size()) {
       const double end_s = ramp_src.points[i].x + half_launch_s;
-      Finding f = make("sustain.ramp_ms", end_s * 1e3, "ms", clk ? 0.8 : 0.6, {ramp_src.id},
-                       fmt::format("end of the first launch after an idle second that reached {:g} of the load's "
-                                   "peak {}",
-                                   kClockUpFraction, clk ? "clock" : "throughput"));
+      Finding f =
+          make("sustain.ramp_ms", end_s * 1e3, "ms", clk ? 0.8 : 0.6, {ramp_src.id},
+               fmt::format("end of the first launch after an idle second that reached {:g} of the load's "
+                           "peak {}",
+                           kClockUpFraction, clk ? "clock" : "throughput"));
       // The launch before ran below the mark on average, so the clock was
       // below it at that launch's start at the latest.
       f.low = i == 0 ? 0.0 : std::max(0.0, ramp_src.points[i - 1].x - half_launch_s) * 1e3;
       f.high = end_s * 1e3;
-      f.note = i == 0 ? "The first launch already ran at full clock: the ramp is shorter than one launch."
-                      : fmt::format("{} launches before the clock was up; the first ran at {:.0f}% of the peak.", i,
-                                    100 * ramp_src.points.front().y / peak);
+      f.note = i == 0
+                   ? "The first launch already ran at full clock: the ramp is shorter than one launch."
+                   : fmt::format("{} launches before the clock was up; the first ran at {:.0f}% of the peak.",
+                                 i, 100 * ramp_src.points.front().y / peak);
       out.push_back(f);
     }
   }
@@ -219,17 +227,20 @@ std::vector<Finding> sustain_findings(const Results& r) {
   const double drop = std::max(0.0, 1 - last / peak);
   const double duration_s = tp->points.back().x + half_launch_s;
   {
-    Finding f = make("sustain.sustained_fraction", last / peak, "", 0.8, {tp->id},
-                     "median throughput of the load's last fifth over the peak of its 5-launch running median");
+    Finding f =
+        make("sustain.sustained_fraction", last / peak, "", 0.8, {tp->id},
+             "median throughput of the load's last fifth over the peak of its 5-launch running median");
     out.push_back(f);
     Finding d = make("sustain.drop_fraction", drop, "", 0.8, {tp->id}, "1 - sustained_fraction, at least 0");
     out.push_back(d);
     const bool throttled = drop >= kThrottleDropFraction;
-    Finding t = make("sustain.throttling", throttled, "", std::clamp(0.5 + 5 * std::abs(drop - kThrottleDropFraction), 0.5, 0.9),
-                     {tp->id}, fmt::format("throughput at the end of the load at least {:g} below its peak",
-                                           kThrottleDropFraction));
-    t.note = fmt::format("{:.1f}% below the peak after {:.1f} s of load{}", 100 * drop, duration_s,
-                         throttled ? "." : "; a longer --sustain-s (60 s and more) may still show throttling.");
+    Finding t = make(
+        "sustain.throttling", throttled, "",
+        std::clamp(0.5 + 5 * std::abs(drop - kThrottleDropFraction), 0.5, 0.9), {tp->id},
+        fmt::format("throughput at the end of the load at least {:g} below its peak", kThrottleDropFraction));
+    t.note =
+        fmt::format("{:.1f}% below the peak after {:.1f} s of load{}", 100 * drop, duration_s,
+                    throttled ? "." : "; a longer --sustain-s (60 s and more) may still show throttling.");
     out.push_back(t);
     if (throttled) {
       size_t i = peak_at;
@@ -244,9 +255,10 @@ std::vector<Finding> sustain_findings(const Results& r) {
   if (clk || drv) {
     const Series& s = clk ? *clk : *drv;
     const size_t m = s.points.size();
-    Finding f = make("sustain.sustained_clock_mhz", median_of_range(s, m / 2, m), "MHz", clk ? 0.9 : 0.6, {s.id},
-                     clk ? "median SM clock (%clock64 / %globaltimer) over the load's second half"
-                         : "median of the driver's reported clock over the load's second half");
+    Finding f =
+        make("sustain.sustained_clock_mhz", median_of_range(s, m / 2, m), "MHz", clk ? 0.9 : 0.6, {s.id},
+             clk ? "median SM clock (%clock64 / %globaltimer) over the load's second half"
+                 : "median of the driver's reported clock over the load's second half");
     std::vector<double> v;
     for (size_t k = m / 2; k < m; ++k) v.push_back(s.points[k].y);
     f.low = *std::min_element(v.begin(), v.end());
@@ -266,10 +278,11 @@ std::vector<Finding> sustain_findings(const Results& r) {
       lowest = std::min(lowest, p.y / ref);
       if (!first_drop && p.y < kGapDropFraction * ref) first_drop = p.x;
     }
-    Finding f = make("sustain.dvfs.clock_drops_between_launches", first_drop.has_value(), "", 0.7, {gap->id},
-                     fmt::format("a launch after an idle gap below {:g} of one launched with no gap", kGapDropFraction));
-    f.note = fmt::format("Slowest after a gap: {:.0f}% of the no-gap launch (gaps up to {:g} ms).", 100 * lowest,
-                         gap->points.back().x);
+    Finding f = make(
+        "sustain.dvfs.clock_drops_between_launches", first_drop.has_value(), "", 0.7, {gap->id},
+        fmt::format("a launch after an idle gap below {:g} of one launched with no gap", kGapDropFraction));
+    f.note = fmt::format("Slowest after a gap: {:.0f}% of the no-gap launch (gaps up to {:g} ms).",
+                         100 * lowest, gap->points.back().x);
     out.push_back(f);
     if (first_drop) {
       Finding g = make("sustain.dvfs.drop_after_gap_ms", *first_drop, "ms", 0.6, {gap->id},

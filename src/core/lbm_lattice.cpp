@@ -10,9 +10,12 @@ size_t storage_bytes(Storage s) { return s == Storage::fp32 ? 4 : 2; }
 
 std::string storage_name(Storage s) {
   switch (s) {
-    case Storage::fp32: return "fp32";
-    case Storage::fp16s: return "fp16s";
-    case Storage::fp16c: return "fp16c";
+    case Storage::fp32:
+      return "fp32";
+    case Storage::fp16s:
+      return "fp16s";
+    case Storage::fp16c:
+      return "fp16c";
   }
   return "?";
 }
@@ -69,18 +72,24 @@ float fp16c_to_float(uint16_t h) {
 
 uint32_t encode(Storage s, float shifted) {
   switch (s) {
-    case Storage::fp32: return std::bit_cast<uint32_t>(shifted);
-    case Storage::fp16s: return float_to_half(shifted * 32768.0f);
-    case Storage::fp16c: return float_to_fp16c(shifted);
+    case Storage::fp32:
+      return std::bit_cast<uint32_t>(shifted);
+    case Storage::fp16s:
+      return float_to_half(shifted * 32768.0f);
+    case Storage::fp16c:
+      return float_to_fp16c(shifted);
   }
   return 0;
 }
 
 float decode(Storage s, uint32_t bits) {
   switch (s) {
-    case Storage::fp32: return std::bit_cast<float>(bits);
-    case Storage::fp16s: return half_to_float(static_cast<uint16_t>(bits)) * 3.0517578125e-5f;
-    case Storage::fp16c: return fp16c_to_float(static_cast<uint16_t>(bits));
+    case Storage::fp32:
+      return std::bit_cast<float>(bits);
+    case Storage::fp16s:
+      return half_to_float(static_cast<uint16_t>(bits)) * 3.0517578125e-5f;
+    case Storage::fp16c:
+      return fp16c_to_float(static_cast<uint16_t>(bits));
   }
   return 0;
 }
@@ -110,7 +119,8 @@ void Box::set_shifted(int i, size_t n, float v) {
 float shifted_equilibrium(int i, float drho, float ux, float uy, float uz) {
   const float rho = 1.0f + drho;
   const float u2 = 1.5f * (ux * ux + uy * uy + uz * uz);
-  const float cu = static_cast<float>(kCx[i]) * ux + static_cast<float>(kCy[i]) * uy + static_cast<float>(kCz[i]) * uz;
+  const float cu =
+      static_cast<float>(kCx[i]) * ux + static_cast<float>(kCy[i]) * uy + static_cast<float>(kCz[i]) * uz;
   return kW[i] * (drho + rho * (cu * (3.0f + 4.5f * cu) - u2));
 }
 

@@ -42,7 +42,9 @@ std::string storage_name(Storage s);
 
 // Bytes of DRAM traffic one cell update moves in the kernel: 19 populations
 // read and 19 written, plus the cell's one-byte flag.
-inline double bytes_per_cell_update(Storage s) { return 2.0 * kQ * static_cast<double>(storage_bytes(s)) + 1.0; }
+inline double bytes_per_cell_update(Storage s) {
+  return 2.0 * kQ * static_cast<double>(storage_bytes(s)) + 1.0;
+}
 
 // Floating-point operations of one cell update as lbm.cl is written (counted
 // from its source: the moments 56, the 19 equilibria and relaxations 19 x 11,

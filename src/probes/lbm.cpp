@@ -123,7 +123,8 @@ double wave_amplitude(const lbm::Box& b) {
   double sum = 0;
   for (uint32_t z = 0; z < b.nz; ++z)
     for (uint32_t y = 0; y < b.ny; ++y)
-      for (uint32_t x = 0; x < b.nx; ++x) sum += jx[x + size_t{b.nx} * (y + size_t{b.ny} * z)] * std::sin(k * y);
+      for (uint32_t x = 0; x < b.nx; ++x)
+        sum += jx[x + size_t{b.nx} * (y + size_t{b.ny} * z)] * std::sin(k * y);
   return 2 * sum / static_cast<double>(b.cells());
 }
 
@@ -160,9 +161,10 @@ void check_step(Device& dev, Kernel& k, Storage s) {
     for (size_t n = 0; n < in.cells(); ++n) {
       const double g = got.shifted(i, n), w = want.shifted(i, n);
       if (!(std::abs(g - w) <= 1e-7 + rel * std::abs(w)))
-        throw ValidationError(fmt::format("lbm {}: one step on a 6x5x4 box: population {} of cell {} is {:.8g}, "
-                                          "the host's step gives {:.8g}",
-                                          lbm::storage_name(s), i, n, g, w));
+        throw ValidationError(
+            fmt::format("lbm {}: one step on a 6x5x4 box: population {} of cell {} is {:.8g}, "
+                        "the host's step gives {:.8g}",
+                        lbm::storage_name(s), i, n, g, w));
     }
 }
 
@@ -190,12 +192,13 @@ Physics check_physics(Device& dev, Kernel& k, Storage s) {
   p.mass_rel_error = lbm::mass(end) / mass0 - 1;
   const std::string name = lbm::storage_name(s);
   if (!(std::abs(p.mass_rel_error) <= kMassTolerance))
-    throw ValidationError(fmt::format("lbm {}: shear wave: mass changed by {:.3g} (relative) over {} steps", name,
-                                      p.mass_rel_error, kDecayFrom + kDecaySteps));
+    throw ValidationError(fmt::format("lbm {}: shear wave: mass changed by {:.3g} (relative) over {} steps",
+                                      name, p.mass_rel_error, kDecayFrom + kDecaySteps));
   if (!(std::abs(p.nu_rel_error) <= kViscosityTolerance))
-    throw ValidationError(fmt::format(
-        "lbm {}: shear wave decayed with viscosity {:.5f}, the analytic one is {:.5f} ({:+.2f}%, tolerance {:.0f}%)",
-        name, p.nu_measured, kNu, 100 * p.nu_rel_error, 100 * kViscosityTolerance));
+    throw ValidationError(
+        fmt::format("lbm {}: shear wave decayed with viscosity {:.5f}, the analytic one is {:.5f} ({:+.2f}%, "
+                    "tolerance {:.0f}%)",
+                    name, p.nu_measured, kNu, 100 * p.nu_rel_error, 100 * kViscosityTolerance));
   return p;
 }
 
@@ -222,7 +225,8 @@ std::vector<Series> run_lbm_probe(ProbeContext& ctx) {
     Series series = make_series("lbm." + name, "lbm", {"cells", ""}, {"lattice updates", "MLUP/s"});
     nlohmann::json boxes = nlohmann::json::array();
     // This mode's share of what is left of the budget.
-    const double mode_deadline_s = budget.elapsed_s() + budget.remaining_s() / static_cast<double>(modes.size() - mi);
+    const double mode_deadline_s =
+        budget.elapsed_s() + budget.remaining_s() / static_cast<double>(modes.size() - mi);
     double last_cost_s = 0;
     uint32_t last_edge = 0;
     for (uint32_t edge : edges) {
@@ -233,7 +237,8 @@ std::vector<Series> run_lbm_probe(ProbeContext& ctx) {
         break;
       // A box costs about its cells' worth of host work and steps: the next
       // one about (edge / last edge)^3 times the last.
-      if (last_edge && budget.elapsed_s() + last_cost_s * std::pow(double(edge) / last_edge, 3) > mode_deadline_s &&
+      if (last_edge &&
+          budget.elapsed_s() + last_cost_s * std::pow(double(edge) / last_edge, 3) > mode_deadline_s &&
           !series.points.empty())
         break;
       const double t0 = budget.elapsed_s();
@@ -262,8 +267,8 @@ std::vector<Series> run_lbm_probe(ProbeContext& ctx) {
       }
       const double mass_error = lbm::mass(download(dev, d)) / mass0 - 1;
       if (!(std::abs(mass_error) <= timed_mass_tolerance(s)))
-        throw ValidationError(fmt::format("lbm {}: box {}^3: mass changed by {:.3g} (relative) over {} steps", name,
-                                          edge, mass_error, steps));
+        throw ValidationError(fmt::format("lbm {}: box {}^3: mass changed by {:.3g} (relative) over {} steps",
+                                          name, edge, mass_error, steps));
       add_point(series, static_cast<double>(cells), mlups);
       boxes.push_back({{"edge", edge},
                        {"steps", steps},
@@ -277,25 +282,26 @@ std::vector<Series> run_lbm_probe(ProbeContext& ctx) {
     }
     if (series.points.empty())
       throw Unsupported(fmt::format("lbm {}: not even a 16^3 box fits the device or the launch cap", name));
-    series.meta = {{"kernel", "lbm.cl:lbm_step"},
-                   {"storage", name},
-                   {"method", "D3Q19 BGK, pull scheme, two buffers, periodic cube; one launch per step"},
-                   {"bytes_per_cell_update", lbm::bytes_per_cell_update(s)},
-                   {"flops_per_cell_update", lbm::kFlopsPerCell},
-                   {"int_ops_per_cell_update", s == Storage::fp16c ? lbm::kFp16cIntOpsPerCell : 0.0},
-                   {"tau", kTau},
-                   {"boxes", boxes},
-                   {"physics",
-                    {{"flow", fmt::format("shear wave u_x = {} sin(2 pi y / {}) on 4x{}x4 cells", kWaveU,
-                                          kWaveLength, kWaveLength)},
-                     {"steps", fmt::format("decay read from step {} to {}", kDecayFrom, kDecayFrom + kDecaySteps)},
-                     {"nu_analytic", kNu},
-                     {"nu_measured", phys.nu_measured},
-                     {"nu_rel_error", phys.nu_rel_error},
-                     {"nu_tolerance", kViscosityTolerance},
-                     {"mass_tolerance", kMassTolerance},
-                     {"mass_rel_error", phys.mass_rel_error}}},
-                   {"wall_s", budget.elapsed_s()}};
+    series.meta = {
+        {"kernel", "lbm.cl:lbm_step"},
+        {"storage", name},
+        {"method", "D3Q19 BGK, pull scheme, two buffers, periodic cube; one launch per step"},
+        {"bytes_per_cell_update", lbm::bytes_per_cell_update(s)},
+        {"flops_per_cell_update", lbm::kFlopsPerCell},
+        {"int_ops_per_cell_update", s == Storage::fp16c ? lbm::kFp16cIntOpsPerCell : 0.0},
+        {"tau", kTau},
+        {"boxes", boxes},
+        {"physics",
+         {{"flow", fmt::format("shear wave u_x = {} sin(2 pi y / {}) on 4x{}x4 cells", kWaveU, kWaveLength,
+                               kWaveLength)},
+          {"steps", fmt::format("decay read from step {} to {}", kDecayFrom, kDecayFrom + kDecaySteps)},
+          {"nu_analytic", kNu},
+          {"nu_measured", phys.nu_measured},
+          {"nu_rel_error", phys.nu_rel_error},
+          {"nu_tolerance", kViscosityTolerance},
+          {"mass_tolerance", kMassTolerance},
+          {"mass_rel_error", phys.mass_rel_error}}},
+        {"wall_s", budget.elapsed_s()}};
     out.push_back(std::move(series));
     ctx.progress_fraction(static_cast<double>(mi + 1) / static_cast<double>(modes.size()));
   }

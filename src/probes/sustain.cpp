@@ -155,8 +155,8 @@ std::vector<Series> run_sustain_probe(ProbeContext& ctx) {
     for (uint32_t gid : {uint32_t{0}, uint32_t{1}, uint32_t{63}, static_cast<uint32_t>(items - 1)}) {
       const float want = host_item(gid, rounds);
       if (!(std::abs(got[gid] - want) <= 1e-6f * std::abs(want)))
-        throw ValidationError(fmt::format("sustain: work-item {} ended at {}, the host says {} ({} rounds)", gid,
-                                          got[gid], want, rounds));
+        throw ValidationError(fmt::format("sustain: work-item {} ended at {}, the host says {} ({} rounds)",
+                                          gid, got[gid], want, rounds));
     }
   };
   // Rounds for a launch of `ms`, from one calibrated launch.
@@ -165,7 +165,8 @@ std::vector<Series> run_sustain_probe(ProbeContext& ctx) {
   uint32_t rounds = 4;
   double ns = launch(rounds).ns;
   while (ns < 0.3 * load_ms * 1e6 && rounds < (1u << 28)) {
-    rounds = static_cast<uint32_t>(std::min<double>(rounds * std::clamp(0.5 * load_ms * 1e6 / std::max(ns, 1.0), 2.0, 64.0), 1u << 28));
+    rounds = static_cast<uint32_t>(
+        std::min<double>(rounds * std::clamp(0.5 * load_ms * 1e6 / std::max(ns, 1.0), 2.0, 64.0), 1u << 28));
     ns = launch(rounds).ns;
   }
   const auto scaled = [&](double ms) {
@@ -197,14 +198,13 @@ std::vector<Series> run_sustain_probe(ProbeContext& ctx) {
   // Single short launches after idle gaps.
   Series gap_tp = make_series("sustain.gap.throughput", "sustain", {"idle before the launch", "ms"},
                               {"throughput", "GFLOP/s"});
-  Series gap_clk = make_series("sustain.gap.clock", "sustain", {"idle before the launch", "ms"}, {"clock", "MHz"});
-  double gap_t = t;
+  Series gap_clk =
+      make_series("sustain.gap.clock", "sustain", {"idle before the launch", "ms"}, {"clock", "MHz"});
   for (double gap : kGapsMs) {
     std::vector<double> tp, clk;
     for (int rep = 0; rep < kGapRepeats; ++rep) {
       if (gap > 0) sleep_s(gap * 1e-3);
       const Launch l = launch(short_rounds);
-      gap_t += gap * 1e-3 + l.ns * 1e-9;
       tp.push_back(flops_per_round * short_rounds / l.ns);
       if (l.mhz > 0) clk.push_back(l.mhz);
     }
@@ -252,9 +252,10 @@ std::vector<Series> run_sustain_probe(ProbeContext& ctx) {
     const char* id;
     Axis y;
   };
-  for (const Curve& c : {Curve{"clock.current_mhz", "sustain.driver.clock_mhz", {"clock (driver)", "MHz"}},
-                         Curve{"temperature_c", "sustain.driver.temperature_c", {"temperature (driver)", "C"}},
-                         Curve{"power_w", "sustain.driver.power_w", {"power (driver)", "W"}}}) {
+  for (const Curve& c :
+       {Curve{"clock.current_mhz", "sustain.driver.clock_mhz", {"clock (driver)", "MHz"}},
+        Curve{"temperature_c", "sustain.driver.temperature_c", {"temperature (driver)", "C"}},
+        Curve{"power_w", "sustain.driver.power_w", {"power (driver)", "W"}}}) {
     Series s = make_series(c.id, "sustain", {"time", "s"}, c.y);
     std::string source;
     nlohmann::json reasons = nlohmann::json::array();
@@ -262,19 +263,23 @@ std::vector<Series> run_sustain_probe(ProbeContext& ctx) {
       for (const auto& snap : d.snaps)
         if (const DriverFact* f = snap.find(c.key); f && f->value.is_number()) {
           const double v = f->value.get<double>();
-          if (std::isfinite(v) && v >= 0 && (s.points.empty() || d.t_s > s.points.back().x)) add_point(s, d.t_s, {v});
+          if (std::isfinite(v) && v >= 0 && (s.points.empty() || d.t_s > s.points.back().x))
+            add_point(s, d.t_s, {v});
           source = f->source;
-          if (const DriverFact* r = snap.find("throttle_reasons"); r && std::string(c.key) == "clock.current_mhz")
+          if (const DriverFact* r = snap.find("throttle_reasons");
+              r && std::string(c.key) == "clock.current_mhz")
             reasons.push_back({d.t_s, r->value});
           break;
         }
     if (s.points.empty()) continue;
-    s.meta = {{"source", source}, {"period_s", kDriverPeriodS}, {"time_axis", "wall time since the load began"}};
+    s.meta = {
+        {"source", source}, {"period_s", kDriverPeriodS}, {"time_axis", "wall time since the load began"}};
     if (!reasons.empty()) s.meta["throttle_reasons"] = reasons;
     result.push_back(std::move(s));
   }
-  ctx.progress(fmt::format("sustain: {} launches over {:.1f} s, {:.0f} GFLOP/s at the start, {:.0f} at the end",
-                           launches, t, gflops.front().second, gflops.back().second));
+  ctx.progress(
+      fmt::format("sustain: {} launches over {:.1f} s, {:.0f} GFLOP/s at the start, {:.0f} at the end",
+                  launches, t, gflops.front().second, gflops.back().second));
   return result;
 }
 

@@ -56,7 +56,8 @@ double lbm_step(SimLaunch& l) {
     const size_t sb = lbm::storage_bytes(s);
     for (size_t n = 0; n < cells; ++n)
       if (flag[n] & 1u)
-        for (int i = 0; i < lbm::kQ; ++i) std::memcpy(&next.bytes[(i * cells + n) * sb], &old[(i * cells + n) * sb], sb);
+        for (int i = 0; i < lbm::kQ; ++i)
+          std::memcpy(&next.bytes[(i * cells + n) * sb], &old[(i * cells + n) * sb], sb);
   }
   out.write(0, std::as_bytes(std::span(next.bytes)));
 
@@ -65,7 +66,8 @@ double lbm_step(SimLaunch& l) {
   const double mem_ns = cells_d * lbm::bytes_per_cell_update(s) / c.dram_bandwidth_gbps;
   const double per_clock = static_cast<double>(c.core.shader_cores) * c.clock_ghz();  // per ns
   double alu_ns = cells_d * lbm::kFlopsPerCell / (sim_op_rate(c, "float", "ADD") * per_clock);
-  if (s == lbm::Storage::fp16c) alu_ns += cells_d * lbm::kFp16cIntOpsPerCell / (sim_op_rate(c, "int", "ADD") * per_clock);
+  if (s == lbm::Storage::fp16c)
+    alu_ns += cells_d * lbm::kFp16cIntOpsPerCell / (sim_op_rate(c, "int", "ADD") * per_clock);
   return std::max(mem_ns, alu_ns);
 }
 
@@ -77,7 +79,8 @@ double sim_lbm_expected_mlups(const SimConfig& c, int mode) {
   const double mem_ns = lbm::bytes_per_cell_update(s) / c.dram_bandwidth_gbps;
   const double per_clock = static_cast<double>(c.core.shader_cores) * c.clock_ghz();
   double alu_ns = lbm::kFlopsPerCell / (sim_op_rate(c, "float", "ADD") * per_clock);
-  if (s == lbm::Storage::fp16c) alu_ns += lbm::kFp16cIntOpsPerCell / (sim_op_rate(c, "int", "ADD") * per_clock);
+  if (s == lbm::Storage::fp16c)
+    alu_ns += lbm::kFp16cIntOpsPerCell / (sim_op_rate(c, "int", "ADD") * per_clock);
   return 1e3 / std::max(mem_ns, alu_ns);
 }
 
