@@ -88,6 +88,7 @@ TEST(SustainProbeOnPocl, RunsValidatesAndYieldsItsCurves) {
   EXPECT_GE(tp->points.size(), 5u);
   EXPECT_GE(tp->points.back().x, 0.4);
   EXPECT_LE(tp->points.back().x, 0.6);
+  EXPECT_EQ(tp->meta.value("x_scale", std::string()), "linear");  // a time axis, charted linearly
   const Series* gap = res.find_series("sustain.gap.throughput");
   ASSERT_NE(gap, nullptr);
   EXPECT_EQ(gap->points.size(), 5u);

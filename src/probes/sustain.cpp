@@ -222,7 +222,8 @@ std::vector<Series> run_sustain_probe(ProbeContext& ctx) {
                                  {"launches", launches},
                                  {"idle_before_s", kIdleBeforeS},
                                  {"sustain_s", sustain_s},
-                                 {"time_axis", "summed device time of the launches since the load began"}};
+                                 {"time_axis", "summed device time of the launches since the load began"},
+                                 {"x_scale", "linear"}};
   std::vector<Series> result;
   Series tp = make_series("sustain.throughput", "sustain", {"time", "s"}, {"throughput", "GFLOP/s"});
   add_binned(tp, gflops);
@@ -272,8 +273,10 @@ std::vector<Series> run_sustain_probe(ProbeContext& ctx) {
           break;
         }
     if (s.points.empty()) continue;
-    s.meta = {
-        {"source", source}, {"period_s", kDriverPeriodS}, {"time_axis", "wall time since the load began"}};
+    s.meta = {{"source", source},
+              {"period_s", kDriverPeriodS},
+              {"time_axis", "wall time since the load began"},
+              {"x_scale", "linear"}};
     if (!reasons.empty()) s.meta["throttle_reasons"] = reasons;
     result.push_back(std::move(s));
   }
