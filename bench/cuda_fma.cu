@@ -1,5 +1,5 @@
 // Reference for the compute probe's FMA rates: the same chain shape as
-// src/kernels/compute.cl's tp_FMA (x = fma(y, a, b); y = fma(x, a, b), CHAINS
+// src/kernels/opencl/compute.cl's tp_FMA (x = fma(y, a, b); y = fma(x, a, b), CHAINS
 // interleaved chains per thread, 2048 threads per SM) written in CUDA, plus a
 // single-variable form (x = fma(x, a, b)), timed by CUDA events. Used on the
 // GPU machine to tell a hardware ceiling from an OpenCL compilation artifact.

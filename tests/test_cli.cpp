@@ -87,6 +87,10 @@ TEST(Cli, RunOptionMisuseExits2NamingTheRange) {
       {"run --budget-scale nan", "--budget-scale nan is outside [0.01, 100]"},
       {"run --budget-scale 0", "--budget-scale 0 is outside [0.01, 100]"},
       {"run --budget-scale 1e300", "is outside [0.01, 100]"},
+      {"run --sustain-s 0", "--sustain-s 0 is outside [0.1, 3600] s"},
+      {"run --sustain-s -5", "--sustain-s -5 is outside [0.1, 3600] s"},
+      {"run --sustain-s 1e9", "is outside [0.1, 3600] s"},
+      {"run --sustain-s nan", "is outside [0.1, 3600] s"},
   };
   for (const auto& [args, expect] : cases) {
     const auto r = run_gpuscope(std::string(args) + " --out " + temp_dir("options").string());

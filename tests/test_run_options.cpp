@@ -67,7 +67,14 @@ TEST(RunOptions, NumbersOutsideTheirRangeNameIt) {
     EXPECT_NE(rejection(a).find("--budget-scale"), std::string::npos) << v;
     EXPECT_NE(rejection(a).find("is outside [0.01, 100]"), std::string::npos) << v;
   }
+  for (double v : {std::nan(""), inf, 0.0, -1.0, 0.05, 3601.0, 1e12}) {
+    RunArgs a;
+    a.sustain_s = v;
+    EXPECT_NE(rejection(a).find("--sustain-s"), std::string::npos) << v;
+    EXPECT_NE(rejection(a).find("is outside [0.1, 3600] s"), std::string::npos) << v;
+  }
   RunArgs ok;
+  ok.sustain_s = 60;
   ok.max_launch_ms = 10000;
   ok.budget_scale = 20;
   EXPECT_EQ(rejection(ok), "");

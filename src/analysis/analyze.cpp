@@ -1,5 +1,6 @@
 #include "analysis/analyze.hpp"
 
+#include "analysis/application.hpp"
 #include "analysis/bandwidth.hpp"
 #include "analysis/cache_geometry.hpp"
 #include "analysis/cache_hierarchy.hpp"
@@ -319,6 +320,8 @@ std::vector<Finding> analyze_usable(const Results& r) {
     for (const auto& g : out)
       if (g.id == level + ".latency_ns") f.confidence = std::min(f.confidence, g.confidence);
   }
+  add(lbm_findings(r, out));
+  add(sustain_findings(r));
   return out;
 }
 

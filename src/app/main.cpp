@@ -161,6 +161,8 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
   options.ops = a.ops;
   options.compute_plan = a.compute_plan;
   options.texture_images = a.texture_images;
+  if (a.sustain_s) options.sustain_s = *a.sustain_s;
+  else if (a.quick) options.sustain_s = 1;
   options.harness.max_launch_ms = a.max_launch_ms;
   options.harness.target_launch_ms = std::min(options.harness.target_launch_ms, a.max_launch_ms / 4);
   if (a.quick) {
@@ -191,6 +193,11 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
     ProbeContext ctx{*device, options, plan[i].budget_s,
                      [&](const std::string& line) { progress.point(line); }};
     ctx.progress_fraction = [&](double done) { progress.fraction(done); };
+    ctx.driver_facts = [&r, driver]() {
+      DriverQuery q = driver;
+      q.when = "during";
+      return read_driver_facts(r.device, q);
+    };
     progress.begin_probe(i);
     const auto t0 = std::chrono::steady_clock::now();
     try {
@@ -382,6 +389,11 @@ int main_impl(int argc, char** argv) {
                   fmt::format("multiply every probe's time budget, {:g} to {:g} (more refinement when > 1)",
                               kMinBudgetScale, kMaxBudgetScale))
       ->capture_default_str();
+
+  run->add_option("--sustain-s", run_args.sustain_s,
+                  fmt::format("seconds of load for the sustain probe, {:g} to {:g} (default {:g}; 60 and more to "
+                              "see throttling)",
+                              kMinSustainS, kMaxSustainS, ProbeOptions{}.sustain_s));
 
   run->add_option("--sysfs-root", run_args.sysfs_root,
                   "read the driver's facts from this tree instead of /sys (tests, captured trees)");

@@ -109,6 +109,7 @@ RunPlan plan_run(const RunArgs& a) {
   p.quiet = a.quiet;
   p.max_launch_ms = in_range("--max-launch-ms", a.max_launch_ms, kMinLaunchMs, kMaxLaunchMs, " ms");
   p.budget_scale = in_range("--budget-scale", a.budget_scale, kMinBudgetScale, kMaxBudgetScale, "");
+  if (a.sustain_s) p.sustain_s = in_range("--sustain-s", *a.sustain_s, kMinSustainS, kMaxSustainS, " s");
   p.sysfs_root = a.sysfs_root;
   if (a.ops) p.ops = ops_named(*a.ops);
   if (a.compute_plan) p.compute_plan = plan_named(*a.compute_plan);

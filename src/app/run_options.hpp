@@ -22,6 +22,7 @@ struct RunArgs {
   bool quiet = false;
   double max_launch_ms = kDefaultMaxLaunchMs;
   double budget_scale = 1;
+  std::optional<double> sustain_s;  // --sustain-s; unset: the sustain probe's default
   std::string sysfs_root;  // --sysfs-root; empty: /sys (checked where driver facts are read)
   std::optional<std::string> ops;           // --ops: comma-separated type.op
   std::optional<std::string> compute_plan;  // --compute-plan: key=value,...
@@ -35,6 +36,9 @@ struct RunArgs {
 // watchdog; a budget scaled 100x already takes hours.
 inline constexpr double kMinLaunchMs = 1, kMaxLaunchMs = 10000;
 inline constexpr double kMinBudgetScale = 0.01, kMaxBudgetScale = 100;
+// The sustain probe's load: at least a tenth of a second (a few launches),
+// at most an hour (throttling shows within minutes).
+inline constexpr double kMinSustainS = 0.1, kMaxSustainS = 3600;
 
 struct RunPlan {
   std::string device;  // empty: the default device
@@ -44,6 +48,7 @@ struct RunPlan {
   bool quiet = false;
   double max_launch_ms = RunArgs::kDefaultMaxLaunchMs;
   double budget_scale = 1;
+  std::optional<double> sustain_s;
   std::string sysfs_root;
   std::vector<std::string> ops;
   std::map<std::string, int64_t> compute_plan;
@@ -52,9 +57,10 @@ struct RunPlan {
 
 // Throws UsageError for an empty --device or --out, a --probes or --ops
 // list that is empty, holds an empty or unknown name or names one twice, a
-// --max-launch-ms or --budget-scale outside its range (NaN and infinity
-// included), a --compute-plan with an unknown key, a repeated key or a value
-// outside 1..its limit, and a --texture-image other than auto, buffer, 2d.
+// --max-launch-ms, --budget-scale or --sustain-s outside its range (NaN and
+// infinity included), a --compute-plan with an unknown key, a repeated key or
+// a value outside 1..its limit, and a --texture-image other than auto,
+// buffer, 2d.
 RunPlan plan_run(const RunArgs& a);
 
 }  // namespace gpuscope

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "backends/backend.hpp"
+#include "core/driver_facts.hpp"
 #include "core/series.hpp"
 #include "harness/harness.hpp"
 
@@ -29,6 +30,7 @@ struct ProbeOptions {
   std::map<std::string, int64_t> compute_plan;
   // automatic: 1D buffer images where the device's hold enough, else 2D.
   TextureImages texture_images = TextureImages::automatic;
+  double sustain_s = 3;     // seconds of load the sustain probe applies (--sustain-s)
 };
 
 // Progress lines for a person watching (quiet when nobody is).
@@ -42,6 +44,10 @@ struct ProbeContext {
   // Optional: how far the probe is, 0..1, for the progress display's ETA
   // (without it the ETA is reckoned from budget_s and the time spent).
   std::function<void(double done_fraction)> progress_fraction = [](double) {};
+  // Optional: what the device's drivers say at this moment (clocks,
+  // temperature, power, throttle reasons); unset where nobody reads them.
+  // May be called from another thread than the probe's while it launches.
+  std::function<std::vector<DriverSnapshot>()> driver_facts = nullptr;
 };
 
 struct ProbeDef {
@@ -88,5 +94,7 @@ std::vector<Series> run_oplatency_probe(ProbeContext& ctx);
 std::vector<Series> run_divergence_probe(ProbeContext& ctx);
 std::vector<Series> run_occupancy_probe(ProbeContext& ctx);
 std::vector<Series> run_icache_probe(ProbeContext& ctx);
+std::vector<Series> run_lbm_probe(ProbeContext& ctx);
+std::vector<Series> run_sustain_probe(ProbeContext& ctx);
 
 }  // namespace gpuscope

@@ -46,6 +46,13 @@ const std::vector<ProbeDef>& probe_registry() {
       {"icache",
        "issue-bound adds against loop-body size, binary size against adds: instruction cache, code bytes",
        2.8, run_icache_probe},
+      // An application after the microbenchmarks: its verdict reads the
+      // bandwidth probe's DRAM rate.
+      {"lbm", "D3Q19 lattice Boltzmann in FP32, FP16S and FP16C storage: MLUP/s vs box, bandwidth- or compute-bound",
+       3.0, run_lbm_probe},
+      // --sustain-s of load (3 s by default) plus ~2 s of idle gaps.
+      {"sustain", "sustained FMA load: clock ramp, sustained clock, throttling, clock drops between launches",
+       5.0, run_sustain_probe},
   };
   return probes;
 }

@@ -372,6 +372,20 @@ SimConfig parse_sim_config(const nlohmann::json& j, const std::string& id_name) 
   } else {
     c.launch = {c.launch_overhead_us / 2, c.launch_overhead_us / 5};
   }
+  if (const auto* g = top.raw("governor", true)) {
+    ObjectReader r(*g, "governor");
+    c.governor.present = true;
+    c.governor.idle_mhz = r.number("idle_mhz", 1, 10000);
+    c.governor.ramp_ms = r.number("ramp_ms", 0, 1e6);
+    c.governor.idle_after_ms = r.number("idle_after_ms", 0, 1e6);
+    c.governor.throttle_after_s = r.number("throttle_after_s", 0, 1e6, 0);
+    c.governor.throttled_fraction = r.number("throttled_fraction", 0.05, 1, 1);
+    c.governor.throttle_ramp_s = r.number("throttle_ramp_s", 0.001, 1e6, 1);
+    r.finish();
+    if (c.governor.idle_mhz > c.core.clock_mhz)
+      fail("governor.idle_mhz", fmt::format("{} MHz is above core.clock_mhz ({} MHz)", c.governor.idle_mhz,
+                                            c.core.clock_mhz));
+  }
   if (const auto* n = top.raw("noise", true)) {
     ObjectReader r(*n, "noise");
     c.noise.relative_sigma = r.number("relative_sigma", 0, 0.5, 0.01);

@@ -143,6 +143,20 @@ struct HostConfig {
   bool zero_copy = false;          // host-visible buffers without a copy
 };
 
+// The clock governor (DVFS and thermal limit) that sustain.cl's model runs
+// under; the other families keep core.clock_mhz. Absent: the clock holds
+// core.clock_mhz always. Times in the device's busy/idle timeline: busy is
+// modelled launch time, idle the host's wall time between launches.
+struct GovernorConfig {
+  bool present = false;
+  double idle_mhz = 0;          // the clock after an idle gap of idle_after_ms or more
+  double ramp_ms = 0;           // busy time to climb from idle_mhz to core.clock_mhz (linear)
+  double idle_after_ms = 0;     // idle gaps this long or longer drop the clock to idle_mhz
+  double throttle_after_s = 0;  // heat (busy time less idle time) at which the thermal limit starts; 0: never
+  double throttled_fraction = 1;  // the limited clock, of core.clock_mhz
+  double throttle_ramp_s = 1;   // heat over which the clock falls from full to the limited clock
+};
+
 struct NoiseConfig {
   double relative_sigma = 0.01;       // lognormal jitter of every launch
   double outlier_probability = 0.02;  // chance a launch is disturbed
@@ -171,6 +185,7 @@ struct SimConfig {
   HostConfig host;
   double launch_overhead_us = 5;
   LaunchConfig launch;
+  GovernorConfig governor;
   NoiseConfig noise;
   nlohmann::json source;  // the description as given
 

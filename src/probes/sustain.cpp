@@ -1,0 +1,290 @@
+// Probe `sustain`: what the device does under a load longer than a
+// microbenchmark's launch, and between launches (the Mali-G52 article's
+// power-management study: clock steps, DVFS, sustained load).
+//
+// Shape of the experiment, and why:
+// - The load is sustain.cl: every work-item runs 8 independent fma chains;
+//   compute units x 2048 work-items fill every GPU so far. A launch is sized
+//   to ~25 ms (an eighth of the launch cap at most), so the watchdog never
+//   sees a long kernel, and launches follow back to back for --sustain-s
+//   seconds. Before it the device idles for a second, so the first launches
+//   show the clock's ramp from idle.
+// - Per launch: throughput from its profiling events, and on NVIDIA the SM
+//   clock from %clock64 / %globaltimer around work-item 0's chains (the clock
+//   probe's method). Elsewhere the analysis reads the clock from throughput.
+// - Time axis: the launches' summed device time plus the idle the probe
+//   inserted (the host's few microseconds between launches left out, 0.1% of
+//   a 25 ms launch), so a simulated device, whose launches take no wall time,
+//   sees the same timeline.
+// - Meanwhile a second thread reads the driver's facts (clock, temperature,
+//   power, throttle reasons) every 200 ms on the same time axis (wall time
+//   since the load began).
+// - Then single short launches (~2 ms) after idle gaps of 0 to 300 ms: a
+//   clock that falls between launches (DVFS) shows as a slower launch.
+#include "core/error.hpp"
+#include "probes/probe.hpp"
+#include "probes/series_util.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <thread>
+
+namespace gpuscope {
+namespace {
+
+constexpr float kA = 0.9999f, kB = 1e-5f;
+constexpr uint32_t kFmasPerRound = 64;
+constexpr double kIdleBeforeS = 1.0;
+constexpr double kDriverPeriodS = 0.2;
+// Points a series holds at most: longer loads put several launches in a point.
+constexpr size_t kMaxPoints = 2000;
+const std::vector<double> kGapsMs = {0, 1, 10, 100, 300};
+constexpr int kGapRepeats = 3;
+
+// What work-item `gid`'s chains end at after `rounds`, as the kernel computes it.
+float host_item(uint32_t gid, uint32_t rounds) {
+  const float s = static_cast<float>(gid & 63u) * 0.0078125f;
+  float x[8];
+  for (int i = 0; i < 8; ++i) x[i] = s + 0.125f * static_cast<float>(i);
+  for (uint32_t r = 0; r < rounds * 8; ++r)
+    for (float& v : x) v = std::fma(v, kA, kB);
+  return ((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7]));
+}
+
+struct DriverSample {
+  double t_s = 0;
+  std::vector<DriverSnapshot> snaps;
+};
+
+// Reads the driver's facts every kDriverPeriodS on its own thread.
+class DriverSampler {
+ public:
+  explicit DriverSampler(std::function<std::vector<DriverSnapshot>()> read) : read_(std::move(read)) {}
+  void start(std::chrono::steady_clock::time_point t0) {
+    if (!read_) return;
+    t0_ = t0;
+    thread_ = std::thread([this] {
+      while (!stop_) {
+        const auto next = std::chrono::steady_clock::now() + std::chrono::duration<double>(kDriverPeriodS);
+        const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+        auto snaps = read_();
+        {
+          std::lock_guard lock(mutex_);
+          samples_.push_back({t, std::move(snaps)});
+        }
+        std::this_thread::sleep_until(next);
+      }
+    });
+  }
+  std::vector<DriverSample> stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+    std::lock_guard lock(mutex_);
+    return samples_;
+  }
+  ~DriverSampler() { stop(); }
+
+ private:
+  std::function<std::vector<DriverSnapshot>()> read_;
+  std::chrono::steady_clock::time_point t0_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::mutex mutex_;
+  std::vector<DriverSample> samples_;
+};
+
+void sleep_s(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); }
+
+// Puts (t, value) pairs into at most kMaxPoints points: consecutive values
+// share a point at their middle time, every value kept as a sample.
+void add_binned(Series& s, const std::vector<std::pair<double, double>>& tv) {
+  const size_t per = std::max<size_t>(1, (tv.size() + kMaxPoints - 1) / kMaxPoints);
+  for (size_t i = 0; i < tv.size(); i += per) {
+    const size_t end = std::min(tv.size(), i + per);
+    std::vector<double> v;
+    for (size_t k = i; k < end; ++k) v.push_back(tv[k].second);
+    add_point(s, 0.5 * (tv[i].first + tv[end - 1].first), v);
+  }
+}
+
+}  // namespace
+
+std::vector<Series> run_sustain_probe(ProbeContext& ctx) {
+  Device& dev = ctx.device;
+  const DeviceInfo& info = dev.info();
+  const HarnessConfig& h = ctx.options.harness;
+  const double sustain_s = ctx.options.sustain_s;
+  Kernel* k = nullptr;
+  bool ptx = false;
+  std::string ptx_note;
+  // The kernel reads NVIDIA's SM counters through inline PTX where it may.
+  if (info.features.cycle_counter && info.features.inline_asm == "nvidia-ptx") {
+    try {
+      k = &dev.kernel({"sustain", "fma_load", {{"nv_ptx", true}}});
+      ptx = true;
+    } catch (const BuildError& e) {
+      ptx_note = std::string("PTX counters unavailable: ") + e.what();
+    }
+  }
+  if (k == nullptr) k = &dev.kernel({"sustain", "fma_load", {{"nv_ptx", false}}});
+  const size_t local = std::min<size_t>(256, k->max_work_group_size());
+  const size_t items = std::max<size_t>(1, info.compute_units) * 2048 / local * local;
+  auto out = dev.create_buffer(items * sizeof(float));
+  auto clock = dev.create_buffer(2 * sizeof(uint64_t));
+
+  struct Launch {
+    double ns = 0;
+    double mhz = 0;  // 0 without counters
+  };
+  auto launch = [&](uint32_t rounds) {
+    const KernelArg args[] = {out.get(), clock.get(), rounds, kA, kB};
+    Launch l;
+    l.ns = dev.launch(*k, Range::d1(items), Range::d1(local), args);
+    if (ptx) {
+      const auto c = dev.read_values<uint64_t>(*clock, 2);
+      if (c[1] > 0) l.mhz = static_cast<double>(c[0]) / static_cast<double>(c[1]) * 1e3;
+    }
+    return l;
+  };
+  auto check = [&](uint32_t rounds) {
+    const auto got = dev.read_values<float>(*out, items);
+    for (uint32_t gid : {uint32_t{0}, uint32_t{1}, uint32_t{63}, static_cast<uint32_t>(items - 1)}) {
+      const float want = host_item(gid, rounds);
+      if (!(std::abs(got[gid] - want) <= 1e-6f * std::abs(want)))
+        throw ValidationError(fmt::format("sustain: work-item {} ended at {}, the host says {} ({} rounds)",
+                                          gid, got[gid], want, rounds));
+    }
+  };
+  // Rounds for a launch of `ms`, from one calibrated launch.
+  const double load_ms = std::clamp(h.max_launch_ms / 8, 1.0, 25.0);
+  const double short_ms = std::min(2.0, load_ms);
+  uint32_t rounds = 4;
+  double ns = launch(rounds).ns;
+  while (ns < 0.3 * load_ms * 1e6 && rounds < (1u << 28)) {
+    rounds = static_cast<uint32_t>(
+        std::min<double>(rounds * std::clamp(0.5 * load_ms * 1e6 / std::max(ns, 1.0), 2.0, 64.0), 1u << 28));
+    ns = launch(rounds).ns;
+  }
+  const auto scaled = [&](double ms) {
+    return static_cast<uint32_t>(std::clamp(rounds * ms * 1e6 / ns, 1.0, double(1u << 28)));
+  };
+  const uint32_t load_rounds = scaled(load_ms), short_rounds = scaled(short_ms);
+  launch(short_rounds);
+  check(short_rounds);
+  const double flops_per_round = static_cast<double>(items) * kFmasPerRound * 2;
+
+  // The load, after an idle second.
+  sleep_s(kIdleBeforeS);
+  DriverSampler sampler(ctx.driver_facts);
+  sampler.start(std::chrono::steady_clock::now());
+  std::vector<std::pair<double, double>> gflops, mhz;
+  double t = 0;
+  size_t launches = 0;
+  while (t < sustain_s) {
+    const Launch l = launch(load_rounds);
+    const double mid = t + 0.5 * l.ns * 1e-9;
+    t += l.ns * 1e-9;
+    ++launches;
+    gflops.emplace_back(mid, flops_per_round * load_rounds / l.ns);
+    if (l.mhz > 0) mhz.emplace_back(mid, l.mhz);
+    ctx.progress_fraction(0.8 * t / sustain_s);
+  }
+  check(load_rounds);
+
+  // Single short launches after idle gaps.
+  Series gap_tp = make_series("sustain.gap.throughput", "sustain", {"idle before the launch", "ms"},
+                              {"throughput", "GFLOP/s"});
+  Series gap_clk =
+      make_series("sustain.gap.clock", "sustain", {"idle before the launch", "ms"}, {"clock", "MHz"});
+  for (double gap : kGapsMs) {
+    std::vector<double> tp, clk;
+    for (int rep = 0; rep < kGapRepeats; ++rep) {
+      if (gap > 0) sleep_s(gap * 1e-3);
+      const Launch l = launch(short_rounds);
+      tp.push_back(flops_per_round * short_rounds / l.ns);
+      if (l.mhz > 0) clk.push_back(l.mhz);
+    }
+    add_point(gap_tp, gap, tp);
+    if (!clk.empty()) add_point(gap_clk, gap, clk);
+  }
+  check(short_rounds);
+  const auto driver = sampler.stop();
+
+  const nlohmann::json common = {{"kernel", "sustain/fma_load"},
+                                 {"work_items", items},
+                                 {"local_size", local},
+                                 {"flops_per_launch", flops_per_round * load_rounds},
+                                 {"launch_ms_planned", load_ms},
+                                 {"launches", launches},
+                                 {"idle_before_s", kIdleBeforeS},
+                                 {"sustain_s", sustain_s},
+                                 {"time_axis", "summed device time of the launches since the load began"},
+                                 {"x_scale", "linear"}};
+  std::vector<Series> result;
+  Series tp = make_series("sustain.throughput", "sustain", {"time", "s"}, {"throughput", "GFLOP/s"});
+  add_binned(tp, gflops);
+  tp.meta = common;
+  tp.meta["method"] = "fp32 fma chains, 8 per work-item; flops over each launch's profiling-event time";
+  if (!ptx_note.empty()) tp.meta["note"] = ptx_note;
+  result.push_back(std::move(tp));
+  if (!mhz.empty()) {
+    Series c = make_series("sustain.clock", "sustain", {"time", "s"}, {"clock", "MHz"});
+    add_binned(c, mhz);
+    c.meta = common;
+    c.meta["method"] = "%clock64 cycles / %globaltimer ns around work-item 0's chains (inline PTX)";
+    result.push_back(std::move(c));
+  }
+  gap_tp.meta = {{"kernel", "sustain/fma_load"},
+                 {"launch_ms_planned", short_ms},
+                 {"repeats", kGapRepeats},
+                 {"method", "one short launch after each idle gap, right after the load"}};
+  result.push_back(std::move(gap_tp));
+  if (!gap_clk.points.empty()) {
+    gap_clk.meta = result.back().meta;
+    result.push_back(std::move(gap_clk));
+  }
+  // The driver's curves on the load's time axis.
+  struct Curve {
+    const char* key;
+    const char* id;
+    Axis y;
+  };
+  for (const Curve& c :
+       {Curve{"clock.current_mhz", "sustain.driver.clock_mhz", {"clock (driver)", "MHz"}},
+        Curve{"temperature_c", "sustain.driver.temperature_c", {"temperature (driver)", "C"}},
+        Curve{"power_w", "sustain.driver.power_w", {"power (driver)", "W"}}}) {
+    Series s = make_series(c.id, "sustain", {"time", "s"}, c.y);
+    std::string source;
+    nlohmann::json reasons = nlohmann::json::array();
+    for (const auto& d : driver)
+      for (const auto& snap : d.snaps)
+        if (const DriverFact* f = snap.find(c.key); f && f->value.is_number()) {
+          const double v = f->value.get<double>();
+          if (std::isfinite(v) && v >= 0 && (s.points.empty() || d.t_s > s.points.back().x))
+            add_point(s, d.t_s, {v});
+          source = f->source;
+          if (const DriverFact* r = snap.find("throttle_reasons");
+              r && std::string(c.key) == "clock.current_mhz")
+            reasons.push_back({d.t_s, r->value});
+          break;
+        }
+    if (s.points.empty()) continue;
+    s.meta = {{"source", source},
+              {"period_s", kDriverPeriodS},
+              {"time_axis", "wall time since the load began"},
+              {"x_scale", "linear"}};
+    if (!reasons.empty()) s.meta["throttle_reasons"] = reasons;
+    result.push_back(std::move(s));
+  }
+  ctx.progress(
+      fmt::format("sustain: {} launches over {:.1f} s, {:.0f} GFLOP/s at the start, {:.0f} at the end",
+                  launches, t, gflops.front().second, gflops.back().second));
+  return result;
+}
+
+}  // namespace gpuscope
