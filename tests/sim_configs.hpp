@@ -15,6 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -119,7 +121,25 @@ inline nlohmann::json drawn_description(uint64_t seed) {
         {"miss_bytes_per_clock", among({4, 8})}}},
       {"host", {{"link_bandwidth_gbps", std::round(between(1, 16) * 10) / 10}, {"zero_copy", rng.below(2) == 0}}},
       {"noise", {{"relative_sigma", 0.01}, {"outlier_probability", 0.02}, {"outlier_max_relative", 0.3}, {"seed", seed}}}};
+  // A clock governor, drawn last so that every parameter above stays as it
+  // was drawn before governors existed (only the sustain family reads it).
+  j["governor"] = {{"idle_mhz", std::round(clock * between(0.1, 0.4))},
+                   {"ramp_ms", std::round(between(20, 80))},
+                   {"idle_after_ms", std::round(between(20, 200))},
+                   {"throttle_after_s", std::round(between(5, 20))},
+                   {"throttled_fraction", std::round(between(0.6, 0.9) * 100) / 100},
+                   {"throttle_ramp_s", std::round(between(2, 8))}};
   return j;
+}
+
+// The --device argument of `gpuscope run` for a preset or a drawn GPU (whose
+// description is written into `dir`).
+inline std::string sim_device_arg(const std::string& name, const std::filesystem::path& dir) {
+  if (name.rfind("drawn-", 0) != 0) return "sim:" + name;
+  std::filesystem::create_directories(dir);
+  const auto path = dir / (name + ".json");
+  std::ofstream(path) << drawn_description(std::stoull(name.substr(6))).dump(2);
+  return "sim:" + path.string();
 }
 
 // A preset by name, or "drawn-N" drawn from seed N.

@@ -1,11 +1,12 @@
 // The sim's clock governor (sim_config.hpp's GovernorConfig, which
 // family_sustain.cpp's model of sustain.cl runs under): the sustain probe on
-// each preset must recover the assumed governor: the ramp (the instant the
+// each preset and drawn GPU must recover the assumed governor: the ramp (the instant the
 // clock passes 95% of its peak lies in the ramp finding's interval, within
 // 10%), the throttled fraction and the onset (half the drop) within 10%, and
 // the shortest probed idle gap that drops the clock.
 #include "backends/sim/sim_config.hpp"
 #include "cli_runner.hpp"
+#include "sim_configs.hpp"
 #include "report/results_json.hpp"
 
 #include <gtest/gtest.h>
@@ -19,14 +20,14 @@ class GovernorSim : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GovernorSim, SustainRecoversTheGovernor) {
   const std::string name = GetParam();
-  const sim::SimConfig c = sim::load_sim_preset(name);
+  const sim::SimConfig c = test::sim_config_named(name);
   const sim::GovernorConfig& g = c.governor;
   ASSERT_TRUE(g.present);
   const double load_s = g.throttle_after_s + g.throttle_ramp_s + 10;
   const auto dir = std::filesystem::temp_directory_path() / ("gpuscope_sim_sustain_" + name);
   std::filesystem::remove_all(dir);
   const auto r = test::run_gpuscope("run --quiet --probes sustain --sustain-s " + std::to_string(load_s) +
-                                    " --device sim:" + name + " --out " + dir.string());
+                                    " --device " + test::sim_device_arg(name, dir) + " --out " + dir.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const Results res = read_results_file((dir / "results.json").string());
   ASSERT_TRUE(res.skipped.empty()) << res.skipped.front().reason;
@@ -57,14 +58,9 @@ TEST_P(GovernorSim, SustainRecoversTheGovernor) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, GovernorSim,
-                         ::testing::Values("mali-g52", "adreno-320", "adreno-420", "adreno-530",
-                                           "adreno-615"),
-                         [](const auto& info) {
-                           std::string s = info.param;
-                           for (char& ch : s)
-                             if (ch == '-') ch = '_';
-                           return s;
-                         });
+                         ::testing::Values("mali-g52", "adreno-320", "adreno-420", "adreno-530", "adreno-615"),
+                         test::sim_test_name);
+INSTANTIATE_TEST_SUITE_P(Drawn, GovernorSim, ::testing::ValuesIn(test::kDrawnGpus), test::sim_test_name);
 
 }  // namespace
 }  // namespace gpuscope
