@@ -20,8 +20,8 @@
 // driver's (often tiled), so only a cycle through all of its pixels
 // touches exactly the image's bytes of cache lines.
 //
-// GPUSCOPE_TEXTURE_2D=1 in the environment forces the 2D path (tests, and
-// measuring a device both ways).
+// `--texture-image 2d` forces the 2D path (tests, and measuring a device
+// both ways); `buffer` forbids it.
 //
 // Launches are sized to 5 ms instead of the harness' 10 ms: the probe's
 // GPU budget is 5 s for about 70 points, and 5 ms is still thousands of
