@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Cross-builds gpuscope for 64-bit Arm Linux and runs the arm64 binary under
 # qemu-user beside the x86-64 one on the same inputs: `list`, a whole default
-# run on a sim preset (the application probes apart), and `analyze` and `report` on a recorded run. Fails when
+# run on a sim preset (lbm apart, sustain left to the x86-64 tests), and `analyze` and `report` on a recorded run. Fails when
 # the two binaries disagree. Also starts the x86-64 binary where no OpenCL
 # library can be found, as on a machine without OpenCL.
 #
@@ -40,10 +40,11 @@ recorded=docs/examples/h200/results.json
 grep -q "^opencl  no OpenCL library found" "$out/arm64-list.txt"
 grep -q "^sim:mali-g52" "$out/arm64-list.txt"
 
-# Every probe but the application ones, whose work on a sim follows the
-# host's wall clock (lbm grows its boxes while its budget lasts) or whose
-# host-side reference is emulated slowly (sustain's float chains): those run
-# apart, quick and with short launches, and are compared by id.
+# Every probe but the application ones. lbm's work on a sim follows the
+# host's wall clock (it grows its boxes while its budget lasts): it runs
+# apart, quick, and is compared by id. sustain is left to the x86-64 tests
+# (SustainProbeOnPocl, GovernorSim): under qemu its quick run took over five
+# minutes, its time going to the sim's host-side float work.
 measured=$("$x86" run --help | grep -o 'default: all: [a-z,]*' | sed 's/default: all: //' |
   tr ',' '\n' | grep -vx 'lbm\|sustain' | paste -sd,)
 for bin in x86 arm64; do
@@ -52,8 +53,7 @@ for bin in x86 arm64; do
   # emulation: both binaries then take the same points.
   "${run[@]}" run --device sim:mali-g52 -q --budget-scale 20 --probes "$measured" --out "$out/$bin-sim" \
     >"$out/$bin-sim.txt"
-  "${run[@]}" run --device sim:mali-g52 -q --quick --probes lbm,sustain --sustain-s 0.5 --max-launch-ms 8 \
-    --out "$out/$bin-app" >"$out/$bin-app.txt"
+  "${run[@]}" run --device sim:mali-g52 -q --quick --probes lbm --out "$out/$bin-app" >"$out/$bin-app.txt"
   "${run[@]}" analyze "$recorded" --out "$out/$bin-analyze" >"$out/$bin-analyze.txt"
   "${run[@]}" report "$recorded" --format md --out "$out/$bin-report.md" >/dev/null
 done
@@ -82,9 +82,8 @@ if open(f"{out}/x86-report.md").read() != open(f"{out}/arm64-report.md").read():
 # refinement cut short and both builds round alike (-ffp-contract=off), so
 # the values are equal. host.* and launch.* time the host's own memory and
 # threads, which qemu emulates at its own speed: their ids must match, their
-# values need not. The application probes' run: the same lbm ids (its boxes
-# follow the wall clock), and sustain's basic findings on both (the sim's
-# clock governor counts the host's wall time between launches as idle).
+# values need not. The lbm run: the same ids (its boxes follow the wall
+# clock, so its values need not match).
 x, a = findings(f"{out}/x86-sim/results.json"), findings(f"{out}/arm64-sim/results.json")
 for k in sorted(set(x) | set(a)):
     if k not in x or k not in a:
@@ -96,10 +95,6 @@ lbm = lambda f: {k for k in f if k.startswith("app.lbm.")}
 if not lbm(xa):
     bad.append("app: no app.lbm findings")
 bad += [f"app {k}: only in {'x86' if k in xa else 'arm64'}" for k in sorted(lbm(xa) ^ lbm(aa))]
-# Which sustain findings exist follows the governor's idle time, so only
-# the ones every run yields are required of both.
-bad += [f"app {k}: missing on {b}" for b, f in (("x86", xa), ("arm64", aa))
-        for k in ("sustain.ramp_ms", "sustain.throttling") if k not in f]
 identical = sum(1 for k in x if k in a and x[k] == a[k])
 print(f"arm64 check: {len(x)} sim findings ({identical} identical), "
       f"{len(findings(out + '/x86-analyze/results.json'))} analysed findings compared")
