@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Cross-builds gpuscope for 64-bit Arm Linux and runs the arm64 binary under
 # qemu-user beside the x86-64 one on the same inputs: `list`, a whole default
-# run on a sim preset (lbm apart, sustain left to the x86-64 tests), and `analyze` and `report` on a recorded run. Fails when
-# the two binaries disagree. Also starts the x86-64 binary where no OpenCL
+# run on a sim preset (lbm apart, sustain left to the x86-64 tests), and
+# `analyze` and `report` on a recorded run. Fails when the two binaries
+# disagree. Also starts the x86-64 binary where no OpenCL
 # library can be found, as on a machine without OpenCL.
 #
 # Usage: scripts/check_arm64.sh [X86_BINARY]   (default build/release/gpuscope)
