@@ -15,6 +15,7 @@
 //   that number over the time per step, using the reported clock only to
 //   pick the number; the interval says how much that assumption can be off.
 #include "core/error.hpp"
+#include "probes/cycle_counter.hpp"
 #include "probes/probe.hpp"
 #include "probes/series_util.hpp"
 
@@ -41,19 +42,7 @@ std::vector<Series> run_clock_probe(ProbeContext& ctx) {
   Device& dev = ctx.device;
   const DeviceInfo& info = dev.info();
   TimeBudget budget(ctx.budget_s);
-  Kernel* k = nullptr;
-  bool ptx = false;
-  std::string ptx_note;
-  // The kernel reads NVIDIA's SM counters through inline PTX where it may.
-  if (info.features.cycle_counter && info.features.inline_asm == "nvidia-ptx") {
-    try {
-      k = &dev.kernel({"clock", "chain", {{"nv_ptx", true}}});
-      ptx = true;
-    } catch (const BuildError& e) {
-      ptx_note = std::string("PTX counters unavailable: ") + e.what();
-    }
-  }
-  if (k == nullptr) k = &dev.kernel({"clock", "chain", {{"nv_ptx", false}}});
+  const auto [k, ptx, ptx_note] = build_counter_kernel(dev, "clock", "chain");
   auto out = dev.create_buffer(4 * sizeof(uint64_t));
 
   std::vector<double> mhz, cycles_per_step, event_mhz;

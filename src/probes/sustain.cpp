@@ -22,6 +22,7 @@
 // - Then single short launches (~2 ms) after idle gaps of 0 to 300 ms: a
 //   clock that falls between launches (DVFS) shows as a slower launch.
 #include "core/error.hpp"
+#include "probes/cycle_counter.hpp"
 #include "probes/probe.hpp"
 #include "probes/series_util.hpp"
 
@@ -119,19 +120,7 @@ std::vector<Series> run_sustain_probe(ProbeContext& ctx) {
   const DeviceInfo& info = dev.info();
   const HarnessConfig& h = ctx.options.harness;
   const double sustain_s = ctx.options.sustain_s;
-  Kernel* k = nullptr;
-  bool ptx = false;
-  std::string ptx_note;
-  // The kernel reads NVIDIA's SM counters through inline PTX where it may.
-  if (info.features.cycle_counter && info.features.inline_asm == "nvidia-ptx") {
-    try {
-      k = &dev.kernel({"sustain", "fma_load", {{"nv_ptx", true}}});
-      ptx = true;
-    } catch (const BuildError& e) {
-      ptx_note = std::string("PTX counters unavailable: ") + e.what();
-    }
-  }
-  if (k == nullptr) k = &dev.kernel({"sustain", "fma_load", {{"nv_ptx", false}}});
+  const auto [k, ptx, ptx_note] = build_counter_kernel(dev, "sustain", "fma_load");
   const size_t local = std::min<size_t>(256, k->max_work_group_size());
   const size_t items = std::max<size_t>(1, info.compute_units) * 2048 / local * local;
   auto out = dev.create_buffer(items * sizeof(float));
