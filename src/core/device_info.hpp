@@ -42,6 +42,12 @@ struct DeviceInfo {
   std::string api;   // e.g. "OpenCL 3.0 CUDA 12.4"
   std::string driver_version;
   std::string platform;  // platform name (OpenCL) or backend name
+  // What identifies the physical device across APIs, so that one GPU seen
+  // through OpenCL and Vulkan is recognisable: the driver's device UUID as 32
+  // lowercase hex digits in 8-4-4-4-12 groups, and the PCI address as
+  // "dddd:bb:dd.f". Empty where the API does not say.
+  std::string uuid;
+  std::string pci_address;
   uint32_t compute_units = 0;
   uint32_t clock_mhz = 0;  // as reported; may be a max or a nominal clock
   uint64_t global_mem_bytes = 0;

@@ -298,6 +298,8 @@ DeviceInfo device_from_json_at(const json& j, const std::string& path) {
   o.get("api", d.api);
   o.get_optional("driver_version", d.driver_version);
   o.get_optional("platform", d.platform);
+  o.get_optional("uuid", d.uuid);
+  o.get_optional("pci_address", d.pci_address);
   o.get_optional("compute_units", d.compute_units);
   o.get_optional("clock_mhz", d.clock_mhz);
   o.get_optional("global_mem_bytes", d.global_mem_bytes);
@@ -335,6 +337,8 @@ nlohmann::json device_to_json(const DeviceInfo& d) {
           {"api", d.api},
           {"driver_version", d.driver_version},
           {"platform", d.platform},
+          {"uuid", d.uuid},
+          {"pci_address", d.pci_address},
           {"compute_units", d.compute_units},
           {"clock_mhz", d.clock_mhz},
           {"global_mem_bytes", d.global_mem_bytes},
