@@ -19,7 +19,8 @@
 #include "report/block_diagram_text.hpp"
 #include "report/html_report.hpp"
 #include "report/results_json.hpp"
-#include "report/terminal_summary.hpp"
+#include "core/finding_catalogue.hpp"
+#include "report/format.hpp"
 
 namespace gpuscope {
 namespace {
@@ -212,6 +213,7 @@ TEST(BlockDiagram, SplitNeedsBothHalvesAndTheCriterion) {
     f.unit = unit;
     f.confidence = 0.9;
     f.evidence = {"latency.global"};
+    f.display = describe_finding(f.id);
     r.findings.push_back(f);
   };
   add("memory.L1.capacity_bytes", 4 << 20, "B");

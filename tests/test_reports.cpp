@@ -8,9 +8,11 @@
 #include "analysis/analyze.hpp"
 #include "cli_runner.hpp"
 #include "core/error.hpp"
+#include "core/finding_catalogue.hpp"
 #include "report/html_report.hpp"
 #include "report/markdown_report.hpp"
 #include "report/reference.hpp"
+#include "report/format.hpp"
 #include "report/results_json.hpp"
 #include "report/terminal_summary.hpp"
 
@@ -84,6 +86,7 @@ Finding finding(std::string id, FindingValue value, std::string unit, double con
   f.evidence = std::move(evidence);
   f.method = "synthetic";
   f.note = std::move(note);
+  f.display = describe_finding(f.id);
   return f;
 }
 
@@ -180,7 +183,7 @@ TEST_F(H200Report, SummaryAndMarkdownHaveEveryAreaAndHeadlineRows) {
     EXPECT_NE(md.find(format_value(*f)), std::string::npos) << id << "'s value " << format_value(*f);
   }
   for (const char* id : {"exec.wave_width", "compute.fp32.fma.throughput_gops"}) {
-    const std::string label = label_for(id);
+    const std::string label = describe_finding(id).name;
     EXPECT_NE(text.find(label), std::string::npos) << label << " missing from the summary";
     EXPECT_NE(md.find(label), std::string::npos) << label << " missing from the Markdown";
   }

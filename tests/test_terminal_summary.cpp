@@ -1,5 +1,8 @@
 #include "report/terminal_summary.hpp"
 
+#include "core/finding_catalogue.hpp"
+#include "report/format.hpp"
+
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -18,6 +21,7 @@ Finding make_finding(std::string id, FindingValue value, std::string unit, doubl
   f.low = low;
   f.high = high;
   f.note = std::move(note);
+  f.display = describe_finding(f.id);
   return f;
 }
 
@@ -138,7 +142,7 @@ TEST(FormatSummary, MarksLowConfidenceWithLegend) {
   // The mark follows the uncertain cell (after its padding), not the whole row.
   EXPECT_TRUE(std::regex_search(l2, std::regex(R"(5 MiB \[4 MiB \.\. 6 MiB\] +\? +212 ns )"))) << l2;
   EXPECT_EQ(line_with(s, {"L1 ", "48 KiB"}).find('?'), std::string::npos) << s;
-  const std::string cliffs = line_with(s, {"registers occupancy cliffs", "32, 64, 128"});
+  const std::string cliffs = line_with(s, {"register occupancy cliffs", "32, 64, 128"});
   EXPECT_NE(cliffs.find("? "), std::string::npos) << cliffs;
   EXPECT_NE(cliffs.find("conf 0.40"), std::string::npos) << cliffs;
   EXPECT_FALSE(line_with(s, {"?", "confidence below 0.5"}).empty()) << s;
@@ -164,16 +168,16 @@ TEST(FormatSummary, GroupsInOrder) {
   EXPECT_LT(host, device);
   EXPECT_LT(device, other);
   EXPECT_LT(position_of(s, "fp32 fma throughput"), exec);
-  EXPECT_GT(position_of(s, "host zero copy"), host);
+  EXPECT_GT(position_of(s, "zero copy"), host);
   EXPECT_FALSE(line_with(s, {"line size", "128 B", "conf 0.60"}).empty()) << s;
   EXPECT_FALSE(line_with(s, {"cache levels", "2"}).empty()) << s;
-  EXPECT_FALSE(line_with(s, {"texture shares l1", "yes"}).empty()) << s;
+  EXPECT_FALSE(line_with(s, {"texture shares L1", "yes"}).empty()) << s;
 }
 
 TEST(FormatSummary, NotesIndentedUnderTheirFinding) {
   const std::vector<std::string> lines = lines_of(format_summary(sample_results()));
   const auto at = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
-    return l.find("texture shares l1") != std::string::npos;
+    return l.find("texture shares L1") != std::string::npos;
   });
   ASSERT_NE(at, lines.end());
   ASSERT_NE(at + 1, lines.end());

@@ -12,6 +12,7 @@
 #include "analysis/tlb.hpp"
 #include "analysis/unfound.hpp"
 #include "core/error.hpp"
+#include "core/finding_catalogue.hpp"
 #include "core/printable.hpp"
 
 #include <fmt/format.h>
@@ -130,6 +131,7 @@ Analysis analyze_with_gaps(const Results& r) {
   }
   try {
     a.findings = analyze_usable(*usable);
+    describe_findings(a.findings);
     expected_gaps(*usable, a.findings);
     a.unfound = collector.take(a.findings);
     return a;

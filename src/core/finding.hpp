@@ -12,6 +12,19 @@ namespace gpuscope {
 // A number, a yes/no answer, or a list (e.g. occupancy cliffs).
 using FindingValue = std::variant<double, bool, std::vector<double>>;
 
+// How reports show a finding, from the finding catalogue
+// (core/finding_catalogue.hpp), so that no printer reads meaning out of ids.
+struct FindingDisplay {
+  std::string name;    // "L2 capacity", "fp32 fma throughput"; the id where the catalogue lacks it
+  std::string area;    // report section: "Memory hierarchy", ... "Other"
+  int order = 0;       // rank within the area; reports list by it, then as the analysis emitted them
+  std::string level;   // cache levels' findings only: the table row ("L1" ... "dram")
+  std::string column;  // with `level`: "capacity", "latency" or "bandwidth"; else empty
+  bool known = false;  // the id is in the catalogue
+
+  bool operator==(const FindingDisplay&) const = default;
+};
+
 struct Finding {
   std::string id;  // contract id, e.g. "memory.L1.capacity_bytes"
   FindingValue value = 0.0;
@@ -22,6 +35,7 @@ struct Finding {
   std::vector<std::string> evidence;  // ids of the series it came from
   std::string method;                 // how it was inferred, one sentence
   std::string note;                   // interpretation for a person, may be empty
+  FindingDisplay display = {};        // not stored in results.json: filled from the catalogue on reading
 };
 
 inline double number(const Finding& f) {

@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "analysis/cache_hierarchy.hpp"
-#include "report/terminal_summary.hpp"
+#include "report/format.hpp"
 
 namespace gpuscope {
 

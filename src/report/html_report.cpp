@@ -11,7 +11,8 @@
 
 #include "report/assets.hpp"
 #include "report/first_screen.hpp"
-#include "report/terminal_summary.hpp"
+#include "core/finding_catalogue.hpp"
+#include "report/format.hpp"
 
 namespace gpuscope {
 
@@ -61,9 +62,18 @@ std::vector<std::pair<std::string, std::vector<std::string>>> findings_by_area(c
     for (const auto& f : run.results->findings) {
       if (in_a_run(f.id) != measured) continue;
       for (auto& [title, ids] : areas)
-        if (title == area_title(f.id) && std::find(ids.begin(), ids.end(), f.id) == ids.end()) ids.push_back(f.id);
+        if (title == f.display.area && std::find(ids.begin(), ids.end(), f.id) == ids.end()) ids.push_back(f.id);
     }
   }
+  // Within an area, by rank (core/finding_catalogue.hpp), then as listed.
+  const auto order_of = [&](const std::string& id) {
+    for (const auto& run : runs)
+      if (const Finding* f = run.results->find_finding(id)) return f->display.order;
+    return 0;
+  };
+  for (auto& [title, ids] : areas)
+    std::stable_sort(ids.begin(), ids.end(),
+                     [&](const std::string& a, const std::string& b) { return order_of(a) < order_of(b); });
   std::erase_if(areas, [](const auto& a) { return a.second.empty(); });
   return areas;
 }
@@ -91,13 +101,10 @@ json point_row(const Point& p, const std::string& source) {
   return row;
 }
 
-// A marker's label: the unit is on the axis, so "L1 latency" says no more
-// than "L1": "L1 16.2 ns".
+// A marker's label: the unit is on the axis, so a cache level's "L1
+// latency" says no more than "L1": "L1 16.2 ns".
 std::string marker_label(const Finding& f) {
-  std::string label = label_for(f.id);
-  for (const char* word : {" capacity", " latency", " size", " bandwidth"})
-    if (label.ends_with(word) && label.size() > std::string_view(word).size())
-      label.resize(label.size() - std::string_view(word).size());
+  const std::string& label = f.display.level.empty() ? f.display.name : f.display.level;
   return label + " " + format_value(f);
 }
 
@@ -300,7 +307,7 @@ std::string findings_tables(const std::vector<ReportRun>& runs, bool measured) {
       for (const auto& run : runs) per_run.push_back(run.results->find_finding(id));
       const Finding* any = *std::find_if(per_run.begin(), per_run.end(), [](const Finding* f) { return f; });
       out += fmt::format("<tr id=\"{}\"><td>{}<br><code class=\"dim\">{}</code></td>", html_escape(finding_anchor(id)),
-                         html_escape(label_for(id)), html_escape(id));
+                         html_escape(any->display.name), html_escape(id));
       for (const Finding* f : per_run) out += value_cell(f);
       for (size_t i = 1; i < runs.size(); ++i) {
         const auto a = per_run[0] ? scalar(*per_run[0]) : std::nullopt;

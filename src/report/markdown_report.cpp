@@ -6,7 +6,8 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "report/terminal_summary.hpp"
+#include "core/finding_catalogue.hpp"
+#include "report/format.hpp"
 #include "report/unmeasured.hpp"
 
 namespace gpuscope {
@@ -88,11 +89,19 @@ std::string format_markdown(const std::vector<ReportRun>& runs, const std::strin
     for (const auto& f : run.results->findings)
       if (std::find(ids.begin(), ids.end(), f.id) == ids.end()) ids.push_back(f.id);
   }
+  // How the first run that has an id shows it.
+  const auto shown = [&](const std::string& id) -> const FindingDisplay& {
+    for (const auto& run : runs)
+      if (const Finding* f = run.results->find_finding(id)) return f->display;
+    throw std::logic_error("markdown report: no run has " + id);
+  };
   bool any_low = false;
   for (const auto& area : area_titles()) {
     std::vector<std::string> in_area;
     for (const auto& id : ids)
-      if (area_title(id) == area) in_area.push_back(id);
+      if (shown(id).area == area) in_area.push_back(id);
+    std::stable_sort(in_area.begin(), in_area.end(),
+                     [&](const auto& a, const auto& b) { return shown(a).order < shown(b).order; });
     if (in_area.empty()) continue;
     out += "### " + area + "\n\n| finding | ";
     std::string rule = "|---|";
@@ -115,7 +124,7 @@ std::string format_markdown(const std::vector<ReportRun>& runs, const std::strin
     for (const auto& id : in_area) {
       std::vector<const Finding*> per_run;
       for (const auto& run : runs) per_run.push_back(run.results->find_finding(id));
-      out += "| " + markdown_cell(label_for(id)) + " | ";
+      out += "| " + markdown_cell(shown(id).name) + " | ";
       if (runs.size() == 1) {
         const Finding& f = *per_run[0];
         std::string evidence;

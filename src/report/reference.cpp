@@ -1,5 +1,7 @@
 #include "report/reference.hpp"
 
+#include "core/finding_catalogue.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -80,6 +82,7 @@ ReferenceValue read_value(const Reader& rd, const json& j, const std::string& pa
   ReferenceValue v;
   Finding& f = v.finding;
   f.id = rd.string(j, path, "id");
+  f.display = describe_finding(f.id);
   if (!std::regex_match(f.id, kId)) rd.fail(path + ".id", "\"" + f.id + "\" is not a finding id (area.what[_unit])");
   f.unit = rd.string(j, path, "unit");
   if (const char* want = unit_for_suffix(f.id); want && f.unit != want)

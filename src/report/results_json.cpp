@@ -1,6 +1,7 @@
 #include "report/results_json.hpp"
 
 #include "core/atomic_file.hpp"
+#include "core/finding_catalogue.hpp"
 #include "core/error.hpp"
 #include "core/json_input.hpp"
 #include "core/printable.hpp"
@@ -202,6 +203,7 @@ Finding finding_from_json(const json& j, const std::string& path) {
   o.get("evidence", f.evidence);
   o.get("method", f.method);
   o.get_optional("note", f.note);
+  f.display = describe_finding(f.id);
   return f;
 }
 

@@ -12,7 +12,9 @@
 #include <string_view>
 #include <vector>
 
+#include "core/finding_catalogue.hpp"
 #include "report/block_diagram.hpp"
+#include "report/format.hpp"
 #include "report/block_diagram_text.hpp"
 #include "report/unmeasured.hpp"
 
@@ -25,53 +27,7 @@ constexpr double kLowConfidence = 0.5;
 constexpr size_t kWidthColumns = 100;
 constexpr std::string_view kLowConfidenceMark = "?";
 
-// ---- Numbers ---------------------------------------------------------------
-
-// Three significant figures, never scientific notation above 1: measurements
-// are not more precise than that, and "18.4 ns" reads faster than "18.4172 ns".
-std::string format_significant(double v) {
-  const double a = std::abs(v);
-  if (a >= 100 || !std::isfinite(v)) return fmt::format("{:.0f}", v);
-  if (a >= 10) return fmt::format("{:.1f}", v);
-  if (a >= 1) return fmt::format("{:.2f}", v);
-  if (a == 0) return "0";
-  return fmt::format("{:.3g}", v);
-}
-
-bool is_integral(double v) { return std::isfinite(v) && v == std::floor(v); }
-
-// Unitless values: counts exact ("32"), ratios as short as they are exact
-// ("0.03125" is fp64 at 1/32 rate), else three figures ("0.499").
-std::string format_count(double v) {
-  if (is_integral(v)) return fmt::format("{:.0f}", v);
-  const std::string shortest = fmt::format("{}", v);
-  return shortest.size() <= 8 ? shortest : format_significant(v);
-}
-
-// Whole numbers stay whole ("4 cycles", "1710 MHz"); see format_bytes for "B".
-std::string format_quantity(double v, const std::string& unit) {
-  if (unit == "B") return format_bytes(v);
-  if (unit.empty()) return format_count(v);
-  const std::string number = is_integral(v) ? fmt::format("{:.0f}", v) : format_significant(v);
-  return number + " " + unit;
-}
-
 }  // namespace
-
-std::string format_interval(const Finding& f) {
-  if (!f.low && !f.high) return "";
-  const auto bound = [&](const std::optional<double>& b) {
-    return b ? format_quantity(*b, f.unit) : std::string("?");
-  };
-  return fmt::format("[{} .. {}]", bound(f.low), bound(f.high));
-}
-
-std::string value_with_interval(const Finding& f) {
-  const std::string interval = format_interval(f);
-  return interval.empty() ? format_value(f) : format_value(f) + " " + interval;
-}
-
-bool is_low_confidence(const Finding& f) { return f.confidence < kLowConfidence; }
 
 namespace {
 
@@ -127,94 +83,9 @@ std::string wrap(const std::string& text, size_t indent) {
   return out;
 }
 
-// ---- Labels ----------------------------------------------------------------
-
-// A readable label from a contract id: the group heading already names the
-// area, and the unit is printed beside the value, so both leave the label:
-// "memory.tlb.miss_penalty_ns" -> "tlb miss penalty",
-// "host.h2d_gbps" -> "host h2d bandwidth".
 }  // namespace
 
-std::string label_for(const std::string& id) {
-  std::string_view rest = id;
-  for (std::string_view area : {"memory.", "compute.", "exec.", "device."}) {
-    if (rest.starts_with(area)) {
-      rest.remove_prefix(area.size());
-      break;
-    }
-  }
-  std::vector<std::string> words;
-  size_t start = 0;
-  while (start <= rest.size()) {
-    const size_t end = std::min(rest.find_first_of("._", start), rest.size());
-    if (end > start) words.emplace_back(rest.substr(start, end - start));
-    start = end + 1;
-  }
-  if (words.size() > 1) {
-    const std::string unit = words.back();
-    const std::string& before = words[words.size() - 2];
-    if (unit == "ns" || unit == "us" || unit == "mhz" || unit == "gops") {
-      words.pop_back();
-    } else if (unit == "bytes") {
-      words.back() = "size";
-      if (before == "capacity" || before == "reach") words.pop_back();
-    } else if (unit == "gbps") {
-      words.back() = "bandwidth";
-      if (before == "bandwidth") words.pop_back();
-    }
-  }
-  std::string label;
-  for (const auto& w : words) label += (label.empty() ? "" : " ") + w;
-  return label.empty() ? id : label;
-}
-
 namespace {
-
-// ---- Grouping --------------------------------------------------------------
-
-struct Group {
-  const char* title;
-  std::vector<std::string_view> prefixes;
-};
-
-const std::array<Group, 6> kGroups = {{
-    {"Memory hierarchy", {"memory."}},
-    {"Local memory and texture", {"local.", "texture."}},
-    {"Compute", {"compute."}},
-    {"Execution", {"exec."}},
-    {"Host and system", {"host.", "launch.", "sched.", "atomics."}},
-    {"Device", {"device."}},
-}};
-
-// Index of the group's prefix that `id` starts with, if any.
-std::optional<size_t> prefix_index(const Group& g, const std::string& id) {
-  for (size_t i = 0; i < g.prefixes.size(); ++i)
-    if (id.starts_with(g.prefixes[i])) return i;
-  return std::nullopt;
-}
-
-// Findings of one group, ordered by prefix (as listed in the group), then as
-// the analysis emitted them.
-std::vector<const Finding*> findings_of(const Group& g, const std::vector<Finding>& all) {
-  std::vector<std::pair<size_t, const Finding*>> keyed;
-  for (const auto& f : all)
-    if (const auto i = prefix_index(g, f.id)) keyed.emplace_back(*i, &f);
-  std::stable_sort(keyed.begin(), keyed.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<const Finding*> out;
-  for (const auto& [i, f] : keyed) out.push_back(f);
-  return out;
-}
-
-std::vector<const Finding*> ungrouped(const std::vector<Finding>& all) {
-  std::vector<const Finding*> out;
-  for (const auto& f : all) {
-    const bool grouped = std::any_of(kGroups.begin(), kGroups.end(),
-                                     [&](const Group& g) { return prefix_index(g, f.id).has_value(); });
-    if (!grouped) out.push_back(&f);
-  }
-  return out;
-}
 
 // ---- Memory levels ---------------------------------------------------------
 
@@ -234,25 +105,14 @@ struct LevelRow {
 
 using LevelTable = std::map<std::string, LevelRow, LevelOrder>;
 
-// "L" and at most three digits, so that LevelOrder's stoi cannot overflow.
-bool is_level_name(std::string_view s) {
-  return s == "dram" || (s.size() > 1 && s.size() <= 4 && s[0] == 'L' &&
-                         std::all_of(s.begin() + 1, s.end(), [](char c) { return c >= '0' && c <= '9'; }));
-}
-
 // The row cell a finding fills, if it is one of the table's three columns:
 // "memory.L2.latency_ns" -> table["L2"].latency.
 const Finding** table_cell(LevelTable& table, const Finding& f) {
-  constexpr std::string_view kMemory = "memory.";
-  if (!f.id.starts_with(kMemory)) return nullptr;
-  const std::string_view rest = std::string_view(f.id).substr(kMemory.size());
-  const size_t dot = rest.find('.');
-  if (dot == std::string_view::npos || !is_level_name(rest.substr(0, dot))) return nullptr;
-  const std::string level(rest.substr(0, dot));
-  const std::string_view column = rest.substr(dot + 1);
-  if (column == "capacity_bytes") return &table[level].capacity;
-  if (column == "latency_ns") return &table[level].latency;
-  if (column == "bandwidth_gbps") return &table[level].bandwidth;
+  const std::string& column = f.display.column;
+  if (f.display.level.empty()) return nullptr;
+  if (column == "capacity") return &table[f.display.level].capacity;
+  if (column == "latency") return &table[f.display.level].latency;
+  if (column == "bandwidth") return &table[f.display.level].bandwidth;
   return nullptr;
 }
 
@@ -294,7 +154,7 @@ std::string reference_kind(const Finding& f) {
 std::string format_finding_line(const Finding& f, const Finding* ref, const std::string& ref_name, const Widths& w,
                                 const Painter& paint) {
   std::string out =
-      fmt::format("  {}  {}{}  {}\n", pad(label_for(f.id), w.label), pad(value_with_interval(f), w.value),
+      fmt::format("  {}  {}{}  {}\n", pad(f.display.name, w.label), pad(value_with_interval(f), w.value),
                   paint.mark(is_low_confidence(f)), paint.dim(fmt::format("conf {:.2f}", f.confidence)));
   if (ref)
     out += paint.dim(fmt::format("  {}  {}{}  {} {}", pad("", w.label), pad(value_with_interval(*ref), w.value),
@@ -349,7 +209,7 @@ std::string format_level_table(const LevelTable& table, const LevelTable& ref, c
       if (!f || f->note.empty() || std::find(printed.begin(), printed.end(), f->note) != printed.end()) continue;
       const bool shared = std::count_if(cells.begin(), cells.end(),
                                         [&](const Finding* g) { return g && g->note == f->note; }) > 1;
-      notes += wrap((shared ? level : label_for(f->id)) + ": " + f->note, 6);
+      notes += wrap((shared ? level : f->display.name) + ": " + f->note, 6);
       printed.push_back(f->note);
     }
     out += line + "  " + paint.dim(fmt::format("{:.2f}", min_confidence)) + "\n";
@@ -405,46 +265,6 @@ std::string format_unmeasured(const std::vector<Unmeasured>& items, const Painte
 
 }  // namespace
 
-std::string format_bytes(double bytes) {
-  static constexpr std::array<const char*, 6> kUnits = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  size_t unit = 0;
-  double v = bytes;
-  while (std::abs(v) >= 1024 && unit + 1 < kUnits.size()) {
-    v /= 1024;
-    ++unit;
-  }
-  if (unit == 0) return fmt::format("{:.0f} B", v);
-  // Below GiB, sizes exact in their unit (cache sizes nearly always are) read
-  // best bare: "48 KiB". Others, and memory totals from GiB up, get three
-  // significant figures: "25.5 MiB", "1.00 GiB".
-  if (unit < 3 && v == std::floor(v)) return fmt::format("{:.0f} {}", v, kUnits[unit]);
-  return format_significant(v) + " " + kUnits[unit];
-}
-
-std::string format_value(const Finding& f) {
-  if (const auto* b = std::get_if<bool>(&f.value)) return *b ? "yes" : "no";
-  if (const auto* list = std::get_if<std::vector<double>>(&f.value)) {
-    if (list->empty()) return "none";
-    std::string s;
-    for (double v : *list) s += (s.empty() ? "" : ", ") + format_quantity(v, f.unit);
-    return s;
-  }
-  return format_quantity(std::get<double>(f.value), f.unit);
-}
-
-std::string area_title(const std::string& finding_id) {
-  for (const auto& g : kGroups)
-    if (prefix_index(g, finding_id)) return g.title;
-  return "Other";
-}
-
-std::vector<std::string> area_titles() {
-  std::vector<std::string> out;
-  for (const auto& g : kGroups) out.emplace_back(g.title);
-  out.emplace_back("Other");
-  return out;
-}
-
 std::string format_comparison(const std::vector<ReportRun>& runs, const SummaryStyle& style) {
   const Painter paint(style);
   std::string out;
@@ -453,10 +273,12 @@ std::string format_comparison(const std::vector<ReportRun>& runs, const SummaryS
     out += fmt::format("{} {}\n", paint.bold(fmt::format("[{}] {}", i + 1, runs[i].label)),
                        paint.dim(runs[i].reference ? "published figures" : d.id + " | " + d.api));
   }
+  // Each id once, with how the first run that has it shows it.
   std::vector<std::string> ids;
+  std::map<std::string, const FindingDisplay*> shown;
   for (const auto& run : runs)
     for (const auto& f : run.results->findings)
-      if (std::find(ids.begin(), ids.end(), f.id) == ids.end()) ids.push_back(f.id);
+      if (shown.emplace(f.id, &f.display).second) ids.push_back(f.id);
   const auto cell = [&](const ReportRun& run, const std::string& id) {
     const Finding* f = run.results->find_finding(id);
     return f ? value_with_interval(*f) : std::string("-");
@@ -471,7 +293,7 @@ std::string format_comparison(const std::vector<ReportRun>& runs, const SummaryS
   size_t label_width = 0;
   std::vector<size_t> widths(runs.size(), 0);
   for (const auto& id : ids) {
-    label_width = std::max(label_width, label_for(id).size());
+    label_width = std::max(label_width, shown[id]->name.size());
     for (size_t i = 0; i < runs.size(); ++i) widths[i] = std::max(widths[i], cell(runs[i], id).size());
   }
   label_width = std::min<size_t>(label_width, 30);
@@ -479,7 +301,9 @@ std::string format_comparison(const std::vector<ReportRun>& runs, const SummaryS
   for (const auto& area : area_titles()) {
     std::vector<std::string> in_area;
     for (const auto& id : ids)
-      if (area_title(id) == area) in_area.push_back(id);
+      if (shown[id]->area == area) in_area.push_back(id);
+    std::stable_sort(in_area.begin(), in_area.end(),
+                     [&](const auto& a, const auto& b) { return shown[a]->order < shown[b]->order; });
     if (in_area.empty()) continue;
     out += "\n" + paint.bold(area) + "\n";
     std::string head = "  " + pad("", label_width);
@@ -487,7 +311,7 @@ std::string format_comparison(const std::vector<ReportRun>& runs, const SummaryS
     for (size_t i = 1; i < runs.size(); ++i) head += fmt::format("  [{}]/[1]", i + 1);
     out += paint.dim(head) + "\n";
     for (const auto& id : in_area) {
-      std::string line = "  " + pad(label_for(id), label_width);
+      std::string line = "  " + pad(shown[id]->name, label_width);
       for (size_t i = 0; i < runs.size(); ++i) {
         const Finding* f = runs[i].results->find_finding(id);
         line += "  " + pad(cell(runs[i], id), widths[i]) + paint.mark(f && !runs[i].reference && is_low_confidence(*f));
@@ -529,13 +353,12 @@ std::string format_summary(const Results& r, const SummaryStyle& style, const Re
   };
 
   std::vector<std::pair<std::string, std::vector<const Finding*>>> sections;
-  for (const auto& g : kGroups) sections.emplace_back(g.title, findings_of(g, r.findings));
-  sections.emplace_back("Other", ungrouped(r.findings));
+  for (const auto& area : area_titles()) sections.emplace_back(area, findings_in_area(r.findings, area));
 
   Widths widths;
   for (const auto& f : r.findings) {
     if (is_in_table(&f)) continue;
-    widths.label = std::max(widths.label, label_for(f.id).size());
+    widths.label = std::max(widths.label, f.display.name.size());
     widths.value = std::max(widths.value, value_with_interval(f).size());
     if (const Finding* g = ref_of(f)) widths.value = std::max(widths.value, value_with_interval(*g).size());
   }
@@ -544,7 +367,7 @@ std::string format_summary(const Results& r, const SummaryStyle& style, const Re
   widths.value = std::min<size_t>(widths.value, 40);
 
   for (const auto& [title, findings] : sections) {
-    const bool has_table = title == kGroups[0].title && !table.empty();
+    const bool has_table = title == area_titles().front() && !table.empty();
     if (findings.empty()) continue;
     out += "\n" + paint.bold(title) + "\n";
     if (has_table) out += format_level_table(table, ref_table, ref_name, paint);
