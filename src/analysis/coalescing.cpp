@@ -164,9 +164,9 @@ std::vector<Finding> coalescing_findings(const Series* workgroup, const Series* 
                          fmt::format("copy B[i] = A[i * m] at the largest work-group, throughput counted in "
                                      "useful bytes: throughput(m = {}) / throughput(m = 1)",
                                      k));
-        // The samples' quartiles, widened to at least +-5%: two H200 runs
-        // differed by up to 15% at m = 64 (the 8 GiB source lands on other
-        // pages each run) while each run's samples agreed within 1%.
+        // +-5%, wider than the samples' spread: the large source lands on
+        // other pages each run, which moves the wide strides' ratios between
+        // runs more than within one (README, "Bandwidth and local memory").
         const double q = pk->y / p1->y;
         f.low = q * 0.95;
         f.high = q * 1.05;

@@ -45,11 +45,8 @@ ChaseRig::ChaseRig(ProbeContext& ctx, size_t want_bytes, size_t min_bytes, size_
   want_bytes = std::min<size_t>(want_bytes, (size_t{1} << 32) * word_bytes_ / 2);
   for (size_t b = want_bytes; b >= min_bytes; b /= 2) {
     try {
-      // 4 KiB over the power of two. It was added against NVIDIA's driver
-      // losing its queue when a 4 or 8 GiB buffer was touched at its last
-      // byte; the cause was the backend's 1-byte fill at offsets in
-      // [2, 4) GiB, which create_buffer no longer uses, so the pad is now
-      // only slack (kept so that the recorded curves' layouts still hold).
+      // 4 KiB over the power of two: slack that keeps the layouts of the
+      // recorded curves (tests/data) reproducible.
       mem_ = dev_.create_buffer(b + kPadBytes);
       bytes_ = b;
       break;

@@ -27,11 +27,8 @@ const std::vector<ProbeDef>& probe_registry() {
        run_scheduling_probe},
       {"clock", "the running clock: SM counters on NVIDIA, a dependent chain elsewhere", 0.5,
        run_clock_probe},
-      // compute + oplatency + divergence + occupancy + icache: 20.8 s planned.
-      // On a fresh H200 (cold compile cache: ~0.3 s per build) they took
-      // 25.6 s with 25 planned, 26.6 with 23.5, 27.2 with 22.7 and 25.0
-      // with 21.7; warm, 15-19 s. Occupancy's wave search then spent 4 of its 10 points on a
-      // bisection that a misread point had left open (fixed since).
+      // The next five build many kernel variants: their budgets leave room
+      // for a cold compile cache (about 0.3 s per build on NVIDIA's driver).
       {"compute",
        "arithmetic throughput per type and op, independent chains: rates, ratios to fp32 FMA, dual issue",
        7.5, run_compute_probe},
