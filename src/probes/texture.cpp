@@ -476,7 +476,8 @@ class TextureProbe {
       // and a footprint larger than a cache streams from the level behind
       // it. (Starts bunched together would let the groups of one compute
       // unit feed each other from its L1 and read far past the L2 as if
-      // from it: the first H200 recording, tests/data/README.md.)
+      // from it, as an H200 recording with bunched starts shows:
+      // tests/data/README.md.)
       const auto group_stride = static_cast<uint32_t>(std::max(wg, f / kPixel / groups / wg * wg));
       s.meta["group_stride_pixels"].push_back(group_stride);
       const auto run = [&](uint64_t reads) {

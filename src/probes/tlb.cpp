@@ -111,10 +111,9 @@ class TlbProbe {
 
  private:
   // 2 GiB on a GPU, 1 GiB on a CPU (256 MiB quick), within a quarter of the
-  // device's memory and its largest allocation. (Larger chase buffers once
-  // lost the H200 driver's queue; the cause was the backend's buffer touch,
-  // since fixed, but only 2 GiB has run on the GPU.) The H200's first TLB
-  // step shows at 360-720 MiB.
+  // device's memory and its largest allocation: enough for the first TLB
+  // step of the GPUs measured so far (the H200's shows at 360-720 MiB), and
+  // the largest chase that has run on a GPU.
   size_t planned_bytes() const {
     size_t want = cpu_ ? (quick_ ? 256 * kMiB : 1 * kGiB) : 2 * kGiB;
     if (info_.max_alloc_bytes) want = std::min<size_t>(want, info_.max_alloc_bytes);
