@@ -5,6 +5,7 @@
 #include "app/run_options.hpp"
 #include "backends/backend.hpp"
 #include "core/atomic_file.hpp"
+#include "core/device_identity.hpp"
 #include "core/error.hpp"
 #include "core/printable.hpp"
 #include "driver/driver_readers.hpp"
@@ -129,12 +130,20 @@ int cmd_list(bool references, bool verbose, const std::string& sysfs_root) {
   for (const auto& d : devices) {
     std::cout << fmt::format("{:<14} {:<5} {:<40} {}\n", d.id, d.type, d.name, d.api);
     if (!verbose) continue;
+    if (!d.uuid.empty() || !d.pci_address.empty())
+      std::cout << fmt::format("    {:<10} uuid {}  pci {}\n", "identity", d.uuid.empty() ? "-" : d.uuid,
+                               d.pci_address.empty() ? "-" : d.pci_address);
     for (const auto& snap : read_driver_facts(d, driver_query(sysfs_root, "start"))) {
       for (const auto& f : snap.facts)
         std::cout << fmt::format("    {:<10} {:<26} {}  ({})\n", snap.driver, f.key, format_driver_value(f),
                                  f.source);
       for (const auto& n : snap.notes) std::cout << fmt::format("    {:<10} note: {}\n", snap.driver, n);
     }
+  }
+  for (const auto& group : same_device_groups(devices)) {
+    std::string ids;
+    for (const DeviceInfo* d : group.devices) ids += (ids.empty() ? "" : ", ") + d->id;
+    std::cout << fmt::format("one device: {} (same {} {})\n", ids, group.by, group.value);
   }
   return 0;
 }
