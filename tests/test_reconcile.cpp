@@ -3,6 +3,7 @@
 // and what is said when the runs are of different GPUs.
 #include "cli_runner.hpp"
 #include "report/html_report.hpp"
+#include "report/markdown_report.hpp"
 #include "report/reconcile.hpp"
 #include "report/results_json.hpp"
 #include "report/terminal_summary.hpp"
@@ -178,6 +179,9 @@ TEST(Reconcile, CompareSaysSameOrDifferentGpu) {
   const std::string html = render_html_report({{"A", &a, false}, {"B", &b, false}});
   EXPECT_NE(html.find("id=\"reconcile-1-2\""), std::string::npos);
   EXPECT_NE(html.find("class=\"outside\""), std::string::npos);
+  const std::string md = format_markdown({{"A", &a, false}, {"B", &b, false}});
+  EXPECT_NE(md.find("### Reconciliation: A and B"), std::string::npos) << md;
+  EXPECT_NE(md.find("| L1 latency | 32 ns | 40 ns | 1.25x | 10% |"), std::string::npos) << md;
 
   b.device.uuid = "ffffffff-0000-1111-2222-333344445555";
   const std::string other = format_comparison({{"A", &a, false}, {"B", &b, false}});

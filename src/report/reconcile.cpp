@@ -45,7 +45,12 @@ std::string joined(const std::vector<std::string>& w, size_t from, size_t to) {
 // most `max_hunks`; the count of the rest after them.
 std::string method_differences(const std::string& ma, const std::string& mb, const std::string& la,
                                const std::string& lb, size_t max_hunks = 3) {
-  const auto a = words(ma), b = words(mb);
+  // A method is a sentence or two; a file's longer ones are compared on
+  // their first words only, so that the table below stays small.
+  constexpr size_t kMaxWords = 400;
+  auto a = words(ma), b = words(mb);
+  a.resize(std::min(a.size(), kMaxWords));
+  b.resize(std::min(b.size(), kMaxWords));
   const size_t n = a.size(), m = b.size();
   std::vector<std::vector<uint16_t>> lcs(n + 1, std::vector<uint16_t>(m + 1, 0));
   for (size_t i = n; i-- > 0;)
