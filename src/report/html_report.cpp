@@ -183,6 +183,8 @@ std::string device_section(const std::vector<ReportRun>& runs) {
       {"API", [](const DeviceInfo& d) { return d.api; }},
       {"driver", [](const DeviceInfo& d) { return d.driver_version; }},
       {"platform", [](const DeviceInfo& d) { return d.platform; }},
+      {"device uuid", [](const DeviceInfo& d) { return d.uuid; }},
+      {"PCI address", [](const DeviceInfo& d) { return d.pci_address; }},
       {"compute units", [&](const DeviceInfo& d) { return count(d.compute_units); }},
       {"clock (reported)", [](const DeviceInfo& d) { return d.clock_mhz ? fmt::format("{} MHz", d.clock_mhz) : ""; }},
       {"global memory", [&](const DeviceInfo& d) { return bytes(d.global_mem_bytes); }},
