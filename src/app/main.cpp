@@ -5,6 +5,7 @@
 #include "app/run_options.hpp"
 #include "backends/backend.hpp"
 #include "core/atomic_file.hpp"
+#include "core/device_identity.hpp"
 #include "core/error.hpp"
 #include "core/printable.hpp"
 #include "driver/driver_readers.hpp"
@@ -129,12 +130,20 @@ int cmd_list(bool references, bool verbose, const std::string& sysfs_root) {
   for (const auto& d : devices) {
     std::cout << fmt::format("{:<14} {:<5} {:<40} {}\n", d.id, d.type, d.name, d.api);
     if (!verbose) continue;
+    if (!d.uuid.empty() || !d.pci_address.empty())
+      std::cout << fmt::format("    {:<10} uuid {}  pci {}\n", "identity", d.uuid.empty() ? "-" : d.uuid,
+                               d.pci_address.empty() ? "-" : d.pci_address);
     for (const auto& snap : read_driver_facts(d, driver_query(sysfs_root, "start"))) {
       for (const auto& f : snap.facts)
         std::cout << fmt::format("    {:<10} {:<26} {}  ({})\n", snap.driver, f.key, format_driver_value(f),
                                  f.source);
       for (const auto& n : snap.notes) std::cout << fmt::format("    {:<10} note: {}\n", snap.driver, n);
     }
+  }
+  for (const auto& group : same_device_groups(devices)) {
+    std::string ids;
+    for (const DeviceInfo* d : group.devices) ids += (ids.empty() ? "" : ", ") + d->id;
+    std::cout << fmt::format("one device: {} (same {} {})\n", ids, group.by, group.value);
   }
   return 0;
 }
@@ -243,6 +252,121 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
   const std::filesystem::path out(a.out);
   std::cout << "\nresults: " << results_path << "\nreport:  " << (out / "report.html").string() << "  "
             << (out / "report.md").string() << "\n";
+  return status;
+}
+
+// What a device that could not finish leaves in its folder: its
+// results.json (the probes that finished, where there were any) with the
+// failure added to `skipped` under "device".
+void record_device_failure(const std::string& id, const std::vector<DeviceInfo>& listed,
+                           const std::filesystem::path& dir, const std::string& command_line,
+                           const std::string& what) {
+  const std::string path = (dir / "results.json").string();
+  Results r;
+  try {
+    r = read_results_file(path);
+  } catch (const std::exception&) {
+    r = Results{};
+    r.tool_version = GPUSCOPE_VERSION;
+    r.device.id = id;
+    for (const auto& d : listed)
+      if (d.id == id) r.device = d;
+    r.run = {{"command", command_line}, {"started_utc", utc_now()}, {"probes", nlohmann::json::object()}};
+  }
+  r.skipped.push_back({"device", "failed: " + what});
+  try {
+    std::filesystem::create_directories(dir);
+    write_results_file_atomic(r, path);
+  } catch (const std::exception& e) {
+    std::cerr << "gpuscope: could not record the failure in " << printable(path) << ": " << printable(e.what())
+              << "\n";
+  }
+}
+
+// `--device A,B,...` or `--device all`: each device in turn into its own
+// folder under --out, then the comparison of them at --out/compare.html. A
+// device that fails keeps what it finished, and the others still run; the
+// exit code is 1 when any device or probe failed. Every ID is checked
+// before any device time is spent.
+int cmd_run_many(const RunPlan& a, const ReportArgs& ra, const std::string& command_line) {
+  const auto reference = load_reference(ra);
+  driver_query(a.sysfs_root, "start");
+  std::error_code ec;
+  std::filesystem::create_directories(a.out, ec);
+  if (ec || !std::filesystem::is_directory(a.out))
+    throw UsageError(fmt::format("cannot use '{}' as the output directory: {}", a.out,
+                                 ec ? ec.message() : "not a directory"));
+  const std::vector<DeviceInfo> listed = enumerate_devices();
+  const auto backends = make_backends();
+  const auto opens_unlisted = [&](const std::string& id) {
+    for (const auto& b : backends)
+      if (b->name() == api_of_id(id) && b->opens_unlisted(id)) return true;
+    return false;
+  };
+  const std::vector<std::string> ids = resolve_device_list(a, listed, opens_unlisted);
+  // An unlisted device is a description of one's own (sim:PATH.json): opened
+  // once now, so that a bad one is bad input before any device runs.
+  for (const auto& id : ids)
+    if (std::none_of(listed.begin(), listed.end(), [&](const DeviceInfo& d) { return d.id == id; }))
+      open_device(id);
+  std::vector<std::string> folders;
+  for (const auto& id : ids) folders.push_back(device_folder_name(id, folders));
+
+  struct Outcome {
+    std::string id, folder, status;
+  };
+  std::vector<Outcome> outcomes;
+  int status = 0;
+  const bool color = stdout_wants_color();
+  for (size_t k = 0; k < ids.size(); ++k) {
+    const std::filesystem::path dir = std::filesystem::path(a.out) / folders[k];
+    const std::string head = fmt::format("== [{}/{}] {} -> {} ==", k + 1, ids.size(), ids[k], dir.string());
+    std::cout << (color ? "\x1b[1m" + head + "\x1b[0m" : head) << "\n" << std::flush;
+    RunPlan one = a;
+    one.multi = one.all_devices = false;
+    one.devices.clear();
+    one.device = ids[k];
+    one.out = dir.string();
+    std::string said = "ok";
+    try {
+      if (cmd_run(one, ra, command_line) != 0) {
+        said = "a probe failed (its reason is in results.json)";
+        status = kExitFailure;
+      }
+    } catch (const std::exception& e) {
+      std::string what = e.what();
+      if (const auto* b = dynamic_cast<const BuildError*>(&e)) what += "\nbuild log:\n" + b->log;
+      std::cerr << "gpuscope: " << ids[k] << " failed: " << printable(what) << "\n";
+      record_device_failure(ids[k], listed, dir, command_line, what);
+      said = "failed: " + what.substr(0, what.find('\n'));
+      status = kExitFailure;
+    }
+    outcomes.push_back({ids[k], dir.string(), said});
+    std::cout << "\n";
+  }
+
+  // The comparison of every device that left results.
+  std::vector<Results> results;
+  results.reserve(ids.size());
+  for (const auto& o : outcomes) {
+    try {
+      results.push_back(read_results_file((std::filesystem::path(o.folder) / "results.json").string()));
+    } catch (const std::exception& e) {
+      std::cerr << "gpuscope: " << o.id << ": " << printable(e.what()) << "\n";
+    }
+  }
+  const std::filesystem::path compare_path = std::filesystem::path(a.out) / "compare.html";
+  if (results.size() >= 2) {
+    std::vector<ReportRun> runs;
+    for (const auto& r : results)
+      runs.push_back({fmt::format("{} ({})", r.device.name.empty() ? r.device.id : r.device.name, r.device.id), &r,
+                      false});
+    std::cout << format_comparison(runs, {color});
+    write_file_atomic(render_html_report(runs), compare_path.string());
+  }
+  std::cout << "\ndevices:\n";
+  for (const auto& o : outcomes) std::cout << fmt::format("  {:<14} {}  {}\n", o.id, o.folder, printable(o.status));
+  if (results.size() >= 2) std::cout << "comparison: " << compare_path.string() << "\n";
   return status;
 }
 
@@ -373,7 +497,10 @@ int main_impl(int argc, char** argv) {
   std::string run_device, run_probes;
   auto* run = app.add_subcommand("run", "run probes on a device and infer its parameters");
   auto* device_option =
-      run->add_option("--device", run_device, "device ID from `gpuscope list` (default: first GPU)");
+      run->add_option("--device", run_device,
+                      "device ID from `gpuscope list` (default: first GPU); several separated by commas, or all "
+                      "(every device but the simulated ones), each run into its own folder under --out with a "
+                      "comparison page of them");
   std::string probe_names;
   for (const auto& p : probe_registry()) probe_names += (probe_names.empty() ? "" : ",") + p.name;
   auto* probes_option =
@@ -458,7 +585,9 @@ int main_impl(int argc, char** argv) {
     if (probes_option->count() > 0) run_args.probes = run_probes;
     if (ops_option->count() > 0) run_args.ops = run_ops;
     if (plan_option->count() > 0) run_args.compute_plan = run_compute_plan;
-    return cmd_run(plan_run(run_args), report_args, join_args(argc, argv));
+    const RunPlan plan = plan_run(run_args);
+    return plan.multi ? cmd_run_many(plan, report_args, join_args(argc, argv))
+                      : cmd_run(plan, report_args, join_args(argc, argv));
   }
   if (*analyze) return cmd_analyze(analyze_path, analyze_out, report_args);
   if (*report) return cmd_report(report_path, report_out, report_args);

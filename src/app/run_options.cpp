@@ -96,7 +96,16 @@ RunPlan plan_run(const RunArgs& a) {
   if (a.device) {
     if (a.device->empty())
       throw UsageError("--device is empty; give an ID from `gpuscope list`, or leave it out for the default");
-    p.device = *a.device;
+    if (*a.device == "all") {
+      p.multi = p.all_devices = true;
+    } else if (a.device->find(',') != std::string::npos) {
+      p.multi = true;
+      p.devices = list_items("--device", *a.device, "ID", "device IDs");
+      for (const auto& id : p.devices)
+        if (id == "all") throw UsageError("--device: 'all' stands alone, not in a list of IDs");
+    } else {
+      p.device = *a.device;
+    }
   }
   if (a.probes) {
     p.probes = probes_named(*a.probes);
@@ -115,6 +124,45 @@ RunPlan plan_run(const RunArgs& a) {
   if (a.compute_plan) p.compute_plan = plan_named(*a.compute_plan);
   p.texture_images = texture_images_named(a.texture_image);
   return p;
+}
+
+std::vector<std::string> resolve_device_list(const RunPlan& p, const std::vector<DeviceInfo>& listed,
+                                             const std::function<bool(const std::string&)>& opens_unlisted) {
+  const auto valid = [&] {
+    std::string out;
+    for (const auto& d : listed) out += fmt::format("\n  {:<14} {:<5} {}", d.id, d.type, d.name);
+    return out.empty() ? std::string(" none found (is an OpenCL driver installed? try PoCL: pocl-opencl-icd)")
+                       : out;
+  };
+  std::vector<std::string> ids;
+  if (p.all_devices) {
+    for (const auto& d : listed)
+      if (d.type != "sim") ids.push_back(d.id);
+    if (ids.empty())
+      throw UsageError("--device all: no devices found to run (simulated ones run only when named); devices:" +
+                       valid());
+    return ids;
+  }
+  for (const auto& id : p.devices) {
+    const bool known = std::any_of(listed.begin(), listed.end(), [&](const DeviceInfo& d) { return d.id == id; });
+    if (!known && !opens_unlisted(id))
+      throw UsageError(fmt::format("--device: unknown device '{}'; valid device IDs:{}", id, valid()));
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+std::string device_folder_name(const std::string& id, const std::vector<std::string>& taken) {
+  std::string base;
+  for (char c : id) {
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                      c == '_' || c == '-';
+    base += keep ? c : '-';
+  }
+  if (base.empty() || base == "." || base == "..") base = "device" + base;
+  std::string name = base;
+  for (int n = 2; std::find(taken.begin(), taken.end(), name) != taken.end(); ++n) name = fmt::format("{}-{}", base, n);
+  return name;
 }
 
 }  // namespace gpuscope

@@ -3,9 +3,11 @@
 // UsageError (exit code 2) naming the option and what it accepts.
 #pragma once
 
+#include "core/device_info.hpp"
 #include "probes/probe.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -42,6 +44,13 @@ inline constexpr double kMinSustainS = 0.1, kMaxSustainS = 3600;
 
 struct RunPlan {
   std::string device;  // empty: the default device
+  // --device with commas or `all`: every device in turn, each into its own
+  // folder under `out`. `devices` holds the IDs as given (syntax checked;
+  // resolve_device_list checks them against the devices found); empty with
+  // all_devices.
+  bool multi = false;
+  bool all_devices = false;
+  std::vector<std::string> devices;
   std::vector<const ProbeDef*> probes;
   std::string out;
   bool quick = false;
@@ -55,12 +64,25 @@ struct RunPlan {
   TextureImages texture_images = TextureImages::automatic;
 };
 
-// Throws UsageError for an empty --device or --out, a --probes or --ops
+// Throws UsageError for an empty --device or --out, a --device list with an
+// empty or repeated ID or with `all` among other IDs, a --probes or --ops
 // list that is empty, holds an empty or unknown name or names one twice, a
 // --max-launch-ms, --budget-scale or --sustain-s outside its range (NaN and
 // infinity included), a --compute-plan with an unknown key, a repeated key or
 // a value outside 1..its limit, and a --texture-image other than auto,
 // buffer, 2d.
 RunPlan plan_run(const RunArgs& a);
+
+// The devices a multi-device plan runs, in order: `all` is every listed
+// device that is not simulated (simulated ones run only when named); a list
+// is checked ID by ID against `listed` and the IDs a backend opens unlisted
+// (`opens_unlisted`, e.g. sim:PATH.json). Throws UsageError for an unknown ID
+// (naming it and the valid ones) and for `all` when no device is found.
+std::vector<std::string> resolve_device_list(const RunPlan& p, const std::vector<DeviceInfo>& listed,
+                                             const std::function<bool(const std::string&)>& opens_unlisted);
+
+// A folder name for a device ID: every character outside [A-Za-z0-9._-]
+// becomes '-' ("opencl:1:0" -> "opencl-1-0"); `taken` folders get "-2", "-3" ...
+std::string device_folder_name(const std::string& id, const std::vector<std::string>& taken = {});
 
 }  // namespace gpuscope

@@ -1,4 +1,5 @@
 #include "report/html_report.hpp"
+#include "report/reconcile.hpp"
 #include "report/driver_section.hpp"
 
 #include <fmt/format.h>
@@ -189,6 +190,8 @@ std::string device_section(const std::vector<ReportRun>& runs) {
       {"API", [](const DeviceInfo& d) { return d.api; }},
       {"driver", [](const DeviceInfo& d) { return d.driver_version; }},
       {"platform", [](const DeviceInfo& d) { return d.platform; }},
+      {"device uuid", [](const DeviceInfo& d) { return d.uuid; }},
+      {"PCI address", [](const DeviceInfo& d) { return d.pci_address; }},
       {"compute units", [&](const DeviceInfo& d) { return count(d.compute_units); }},
       {"clock (reported)", [](const DeviceInfo& d) { return d.clock_mhz ? fmt::format("{} MHz", d.clock_mhz) : ""; }},
       {"global memory", [&](const DeviceInfo& d) { return bytes(d.global_mem_bytes); }},
@@ -333,6 +336,81 @@ std::string findings_tables(const std::vector<ReportRun>& runs, bool measured) {
   return out;
 }
 
+// Which measured runs are one GPU, said for every pair.
+std::string identity_notes(const std::vector<ReportRun>& runs) {
+  std::string out;
+  for (size_t i = 0; i < runs.size(); ++i)
+    for (size_t j = i + 1; j < runs.size(); ++j) {
+      if (runs[i].reference || runs[j].reference) continue;
+      out += "<p class=\"identity\">" + swatch(i) + html_escape(runs[i].label) + " and " + swatch(j) +
+             html_escape(runs[j].label) + ": " + html_escape(identity_sentence(*runs[i].results, *runs[j].results)) +
+             (match_device_identity(runs[i].results->device, runs[j].results->device).verdict ==
+                      DeviceIdentityMatch::Verdict::same
+                  ? fmt::format(" (<a href=\"#reconcile-{}-{}\">reconciled below</a>)", i + 1, j + 1)
+                  : "") +
+             "</p>\n";
+    }
+  return out;
+}
+
+// Every pair of runs of one GPU, finding by finding (reconcile.hpp).
+std::string reconciliation_section(const std::vector<ReportRun>& runs) {
+  using Status = ReconciledFinding::Status;
+  std::string out;
+  for (size_t i = 0; i < runs.size(); ++i)
+    for (size_t j = i + 1; j < runs.size(); ++j) {
+      if (runs[i].reference || runs[j].reference) continue;
+      const Results &ra = *runs[i].results, &rb = *runs[j].results;
+      if (match_device_identity(ra.device, rb.device).verdict != DeviceIdentityMatch::Verdict::same) continue;
+      const std::string la = runs[i].label, lb = runs[j].label;
+      const Reconciliation rc = reconcile(ra, rb, la, lb);
+      size_t only_a = 0;
+      for (const auto& o : rc.only) only_a += o.in_a ? 1 : 0;
+      out += fmt::format("<h2 id=\"reconcile-{}-{}\">Reconciliation: {}{} and {}{}</h2>\n", i + 1, j + 1, swatch(i),
+                         html_escape(la), swatch(j), html_escape(lb));
+      out += "<p>" + html_escape(identity_sentence(ra, rb)) + ". " +
+             html_escape(fmt::format("{} findings in both: {} within tolerance, {} outside, {} not compared; {} only "
+                                     "in {}, {} only in {}.",
+                                     rc.both.size(), rc.count(Status::within), rc.count(Status::outside),
+                                     rc.count(Status::not_compared), only_a, la, rc.only.size() - only_a, lb)) +
+             "</p>\n<p class=\"note\">Tolerance by the finding's unit: sizes and latencies 10%, rates (per second, "
+             "per clock, MHz, ratios of rates) 5%, counts and yes/no exactly; the larger value over the smaller "
+             "decides. Each finding outside it lists the likely reasons the two results record.</p>\n";
+      out += "<table class=\"findings reconcile\">\n<tr><th class=\"name\">finding</th><th class=\"value\">" +
+             swatch(i) + html_escape(la) + "</th><th class=\"value\">" + swatch(j) + html_escape(lb) +
+             "</th><th class=\"ratio\">ratio</th><th class=\"conf\">tolerance</th><th>verdict and likely "
+             "reasons</th></tr>\n";
+      for (const auto& r : rc.both) {
+        const double tol = tolerance_of(r.tolerance);
+        const std::string verdict = r.status == Status::within    ? "ok"
+                                    : r.status == Status::outside ? (tol > 0 ? "outside" : "differs")
+                                                                  : "not compared";
+        std::string reasons;
+        for (const auto& why : r.reasons) reasons += "<li>" + html_escape(why) + "</li>";
+        out += fmt::format(
+            "<tr class=\"{}\"><td><a href=\"#{}\">{}</a><br><code class=\"dim\">{}</code></td>{}{}<td "
+            "class=\"num\">{}</td><td>{}</td><td>{}{}</td></tr>\n",
+            r.status == Status::outside ? "outside" : "", html_escape(finding_anchor(r.id)),
+            html_escape(r.a->display.name), html_escape(r.id), value_cell(r.a), value_cell(r.b),
+            r.ratio ? fmt::format("{:.3g}x", *r.ratio) : "",
+            html_escape(tol > 0 ? fmt::format("{} {:.0f}%", tolerance_class_name(r.tolerance), tol * 100)
+                                : std::string(tolerance_class_name(r.tolerance))),
+            verdict, reasons.empty() ? "" : "<ul>" + reasons + "</ul>");
+      }
+      out += "</table>\n";
+      if (!rc.only.empty()) {
+        out += "<h3>In one run only</h3>\n<table class=\"findings\">\n<tr><th class=\"name\">finding</th>"
+               "<th class=\"value\">value</th><th>why the other run has none</th></tr>\n";
+        for (const auto& o : rc.only)
+          out += fmt::format("<tr><td>{}<br><code class=\"dim\">{}</code></td>{}<td>{}{}</td></tr>\n",
+                             html_escape(o.finding->display.name), html_escape(o.id), value_cell(o.finding),
+                             swatch(o.in_a ? j : i), html_escape(o.reason));
+        out += "</table>\n";
+      }
+    }
+  return out;
+}
+
 std::string findings_section(const std::vector<ReportRun>& runs) {
   std::string out = "<h2 id=\"findings\">Findings</h2>\n";
   out += "<p class=\"note\">Each value with its interval; <span class=\"low\">?</span> marks confidence below "
@@ -468,8 +546,10 @@ std::string render_html_report(const std::vector<ReportRun>& runs) {
   html += "<p class=\"dim\">" + html_escape(main.device.id) + (main.tool_version.empty() ? "" : " | gpuscope " +
           html_escape(main.tool_version)) + " | <a href=\"#findings\">findings</a> | <a href=\"#charts\">charts</a>"
           " | <a href=\"#device\">device</a> | <a href=\"#run\">command</a></p>\n";
+  html += identity_notes(runs);
   html += first_screen_section(runs);
   html += unmeasured_section(runs);
+  html += reconciliation_section(runs);
   html += findings_section(runs);
   html += charts_section(runs);
   html += device_section(runs);

@@ -1,4 +1,5 @@
 #include "report/markdown_report.hpp"
+#include "report/reconcile.hpp"
 #include "report/driver_section.hpp"
 
 #include <fmt/format.h>
@@ -44,6 +45,46 @@ std::string markdown_cell(const std::string& s) {
   return out;
 }
 
+namespace {
+
+// Each pair of runs of one GPU: the counts, and every finding outside
+// tolerance with its likely reasons (the tables above have every ratio).
+std::string reconciliation_markdown(const std::vector<ReportRun>& runs) {
+  using Status = ReconciledFinding::Status;
+  std::string out;
+  for (size_t i = 0; i < runs.size(); ++i)
+    for (size_t j = i + 1; j < runs.size(); ++j) {
+      if (runs[i].reference || runs[j].reference) continue;
+      const Results &ra = *runs[i].results, &rb = *runs[j].results;
+      if (match_device_identity(ra.device, rb.device).verdict != DeviceIdentityMatch::Verdict::same) continue;
+      const std::string la = runs[i].label, lb = runs[j].label;
+      const Reconciliation rc = reconcile(ra, rb, la, lb);
+      out += "### Reconciliation: " + markdown_cell(la) + " and " + markdown_cell(lb) + "\n\n";
+      out += markdown_cell(fmt::format("{} findings in both: {} within tolerance (sizes and latencies 10%, rates 5%, "
+                                       "counts and yes/no exactly), {} outside, {} not compared; {} in one run only.",
+                                       rc.both.size(), rc.count(Status::within), rc.count(Status::outside),
+                                       rc.count(Status::not_compared), rc.only.size())) +
+             "\n\n";
+      if (rc.count(Status::outside) == 0) continue;
+      out += "| finding | " + markdown_cell(la) + " | " + markdown_cell(lb) + " | ratio | tolerance | likely reasons |\n"
+             "|---|---|---|---|---|---|\n";
+      for (const auto& r : rc.both) {
+        if (r.status != Status::outside) continue;
+        std::string reasons;
+        for (const auto& why : r.reasons) reasons += (reasons.empty() ? "" : "; ") + why;
+        const double tol = tolerance_of(r.tolerance);
+        out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", markdown_cell(r.a->display.name),
+                           markdown_cell(value_with_interval(*r.a)), markdown_cell(value_with_interval(*r.b)),
+                           r.ratio ? fmt::format("{:.3g}x", *r.ratio) : "",
+                           tol > 0 ? fmt::format("{:.0f}%", tol * 100) : "exact", markdown_cell(reasons));
+      }
+      out += "\n";
+    }
+  return out;
+}
+
+}  // namespace
+
 std::string format_markdown(const std::vector<ReportRun>& runs, const std::string& diagram_file) {
   if (runs.empty() || !runs[0].results) throw std::invalid_argument("format_markdown needs at least one run");
   const Results& main = *runs[0].results;
@@ -76,6 +117,11 @@ std::string format_markdown(const std::vector<ReportRun>& runs, const std::strin
                                            "measurement)"
                                          : ": " + markdown_cell(o.name.empty() ? o.id : o.name));
   }
+  for (size_t i = 0; i < runs.size(); ++i)
+    for (size_t j = i + 1; j < runs.size(); ++j)
+      if (!runs[i].reference && !runs[j].reference)
+        out += fmt::format("**{}** and **{}**: {}.\n\n", markdown_cell(runs[i].label), markdown_cell(runs[j].label),
+                           markdown_cell(identity_sentence(*runs[i].results, *runs[j].results)));
 
   if (!diagram_file.empty())
     out += "![Block diagram of " + markdown_cell(d.name.empty() ? d.id : d.name) + " as measured](" + diagram_file +
@@ -148,6 +194,8 @@ std::string format_markdown(const std::vector<ReportRun>& runs, const std::strin
   }
   if (ids.empty()) out += "No findings.\n\n";
   if (any_low) out += "? confidence below 0.5: treat as a guess.\n\n";
+
+  out += reconciliation_markdown(runs);
 
   std::string missing;
   for (const auto& run : runs)

@@ -16,6 +16,7 @@
 #include "report/block_diagram.hpp"
 #include "report/format.hpp"
 #include "report/block_diagram_text.hpp"
+#include "report/reconcile.hpp"
 #include "report/unmeasured.hpp"
 
 namespace gpuscope {
@@ -265,14 +266,11 @@ std::string format_unmeasured(const std::vector<Unmeasured>& items, const Painte
 
 }  // namespace
 
-std::string format_comparison(const std::vector<ReportRun>& runs, const SummaryStyle& style) {
-  const Painter paint(style);
+namespace {
+
+// The findings of every run side by side by area, ratios to the first.
+std::string format_plain_comparison(const std::vector<ReportRun>& runs, const Painter& paint) {
   std::string out;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const DeviceInfo& d = runs[i].results->device;
-    out += fmt::format("{} {}\n", paint.bold(fmt::format("[{}] {}", i + 1, runs[i].label)),
-                       paint.dim(runs[i].reference ? "published figures" : d.id + " | " + d.api));
-  }
   // Each id once, with how the first run that has it shows it.
   std::vector<std::string> ids;
   std::map<std::string, const FindingDisplay*> shown;
@@ -322,6 +320,106 @@ std::string format_comparison(const std::vector<ReportRun>& runs, const SummaryS
     }
   }
   if (ids.empty()) out += "\nNo findings.\n";
+  return out;
+}
+
+}  // namespace
+
+namespace {
+
+std::string verdict_text(const ReconciledFinding& r) {
+  using Status = ReconciledFinding::Status;
+  if (r.status == Status::not_compared) return "not compared";
+  if (r.status == Status::within) return "ok";
+  const double tol = tolerance_of(r.tolerance);
+  return tol > 0 ? fmt::format("OUTSIDE {:.0f}%", tol * 100) : std::string("DIFFERS");
+}
+
+std::string ratio_text(const std::optional<double>& r) { return r ? fmt::format("{:.3g}x", *r) : std::string(); }
+
+// Two runs of one GPU, finding by finding (reconcile.hpp): every finding
+// both have with its ratio and verdict, the likely reasons under each one
+// outside tolerance, then those only one run has and why.
+std::string format_reconciliation(const Reconciliation& rc, const std::string& la, const std::string& lb,
+                                  const std::string& identity, const Painter& paint) {
+  using Status = ReconciledFinding::Status;
+  std::string out = "\n" + paint.bold(fmt::format("Reconciliation of {} and {}", la, lb)) + ": " + identity + "\n";
+  size_t only_a = 0;
+  for (const auto& o : rc.only) only_a += o.in_a ? 1 : 0;
+  out += wrap(fmt::format("{} findings in both: {} within tolerance, {} outside, {} not compared; {} only in {}, "
+                          "{} only in {}. Tolerance by unit: sizes and latencies 10%, rates 5%, counts and yes/no "
+                          "exactly; ratio {}/{}.",
+                          rc.both.size(), rc.count(Status::within), rc.count(Status::outside),
+                          rc.count(Status::not_compared), only_a, la, rc.only.size() - only_a, lb, lb, la),
+              2);
+  size_t label_width = 0, wa = 3, wb = 3;
+  for (const auto& r : rc.both) {
+    label_width = std::max(label_width, r.a->display.name.size());
+    wa = std::max(wa, value_with_interval(*r.a).size());
+    wb = std::max(wb, value_with_interval(*r.b).size());
+  }
+  label_width = std::min<size_t>(label_width, 30);
+  wa = std::min<size_t>(wa, 34);
+  wb = std::min<size_t>(wb, 34);
+  for (const auto& area : area_titles()) {
+    std::vector<const ReconciledFinding*> rows;
+    for (const auto& r : rc.both)
+      if (r.a->display.area == area) rows.push_back(&r);
+    if (rows.empty()) continue;
+    out += "\n" + paint.bold(area) + "\n";
+    out += paint.dim("  " + pad("", label_width) + "  " + pad(la, wa) + "  " + pad(lb, wb) + "  " +
+                     pad(lb + "/" + la, 8) + "  verdict") +
+           "\n";
+    for (const ReconciledFinding* r : rows) {
+      const std::string verdict = verdict_text(*r);
+      const auto cell = [](const Finding& f, size_t width) {
+        const std::string v = value_with_interval(f);
+        return v.size() > width ? v.substr(0, width - 3) + "..." : pad(v, width);
+      };
+      std::string line = "  " + pad(r->a->display.name, label_width) + "  " + cell(*r->a, wa) + "  " +
+                         cell(*r->b, wb) + "  " + pad(ratio_text(r->ratio), 8) + "  " +
+                         (r->status == Status::outside ? paint.warn(verdict) : verdict);
+      out += line + "\n";
+      if (r->status == Status::outside)
+        for (const auto& reason : r->reasons) out += wrap("- " + reason, 6);
+    }
+  }
+  if (!rc.only.empty()) {
+    out += "\n" + paint.bold("In one run only") + "\n";
+    for (const auto& o : rc.only)
+      out += wrap(fmt::format("{} {} {}: {}", o.in_a ? la : lb, o.finding->display.name, format_value(*o.finding), o.reason),
+                  2);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string format_comparison(const std::vector<ReportRun>& runs, const SummaryStyle& style) {
+  const Painter paint(style);
+  std::string out;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const DeviceInfo& d = runs[i].results->device;
+    out += fmt::format("{} {}\n", paint.bold(fmt::format("[{}] {}", i + 1, runs[i].label)),
+                       paint.dim(runs[i].reference ? "published figures" : d.id + " | " + d.api));
+  }
+  // Which measured runs are one GPU: those pairs are reconciled below.
+  std::vector<std::pair<size_t, size_t>> same;
+  for (size_t i = 0; i < runs.size(); ++i)
+    for (size_t j = i + 1; j < runs.size(); ++j) {
+      if (runs[i].reference || runs[j].reference) continue;
+      const Results &a = *runs[i].results, &b = *runs[j].results;
+      out += fmt::format("[{}] and [{}]: {}\n", i + 1, j + 1, identity_sentence(a, b));
+      if (match_device_identity(a.device, b.device).verdict == DeviceIdentityMatch::Verdict::same)
+        same.emplace_back(i, j);
+    }
+  // Two runs of one GPU: the reconciliation is the comparison.
+  if (!(runs.size() == 2 && same.size() == 1)) out += format_plain_comparison(runs, paint);
+  for (const auto& [i, j] : same) {
+    const std::string la = fmt::format("[{}]", i + 1), lb = fmt::format("[{}]", j + 1);
+    out += format_reconciliation(reconcile(*runs[i].results, *runs[j].results, la, lb), la, lb,
+                                 identity_sentence(*runs[i].results, *runs[j].results), paint);
+  }
   return out;
 }
 

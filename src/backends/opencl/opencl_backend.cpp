@@ -1,5 +1,6 @@
 #include "backends/opencl/opencl_backend.hpp"
 
+#include "core/device_identity.hpp"
 #include "core/error.hpp"
 #include "core/printable.hpp"
 #include "backends/opencl/opencl_build_report.hpp"
@@ -14,6 +15,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -27,12 +29,27 @@ namespace {
 
 // Vendor query tokens, spelled out so that the build does not depend on which
 // cl_ext.h the machine has. Values from the Khronos registry.
+constexpr cl_device_info kKhrDeviceUuid = 0x106A;   // cl_khr_device_uuid: 16 bytes
+constexpr size_t kKhrUuidBytes = 16;
+constexpr cl_device_info kKhrPciBusInfo = 0x410F;   // cl_khr_pci_bus_info: KhrPciBusInfo
+struct KhrPciBusInfo {
+  cl_uint domain, bus, device, function;
+};
+#ifdef CL_DEVICE_UUID_KHR
+static_assert(kKhrDeviceUuid == CL_DEVICE_UUID_KHR && kKhrUuidBytes == CL_UUID_SIZE_KHR);
+#endif
+#ifdef CL_DEVICE_PCI_BUS_INFO_KHR
+static_assert(kKhrPciBusInfo == CL_DEVICE_PCI_BUS_INFO_KHR &&
+              sizeof(KhrPciBusInfo) == sizeof(cl_device_pci_bus_info_khr));
+#endif
 constexpr cl_device_info kNvComputeCapabilityMajor = 0x4000;  // cl_nv_device_attribute_query
 constexpr cl_device_info kNvComputeCapabilityMinor = 0x4001;
 constexpr cl_device_info kNvRegistersPerBlock = 0x4002;
 constexpr cl_device_info kNvWarpSize = 0x4003;
 constexpr cl_device_info kNvIntegratedMemory = 0x4006;
 constexpr cl_device_info kNvPciBusId = 0x4008;
+constexpr cl_device_info kNvPciSlotId = 0x4009;  // device << 3 | function, as hwloc reads it
+constexpr cl_device_info kNvPciDomainId = 0x400A;
 constexpr cl_device_info kAmdBoardName = 0x4038;  // cl_amd_device_attribute_query
 constexpr cl_device_info kAmdSimdPerComputeUnit = 0x4040;
 constexpr cl_device_info kAmdWavefrontWidth = 0x4043;
@@ -114,6 +131,28 @@ nlohmann::json vendor_queries(const cl::Device& d, const DeviceInfo& info) {
   return v;
 }
 
+// What identifies the physical device (DeviceInfo::uuid, ::pci_address):
+// cl_khr_device_uuid; cl_khr_pci_bus_info, else NVIDIA's attribute query
+// (bus, slot and, on newer drivers, domain; domain 0 where it is absent).
+// A query that fails leaves the field empty.
+void identify(const cl::Device& d, DeviceInfo& info) {
+  if (has_ext(info, "cl_khr_device_uuid")) {
+    std::array<uint8_t, kKhrUuidBytes> uuid{};
+    if (clGetDeviceInfo(d(), kKhrDeviceUuid, uuid.size(), uuid.data(), nullptr) == CL_SUCCESS)
+      info.uuid = format_device_uuid(uuid);
+  }
+  KhrPciBusInfo pci{};
+  if (has_ext(info, "cl_khr_pci_bus_info") && query(d, kKhrPciBusInfo, pci)) {
+    info.pci_address = format_pci_address(pci.domain, pci.bus, pci.device, pci.function);
+  } else if (has_ext(info, "cl_nv_device_attribute_query")) {
+    cl_uint bus = 0, slot = 0, domain = 0;
+    if (query(d, kNvPciBusId, bus) && query(d, kNvPciSlotId, slot)) {
+      if (!query(d, kNvPciDomainId, domain)) domain = 0;
+      info.pci_address = format_pci_address(domain, bus, slot >> 3, slot & 7);
+    }
+  }
+}
+
 // What kernels on `d` may use, from its extensions and queries (`info`
 // holds them already).
 DeviceFeatures features_of(const cl::Device& d, const DeviceInfo& info) {
@@ -167,6 +206,7 @@ DeviceInfo describe(const cl::Platform& p, const cl::Device& d, size_t pi, size_
   info.profiling = (d.getInfo<CL_DEVICE_QUEUE_PROPERTIES>() & CL_QUEUE_PROFILING_ENABLE) != 0;
   info.extensions = split_words(d.getInfo<CL_DEVICE_EXTENSIONS>());
   info.vendor_info = vendor_queries(d, info);
+  identify(d, info);
   info.features = features_of(d, info);
   if (info.type == "cpu")
     info.vendor_info["gpuscope_buffers"] = "host memory, transparent huge pages requested";
