@@ -15,6 +15,7 @@
 #include "analysis/execution.hpp"
 #include "core/error.hpp"
 #include "probes/probe.hpp"
+#include "probes/series_util.hpp"
 
 #include <fmt/format.h>
 
@@ -195,12 +196,8 @@ class DivergenceProbe {
 
   // Throughput samples in Gop/s from ns per loop iteration.
   void add_point(Series& s, double x, const Measurement& m, double ops_per_iter) {
-    Point p;
-    p.x = x;
-    for (double ns : m.ns_per_unit) p.samples.push_back(ops_per_iter / ns);
-    p.y = median(p.samples);
-    insert_point(s, p);
-    ctx_.progress(fmt::format("{} {:>5g}  {:10.1f} Gop/s  (spread {:.1f}%, {:.1f} ms launches)", s.id, x, p.y,
+    const double y = add_rate_point(s, x, m.ns_per_unit, ops_per_iter);
+    ctx_.progress(fmt::format("{} {:>5g}  {:10.1f} Gop/s  (spread {:.1f}%, {:.1f} ms launches)", s.id, x, y,
                               100 * m.summary.rel_spread, m.launch_ms));
   }
 

@@ -30,6 +30,7 @@
 #include "core/error.hpp"
 #include "core/random.hpp"
 #include "probes/probe.hpp"
+#include "probes/series_util.hpp"
 
 #include <fmt/format.h>
 
@@ -128,16 +129,11 @@ class OccupancyProbe {
 
  private:
   Series series(const std::string& id, Axis x, Axis y) const {
-    Series s;
-    s.id = id;
-    s.probe = "occupancy";
-    s.x = std::move(x);
-    s.y = std::move(y);
-    s.meta = {{"kernel", "occupancy/occupancy"},
-              {"work_group_size", wg_},
-              {"cycle_slots", next_host_.size()},
-              {"pattern", "one random cycle chased by all lanes of a work-group together"}};
-    return s;
+    return make_series(id, "occupancy", std::move(x), std::move(y),
+                       {{"kernel", "occupancy/occupancy"},
+                        {"work_group_size", wg_},
+                        {"cycle_slots", next_host_.size()},
+                        {"pattern", "one random cycle chased by all lanes of a work-group together"}});
   }
 
   void build_cycle(uint32_t n) {
@@ -231,13 +227,8 @@ class OccupancyProbe {
         initial, 1u << 20, ctx_.options.harness);
     last_lane_steps_ = m.work_per_launch * static_cast<uint64_t>(regs);
     const double lane_steps = static_cast<double>(groups * wg_) * regs;
-    Point p;
-    p.x = x;
-    for (double ns : m.ns_per_unit) p.samples.push_back(lane_steps / ns);
-    p.y = median(p.samples);
-    insert_point(s, p);
-    ctx_.progress(fmt::format("{} {:>6g}  {:8.2f} Gstep/s  (spread {:.1f}%, {:.1f} ms launches)", s.id, x,
-                              p.y, 100 * m.summary.rel_spread, m.launch_ms));
+    const double y = add_rate_point(s, x, m.ns_per_unit, lane_steps);
+    ctx_.progress(fmt::format("{} {:>6g}  {:8.2f} Gstep/s  (spread {:.1f}%, {:.1f} ms launches)", s.id, x, y, 100 * m.summary.rel_spread, m.launch_ms));
   }
 
   // A launch of `groups_per_cu` groups of `wg` per compute unit: its point

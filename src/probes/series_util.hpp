@@ -10,12 +10,15 @@
 
 namespace gpuscope {
 
-inline Series make_series(const std::string& id, const std::string& probe, Axis x, Axis y) {
+// An empty series; `meta` says how it was measured (a JSON object).
+inline Series make_series(const std::string& id, const std::string& probe, Axis x, Axis y,
+                          nlohmann::json meta = nlohmann::json::object()) {
   Series s;
   s.id = id;
   s.probe = probe;
   s.x = std::move(x);
   s.y = std::move(y);
+  s.meta = std::move(meta);
   return s;
 }
 
@@ -38,6 +41,24 @@ inline double add_point(Series& s, double x, std::vector<double> samples) {
   const double y = p.y;
   insert_point(s, std::move(p));
   return y;
+}
+
+// Adds the point x whose samples are rates, `work` per timed ns: one per
+// entry of `ns_per_unit` (the harness's time per unit of work); returns y.
+inline double add_rate_point(Series& s, double x, const std::vector<double>& ns_per_unit, double work) {
+  std::vector<double> samples;
+  samples.reserve(ns_per_unit.size());
+  for (double ns : ns_per_unit) samples.push_back(work / ns);
+  return add_point(s, x, std::move(samples));
+}
+
+// Adds the point x whose samples are times, ns per one of `ops` ops in a
+// unit of work; returns y.
+inline double add_time_point(Series& s, double x, const std::vector<double>& ns_per_unit, double ops) {
+  std::vector<double> samples;
+  samples.reserve(ns_per_unit.size());
+  for (double ns : ns_per_unit) samples.push_back(ns / ops);
+  return add_point(s, x, std::move(samples));
 }
 
 }  // namespace gpuscope

@@ -34,6 +34,7 @@
 #include "core/error.hpp"
 #include "probes/chase_rig.hpp"
 #include "probes/probe.hpp"
+#include "probes/series_util.hpp"
 
 #include <fmt/format.h>
 
@@ -90,14 +91,14 @@ class TlbProbe {
       counts.push_back(static_cast<uint32_t>(std::llround(n)));
 
     std::vector<Series> out;
-    Series control = make_series("tlb.control", {"slots", ""}, line_);
+    Series control = chase_series("tlb.control", {"slots", ""}, line_);
     for (uint32_t n : counts) {
       if (budget.exhausted()) break;
       measure(control, n, line_, static_cast<double>(n));
     }
     out.push_back(std::move(control));
     for (size_t s : strides) {
-      Series series = make_series(fmt::format("tlb.stride_{}", s), {"footprint", "B"}, s);
+      Series series = chase_series(fmt::format("tlb.stride_{}", s), {"footprint", "B"}, s);
       for (uint32_t n : counts) {
         if (static_cast<size_t>(n) * s > rig_.bytes()) break;
         if (budget.exhausted()) break;
@@ -122,18 +123,13 @@ class TlbProbe {
     return std::bit_floor(std::max<size_t>(want, 64 * kMiB));
   }
 
-  Series make_series(const std::string& id, Axis x, size_t stride) const {
-    Series s;
-    s.id = id;
-    s.probe = "tlb";
-    s.x = std::move(x);
-    s.y = {"latency", "ns"};
-    s.meta = {{"kernel", "chase_layout/chase_groups"},
-              {"stride_bytes", stride},
-              {"line_bytes", line_},
-              {"buffer_bytes", rig_.bytes()},
-              {"pattern", "random single cycle, one slot per stride-sized block, one work-item"}};
-    return s;
+  Series chase_series(const std::string& id, Axis x, size_t stride) const {
+    return make_series(id, "tlb", std::move(x), {"latency", "ns"},
+                       {{"kernel", "chase_layout/chase_groups"},
+                        {"stride_bytes", stride},
+                        {"line_bytes", line_},
+                        {"buffer_bytes", rig_.bytes()},
+                        {"pattern", "random single cycle, one slot per stride-sized block, one work-item"}});
   }
 
   void measure(Series& s, uint32_t n, size_t stride, double x) {
