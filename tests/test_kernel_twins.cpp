@@ -5,7 +5,11 @@
 #include "kernels/bandwidth_twin.hpp"
 #include "kernels/coalescing_twin.hpp"
 #include "kernels/compute_twin.hpp"
+#include "kernels/divergence_twin.hpp"
 #include "kernels/kernel_sources.hpp"
+#include "kernels/local_twin.hpp"
+#include "kernels/occupancy_twin.hpp"
+#include "kernels/sustain_twin.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -219,6 +223,37 @@ TEST(BandwidthTwin, SplatConstantsAreBandwidthCls) {
   EXPECT_EQ(w[5], 5u ^ bandwidth_twin::kSplat16[1] ^ bandwidth_twin::kSplat4[1]);
   bandwidth_twin::splat(5, 2, w);
   EXPECT_EQ(w[1], 5u ^ bandwidth_twin::kSplat4[1]);
+}
+
+// The smaller twins: the constants and shapes their kernels spell.
+TEST(SmallTwins, ConstantsAreTheirKernels) {
+  const std::string sustain = source("opencl/sustain.cl");
+  EXPECT_NE(sustain.find("(float)(gid & 63u) * 0.0078125f"), std::string::npos);
+  EXPECT_NE(sustain.find("x1 = s + 0.125f"), std::string::npos);
+  EXPECT_EQ(sustain_twin::kItemPeriod, 64u);
+  // No steps: the chains' starts summed; one round: 64 fmas of a = 1, b = 0.
+  EXPECT_FLOAT_EQ(sustain_twin::item_result(65, 0, 1, 0), 8 * 0.0078125f + 3.5f);
+  EXPECT_FLOAT_EQ(sustain_twin::item_result(1, 1, 1, 0), sustain_twin::item_result(1, 0, 1, 0));
+
+  const std::string occupancy = source("opencl/occupancy.cl");
+  EXPECT_NE(occupancy.find(fmt::format("h = (h ^ r[k]) * 0x{:X}u;", occupancy_twin::kHashMultiplier)),
+            std::string::npos);
+  EXPECT_NE(occupancy.find("r[k] = lid * (2u * (uint)k + 1u) + (uint)k;"), std::string::npos);
+  // A two-slot cycle 0 -> 1 -> 0, one register, one step, from 0: p = 1, sum 1.
+  const auto out = occupancy_twin::group_outputs([](uint32_t p) { return 1 - p; }, 0, 1, 1, 2);
+  EXPECT_EQ(out[0], ((1u ^ 0u) ^ (0u + 1u)) * occupancy_twin::kHashMultiplier);
+  EXPECT_EQ(out[1], ((1u ^ 1u) ^ (1u + 1u)) * occupancy_twin::kHashMultiplier);
+
+  const std::string local = source("opencl/local.cl");
+  EXPECT_NE(local.find(fmt::format("l[i] = i * {:#010x}u;", local_twin::kTouchMultiplier)), std::string::npos);
+  uint32_t total = 0;
+  for (uint32_t i = 0; i < 1000; ++i) total += local_twin::touch_word(i);
+  EXPECT_EQ(local_twin::touch_total(1000), total);
+
+  const std::string divergence = source("opencl/divergence.cl");
+  EXPECT_NE(divergence.find("x[c] = s + (float)c;"), std::string::npos);
+  EXPECT_FLOAT_EQ(divergence_twin::side_sum(0, 4, 0, 0.5f, 0), 0 + 1 + 2 + 3);
+  EXPECT_FLOAT_EQ(divergence_twin::side_sum(0, 2, 1, 0.5f, 1), 1 + 1.5f);
 }
 
 }  // namespace

@@ -131,12 +131,8 @@ class GeometryProbe {
   }
 
   void add(Series& s, double x, const ChaseTiming& t) {
-    Point p;
-    p.x = x;
-    p.samples = t.samples;
-    p.y = t.ns_per_hop;
-    insert_point(s, p);
-    ctx_.progress(fmt::format("{} {:>12.0f} {:8.2f} ns", s.id, x, p.y));
+    add_point(s, x, t.samples, t.ns_per_hop);
+    ctx_.progress(fmt::format("{} {:>12.0f} {:8.2f} ns", s.id, x, t.ns_per_hop));
   }
 
   Series pairs(const std::string& id, size_t footprint) {

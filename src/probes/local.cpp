@@ -21,6 +21,7 @@
 #include "core/error.hpp"
 #include "core/random.hpp"
 #include "core/stats.hpp"
+#include "kernels/local_twin.hpp"
 #include "probes/probe.hpp"
 #include "probes/series_util.hpp"
 
@@ -205,10 +206,7 @@ class LocalProbe {
     }
     const auto got = dev_.read_values<uint32_t>(*touch_sums_, items);
     const uint32_t sum = std::accumulate(got.begin(), got.end(), uint32_t{0});
-    // Every word i < words holds i * c and is read once: the sum of i * c, mod 2^32.
-    const uint64_t w = words;
-    const auto tri = static_cast<uint32_t>(w * (w - 1) / 2);
-    return sum == static_cast<uint32_t>(tri * 0x9e3779b1u);
+    return sum == local_twin::touch_total(words);
   }
 
   Series capacity() {

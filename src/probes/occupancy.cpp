@@ -29,6 +29,7 @@
 #include "analysis/execution.hpp"
 #include "core/error.hpp"
 #include "core/random.hpp"
+#include "kernels/occupancy_twin.hpp"
 #include "probes/probe.hpp"
 #include "probes/series_util.hpp"
 
@@ -163,25 +164,9 @@ class OccupancyProbe {
   // The host's walk of one work-group: every lane's output.
   std::vector<uint32_t> expected_group(uint64_t group, int regs, uint32_t steps, size_t wg) const {
     const auto n = static_cast<uint32_t>(next_host_.size());
-    uint32_t p = static_cast<uint32_t>((group * kStartSpacing) % n);
-    const uint32_t p0 = p;
-    std::vector<uint32_t> sums(static_cast<size_t>(regs), 0);
-    for (uint32_t s = 0; s < steps; ++s)
-      for (int k = 0; k < regs; ++k) {
-        p = next_host_[p];
-        sums[static_cast<size_t>(k)] += p;
-      }
-    std::vector<uint32_t> out(wg);
-    for (uint32_t lid = 0; lid < wg; ++lid) {
-      uint32_t h = p ^ (lid ^ p0);
-      for (int k = 0; k < regs; ++k) {
-        const uint32_t r = lid * (2u * static_cast<uint32_t>(k) + 1u) + static_cast<uint32_t>(k) +
-                           sums[static_cast<size_t>(k)];
-        h = (h ^ r) * 0x9E3779B1u;
-      }
-      out[lid] = h;
-    }
-    return out;
+    const auto start = static_cast<uint32_t>((group * kStartSpacing) % n);
+    return occupancy_twin::group_outputs([&](uint32_t p) { return next_host_[p]; }, start, regs, steps,
+                                         static_cast<uint32_t>(wg));
   }
 
   // One launch of `groups` work-groups of `wg` work-items, `steps` x REGS

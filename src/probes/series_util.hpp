@@ -31,16 +31,21 @@ inline Series& series_in(std::vector<Series>& out, const std::string& id, const 
   return out.back();
 }
 
-// Adds the point (x, median(samples)) with all its samples, in x order;
-// returns its y.
-inline double add_point(Series& s, double x, std::vector<double> samples) {
+// Adds the point (x, y) with all its samples, in x order: y is the
+// caller's estimate from them (a quantile, a minimum); returns y.
+inline double add_point(Series& s, double x, std::vector<double> samples, double y) {
   Point p;
   p.x = x;
-  p.y = median(samples);
+  p.y = y;
   p.samples = std::move(samples);
-  const double y = p.y;
   insert_point(s, std::move(p));
   return y;
+}
+
+// Adds the point (x, median(samples)) with all its samples; returns its y.
+inline double add_point(Series& s, double x, std::vector<double> samples) {
+  const double y = median(samples);
+  return add_point(s, x, std::move(samples), y);
 }
 
 // Adds the point x whose samples are rates, `work` per timed ns: one per

@@ -143,13 +143,9 @@ class TlbProbe {
     const auto visit =
         rig_.link_slots(random_visit_order(n, 0x7b1dULL ^ (n * 0x9e3779b97f4a7c15ULL) ^ stride), pos);
     const ChaseTiming t = rig_.time(visit, 1, 0, hc_);
-    Point p;
-    p.x = x;
-    p.samples = t.samples;
-    p.y = t.ns_per_hop;
-    insert_point(s, p);
+    add_point(s, x, t.samples, t.ns_per_hop);
     ctx_.progress(fmt::format("{} {:>8} slots {:>12.0f} KiB {:8.1f} ns", s.id, n,
-                              static_cast<double>(n) * static_cast<double>(stride) / kKiB, p.y));
+                              static_cast<double>(n) * static_cast<double>(stride) / kKiB, t.ns_per_hop));
   }
 
   ProbeContext& ctx_;

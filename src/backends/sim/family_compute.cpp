@@ -5,7 +5,8 @@
 // path (KIND_PTX_F16X2) and dp4a need inline PTX, which no sim device
 // accepts: a launch of them is Unsupported.
 //
-// Semantics: the OpenCL C's maps (compute.cl's STEP_* / TP_STEP_* macros),
+// Semantics: the OpenCL C's maps (compute.cl's STEP_* / TP_STEP_* macros) as the
+// twin kernels/compute_twin.hpp evaluates them,
 // lane by lane. Floats are evaluated in double and rounded to the element
 // type after every op (float, or IEEE binary16 round-to-nearest-even for
 // half): within an ulp or so of a GPU, which is what the probe's tolerance

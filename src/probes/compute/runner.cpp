@@ -303,31 +303,34 @@ bool selected(const ProbeOptions& o, const std::string& type, const std::string&
   return o.ops.empty() || std::find(o.ops.begin(), o.ops.end(), type + "." + op) != o.ops.end();
 }
 
+// Runs `probe` over its matrix (--ops picks from the full one), after
+// `warm_s` (quick: `warm_quick_s`) of clock warm-up on a GPU.
+std::vector<Series> run_matrix(ProbeContext& ctx, const std::string& probe, bool throughput, double warm_s,
+                               double warm_quick_s) {
+  ComputeRunner r(ctx, probe);
+  if (ctx.device.info().type == "gpu") r.warm_clock(ctx.options.quick ? warm_quick_s : warm_s);
+  std::vector<Series> out;
+  const bool quick_list = ctx.options.quick && ctx.options.ops.empty();
+  for (const auto& e : throughput ? throughput_matrix(quick_list) : latency_matrix(quick_list)) {
+    if (!selected(ctx.options, e.type, e.op)) continue;
+    if (throughput)
+      r.throughput(e.type, op_named(e.op), e.lanes, out);
+    else
+      r.latency(e.type, op_named(e.op), out);
+  }
+  out.push_back(r.summary_series(probe + ".summary"));
+  return out;
+}
+
 }  // namespace
 }  // namespace compute_probe
 
 std::vector<Series> run_compute_probe(ProbeContext& ctx) {
-  using namespace compute_probe;
-  ComputeRunner r(ctx, "compute");
-  if (ctx.device.info().type == "gpu") r.warm_clock(ctx.options.quick ? 0.1 : 0.4);
-  std::vector<Series> out;
-  const bool quick_list = ctx.options.quick && ctx.options.ops.empty();
-  for (const auto& e : throughput_matrix(quick_list))
-    if (selected(ctx.options, e.type, e.op)) r.throughput(e.type, op_named(e.op), e.lanes, out);
-  out.push_back(r.summary_series("compute.summary"));
-  return out;
+  return compute_probe::run_matrix(ctx, "compute", true, 0.4, 0.1);
 }
 
 std::vector<Series> run_oplatency_probe(ProbeContext& ctx) {
-  using namespace compute_probe;
-  ComputeRunner r(ctx, "oplatency");
-  if (ctx.device.info().type == "gpu") r.warm_clock(ctx.options.quick ? 0.05 : 0.1);
-  std::vector<Series> out;
-  const bool quick_list = ctx.options.quick && ctx.options.ops.empty();
-  for (const auto& e : latency_matrix(quick_list))
-    if (selected(ctx.options, e.type, e.op)) r.latency(e.type, op_named(e.op), out);
-  out.push_back(r.summary_series("oplatency.summary"));
-  return out;
+  return compute_probe::run_matrix(ctx, "oplatency", false, 0.1, 0.05);
 }
 
 }  // namespace gpuscope
