@@ -1,5 +1,5 @@
 // Arithmetic throughput and latency findings from the `compute` and
-// `oplatency` series (probes/compute.cpp): rates per type and op, their
+// `oplatency` series (probes/compute/): rates per type and op, their
 // ratio to fp32 FMA rounded to a simple fraction, dual issue, latency in ns
 // and in cycles.
 #pragma once

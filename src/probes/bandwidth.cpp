@@ -41,11 +41,14 @@
 #include "core/error.hpp"
 #include "core/random.hpp"
 #include "core/stats.hpp"
+#include "kernels/bandwidth_twin.hpp"
 #include "probes/probe.hpp"
+#include "probes/series_util.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -59,27 +62,38 @@ constexpr size_t kKiB = 1024;
 constexpr size_t kMiB = 1024 * kKiB;
 constexpr size_t kGranuleBytes = 64;  // the host's check works in 64-byte granules (one uint16)
 
+// A kernel argument by what it is: the arrays, the footprint n in vectors,
+// the per-group start buffer or the stream's first vector, the vectors
+// walked, the per-work-item sums of a read, the seed of a hashed store.
+enum class Arg { Src, Dst, N, Starts, First, Count, Sums, Seed };
+
 // What each kernel moves per vector it walks over, BabelStream style: the
-// bytes a launch moves are defined here, beside the kernel's name, and every
-// GB/s in the series is bytes_moved / device time.
+// bytes a launch moves are defined here, beside the kernel's name and its
+// argument list (bandwidth.cl's parameters, in order), and every GB/s in the
+// series is bytes_moved / device time.
 struct Access {
   const char* kernel;  // entry point in bandwidth.cl, also the series suffix
   int arrays_read;
   int arrays_written;
+  std::array<Arg, 5> args;
+  size_t arg_count;
   int arrays() const { return arrays_read + arrays_written; }
+  bool reads_only() const { return arrays_written == 0; }
+  bool copies() const { return arrays_read > 0 && arrays_written > 0; }
 };
-constexpr Access kRead{"read", 1, 0};
-constexpr Access kWrite{"write", 0, 1};
-constexpr Access kCopy{"copy", 1, 1};
+using enum Arg;
+constexpr Access kRead{"read", 1, 0, {Src, N, Starts, Count, Sums}, 5};
+constexpr Access kWrite{"write", 0, 1, {Dst, N, Starts, Count, Seed}, 5};
+constexpr Access kCopy{"copy", 1, 1, {Src, Dst, N, Starts, Count}, 5};
 // The grid-stride layout's kernels (bandwidth.cl), measured at the largest
 // footprint only: DRAM's rate whatever order the per-group cursors impose.
-constexpr Access kReadStream{"read_stream", 1, 0};
-constexpr Access kWriteStream{"write_stream", 0, 1};
-constexpr Access kCopyStream{"copy_stream", 1, 1};
+constexpr Access kReadStream{"read_stream", 1, 0, {Src, N, First, Count, Sums}, 5};
+constexpr Access kWriteStream{"write_stream", 0, 1, {Dst, N, First, Count, Seed}, 5};
+constexpr Access kCopyStream{"copy_stream", 1, 1, {Src, Dst, N, First, Count}, 5};
 // The whole-grid layout (one vector per work-item, groups in address order):
 // stores only, where the order in which the front moves matters.
-constexpr Access kWriteGrid{"write_grid", 0, 1};
-constexpr Access kCopyGrid{"copy_grid", 1, 1};
+constexpr Access kWriteGrid{"write_grid", 0, 1, {Dst, N, First, Seed}, 4};
+constexpr Access kCopyGrid{"copy_grid", 1, 1, {Src, Dst, N, First}, 4};
 
 // Bytes one launch moves: each of `groups` work-groups walks `count` vectors
 // of `vec_bytes` in every array the kernel reads or writes.
@@ -103,19 +117,6 @@ struct Shape {
 std::string shape_text(const Shape& s) {
   return fmt::format("uint{} x{} unrolled, {} groups of {}",
                      s.vec == 1 ? std::string() : std::to_string(s.vec), s.unroll, s.groups, s.local);
-}
-
-// The 32-bit words of a hashed store, as bandwidth.cl's SPLAT writes them.
-void splat(uint32_t x, int vec, uint32_t* out) {
-  static constexpr uint32_t k4[4] = {0, 0x9e3779b9u, 0x7f4a7c15u, 0x85ebca6bu};
-  static constexpr uint32_t k16[4] = {0, 0xc2b2ae35u, 0x27d4eb2fu, 0x165667b1u};
-  if (vec == 2) {
-    out[0] = x;
-    out[1] = x ^ k4[1];
-    return;
-  }
-  for (int q = 0; q < std::max(1, vec / 4); ++q)
-    for (int j = 0; j < std::min(4, vec); ++j) out[q * 4 + j] = (x ^ k16[q]) ^ k4[j];
 }
 
 class BandwidthProbe {
@@ -149,8 +150,8 @@ class BandwidthProbe {
     Shape widest = base;
     widest.vec = 16;
     const size_t small_fp = widest.step_bytes();
-    Series vec_cache = make_series("bandwidth.vector_width.cache", "vector_width", "words");
-    Series vec_dram = make_series("bandwidth.vector_width.dram", "vector_width", "words");
+    Series vec_cache = bandwidth_series("bandwidth.vector_width.cache", "vector_width", "words");
+    Series vec_dram = bandwidth_series("bandwidth.vector_width.dram", "vector_width", "words");
     vec_cache.meta["footprint_bytes"] = small_fp;
     vec_dram.meta["footprint_bytes"] = max_fp_;
     for (int w : widths) {
@@ -188,7 +189,7 @@ class BandwidthProbe {
 
     // Loads in flight per work-item, streaming from the largest footprint.
     if (!quick_ && budget.remaining_s() > 0.5 * budget.total_s()) {
-      Series unroll = make_series("bandwidth.unroll.dram", "unroll", "loads");
+      Series unroll = bandwidth_series("bandwidth.unroll.dram", "unroll", "loads");
       unroll.meta["footprint_bytes"] = max_fp_;
       for (int u : {1, 2, 4, 8}) {
         Shape s = base;
@@ -201,13 +202,13 @@ class BandwidthProbe {
     // Footprint sweeps: two points per octave (one in quick mode) from the
     // smallest footprint the step allows to the largest allocated.
     for (const Access* a : {&kRead, &kWrite, &kCopy}) {
-      Series s = make_series(std::string("bandwidth.") + a->kernel, "footprint", "B");
+      Series s = bandwidth_series(std::string("bandwidth.") + a->kernel, "footprint", "B");
       s.meta["footprint"] =
           "bytes the walk covers in all arrays the kernel touches (copy: source + destination)";
       const size_t granule = base.step_bytes() * a->arrays();
       // Quick mode (CI on a 2-core VM): read at one point per octave, write
       // and copy at one per two octaves.
-      const double ratio = quick_ ? (a == &kRead ? 2.0 : 4.0) : std::sqrt(2.0);
+      const double ratio = quick_ ? (a->reads_only() ? 2.0 : 4.0) : std::sqrt(2.0);
       for (double f = static_cast<double>(std::max<size_t>(granule, 4 * kKiB));
            f <= static_cast<double>(max_fp_) * 1.0001; f *= ratio) {
         const size_t fp = std::max<size_t>(granule, static_cast<size_t>(std::llround(f / granule)) * granule);
@@ -245,14 +246,9 @@ class BandwidthProbe {
     return dev_.kernel({"bandwidth", a.kernel, {{"vec", vec}, {"unroll", unroll}}});
   }
 
-  Series make_series(const std::string& id, const std::string& xname, const std::string& xunit) const {
-    Series s;
-    s.id = id;
-    s.probe = "bandwidth";
-    s.x = {xname, xunit};
-    s.y = {"bandwidth", "GB/s"};
-    s.meta = {{"kernel", "bandwidth"}, {"detail", nlohmann::json::array()}};
-    return s;
+  static Series bandwidth_series(const std::string& id, const std::string& xname, const std::string& xunit) {
+    return make_series(id, "bandwidth", {xname, xunit}, {"bandwidth", "GB/s"},
+                       {{"kernel", "bandwidth"}, {"detail", nlohmann::json::array()}});
   }
 
   // The largest footprint: on a GPU 4 GiB or 8x the cache the driver claims
@@ -382,18 +378,8 @@ class BandwidthProbe {
     dev_.write_values<uint32_t>(*starts_, start);
     Kernel& k = kernel(a, s.vec, s.unroll);
     const Range global = Range::d1(s.groups * s.local), local = Range::d1(s.local);
-    double ns = 0;
     ++launches_;
-    if (&a == &kRead) {
-      const KernelArg args[] = {src_.get(), n, starts_.get(), count, sums_.get()};
-      ns = dev_.launch(k, global, local, args);
-    } else if (&a == &kWrite) {
-      const KernelArg args[] = {dst_.get(), n, starts_.get(), count, seed()};
-      ns = dev_.launch(k, global, local, args);
-    } else {
-      const KernelArg args[] = {src_.get(), dst_.get(), n, starts_.get(), count};
-      ns = dev_.launch(k, global, local, args);
-    }
+    const double ns = launch_args(a, k, global, local, n, 0, count);
     w.last_b = w.b;
     w.last_count = count;
     check(a, w);
@@ -403,12 +389,31 @@ class BandwidthProbe {
 
   uint32_t seed() const { return static_cast<uint32_t>(launches_ * 0x2545f491u + 0x1234567u); }
 
+  // Launches `a`'s kernel with its argument list (Access::args).
+  double launch_args(const Access& a, Kernel& k, const Range& global, const Range& local, uint32_t n,
+                     uint32_t first, uint32_t count) {
+    std::array<KernelArg, 5> args;
+    for (size_t i = 0; i < a.arg_count; ++i) {
+      switch (a.args[i]) {
+        case Src: args[i] = src_.get(); break;
+        case Dst: args[i] = dst_.get(); break;
+        case N: args[i] = n; break;
+        case Starts: args[i] = starts_.get(); break;
+        case First: args[i] = first; break;
+        case Count: args[i] = count; break;
+        case Sums: args[i] = sums_.get(); break;
+        case Seed: args[i] = seed(); break;
+      }
+    }
+    return dev_.launch(k, global, local, std::span<const KernelArg>(args.data(), a.arg_count));
+  }
+
   void check(const Access& a, const Walk& w) {
     const Shape& s = w.shape;
     const uint64_t vb = s.vec_bytes();
     const uint64_t n_gran = w.n * vb / kGranuleBytes;
     const uint64_t count_gran = w.last_count * vb / kGranuleBytes;
-    if (&a == &kRead) {
+    if (a.reads_only()) {
       const auto got = dev_.read_values<uint32_t>(*sums_, s.groups * s.local);
       const uint32_t sum = std::accumulate(got.begin(), got.end(), uint32_t{0});
       uint32_t want = 0;
@@ -446,7 +451,7 @@ class BandwidthProbe {
       uint32_t lanes[16];
       for (size_t v = 0; v * vb < kGranuleBytes; ++v) {
         const auto idx = static_cast<uint32_t>(first_vec + v);
-        splat((idx * 0x9e3779b1u) ^ seed(), s.vec, lanes);
+        bandwidth_twin::splat(bandwidth_twin::vector_word(idx, seed()), s.vec, lanes);
         std::copy_n(lanes, s.vec, want.begin() + static_cast<std::ptrdiff_t>(v * s.vec));
       }
     }
@@ -476,24 +481,8 @@ class BandwidthProbe {
     const auto first = static_cast<uint32_t>(st.first);
     Kernel& k = kernel(a, s.vec, s.unroll);
     const Range global = Range::d1(st.grid ? count64 : s.groups * s.local), local = Range::d1(s.local);
-    double ns = 0;
     ++launches_;
-    if (&a == &kWriteGrid) {
-      const KernelArg args[] = {dst_.get(), n, first, seed()};
-      ns = dev_.launch(k, global, local, args);
-    } else if (&a == &kCopyGrid) {
-      const KernelArg args[] = {src_.get(), dst_.get(), n, first};
-      ns = dev_.launch(k, global, local, args);
-    } else if (&a == &kReadStream) {
-      const KernelArg args[] = {src_.get(), n, first, count, sums_.get()};
-      ns = dev_.launch(k, global, local, args);
-    } else if (&a == &kWriteStream) {
-      const KernelArg args[] = {dst_.get(), n, first, count, seed()};
-      ns = dev_.launch(k, global, local, args);
-    } else {
-      const KernelArg args[] = {src_.get(), dst_.get(), n, first, count};
-      ns = dev_.launch(k, global, local, args);
-    }
+    const double ns = launch_args(a, k, global, local, n, first, count);
     st.last_first = st.first;
     st.last_count = count64;
     check_stream(a, st);
@@ -510,7 +499,7 @@ class BandwidthProbe {
     const uint64_t n_gran = st.n * vb / kGranuleBytes;
     const uint64_t first_gran = st.last_first * vb / kGranuleBytes;
     const uint64_t count_gran = st.last_count * vb / kGranuleBytes;
-    if (&a == &kReadStream) {
+    if (a.reads_only()) {
       const auto got = dev_.read_values<uint32_t>(*sums_, s.groups * s.local);
       const uint32_t sum = std::accumulate(got.begin(), got.end(), uint32_t{0});
       const uint32_t want = circular_sum(0, n_gran, first_gran, count_gran);
@@ -543,7 +532,7 @@ class BandwidthProbe {
   Series stream_sweep(const Access& a, const Shape& base, bool grid) {
     const std::string what = std::string(a.kernel).substr(0, std::string(a.kernel).find('_'));
     Series series =
-        make_series((grid ? "bandwidth.grid." : "bandwidth.stream.") + what, "bytes_per_item", "B");
+        bandwidth_series((grid ? "bandwidth.grid." : "bandwidth.stream.") + what, "bytes_per_item", "B");
     series.meta["footprint_bytes"] = max_fp_ * a.arrays();
     series.meta["footprint"] = "bytes the stream covers in all arrays the kernel touches";
     series.meta["layout"] =
@@ -581,11 +570,7 @@ class BandwidthProbe {
                                     std::min(steps_per_pass, max_steps), max_steps, hc_);
       const double bytes_per_step = bytes_moved(a, 1, step, s.vec_bytes());
       const double x = static_cast<double>(s.vec_bytes()) * s.unroll;
-      Point p;
-      p.x = x;
-      for (double ns_per_step : m.ns_per_unit) p.samples.push_back(bytes_per_step / ns_per_step);
-      p.y = median(p.samples);
-      insert_point(series, p);
+      const double y = add_rate_point(series, x, m.ns_per_unit, bytes_per_step);
       series.meta["detail"].push_back(
           {{"x", x},
            {"kernel", a.kernel},
@@ -600,7 +585,7 @@ class BandwidthProbe {
            {"outliers", m.summary.outliers}});
       ctx_.progress(fmt::format(
           "{} {:>10.1f} KiB  {:9.1f} GB/s  ({})", series.id,
-          static_cast<double>(st.n * s.vec_bytes() * a.arrays()) / kKiB, p.y,
+          static_cast<double>(st.n * s.vec_bytes() * a.arrays()) / kKiB, y,
           grid ? fmt::format("uint{}, one per work-item, whole grid in groups of {}", s.vec, s.local)
                : shape_text(s)));
     }
@@ -635,7 +620,7 @@ class BandwidthProbe {
     const uint64_t steps_per_pass = w.n / s.step_vectors();
     // Copy checks against the source: first overwrite the destination with
     // the write pattern, so stale copies from an earlier point cannot pass.
-    if (&a == &kCopy) {
+    if (a.copies()) {
       Walk scrub = make_walk(s, w.n);
       launch(kWrite, scrub, (steps_per_pass + s.groups - 1) / s.groups);
     }
@@ -645,11 +630,7 @@ class BandwidthProbe {
     const Measurement m =
         measure([&](uint64_t steps) { return launch(a, w, steps); }, initial, max_steps, hc_);
     const double bytes_per_step = bytes_moved(a, s.groups, s.step_vectors(), s.vec_bytes());
-    Point p;
-    p.x = x;
-    for (double ns_per_step : m.ns_per_unit) p.samples.push_back(bytes_per_step / ns_per_step);
-    p.y = median(p.samples);
-    insert_point(series, p);
+    const double y = add_rate_point(series, x, m.ns_per_unit, bytes_per_step);
     series.meta["detail"].push_back(
         {{"x", x},
          {"kernel", a.kernel},
@@ -662,7 +643,7 @@ class BandwidthProbe {
          {"launch_ms", m.launch_ms},
          {"outliers", m.summary.outliers}});
     ctx_.progress(fmt::format("{} {:>10.1f} KiB  {:9.1f} GB/s  ({})", series.id,
-                              static_cast<double>(footprint_bytes) / kKiB, p.y, shape_text(s)));
+                              static_cast<double>(footprint_bytes) / kKiB, y, shape_text(s)));
   }
 
   // Bandwidth against the number of work-groups, 1 to 4x the compute units,
@@ -672,7 +653,7 @@ class BandwidthProbe {
   // the others idle, and the curve saw-tooths with the number of cores
   // that take groups in parallel (002 saw this on Adreno 530's SPs).
   Series workgroup_sweep(const Shape& base, size_t cus, const TimeBudget& budget) {
-    Series s = make_series("bandwidth.workgroups", "workgroups", "");
+    Series s = bandwidth_series("bandwidth.workgroups", "workgroups", "");
     s.meta["compute_units"] = cus;
     Shape shape = base;
     shape.local = std::min<size_t>(cpu_ ? 256 : 1024, max_local());

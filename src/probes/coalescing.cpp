@@ -23,7 +23,9 @@
 //   nothing is caught.
 #include "core/error.hpp"
 #include "core/random.hpp"
+#include "kernels/coalescing_twin.hpp"
 #include "probes/probe.hpp"
+#include "probes/series_util.hpp"
 
 #include <fmt/format.h>
 
@@ -38,15 +40,6 @@ constexpr uint32_t kMaxStride = 64;
 constexpr uint32_t kMaxOffset = 32;
 constexpr size_t kCheckElems = 1024;  // elements per checked chunk of B
 constexpr uint32_t kSentinel = 0xA5A5A5A5u;
-
-// Mirrors coalescing_hash() in coalescing.cl.
-uint32_t coalescing_value(uint32_t i, uint32_t seed) {
-  uint32_t x = (i ^ seed) * 0x9E3779B1u;
-  x ^= x >> 15;
-  x *= 0x85EBCA77u;
-  x ^= x >> 13;
-  return x;
-}
 
 class CoalescingProbe {
  public:
@@ -71,7 +64,7 @@ class CoalescingProbe {
     std::vector<Series> out;
 
     Series wg =
-        make_series("coalescing.workgroup", {"workgroup_size", ""}, "B[i] = A[i], one element per item");
+        copy_series("coalescing.workgroup", {"workgroup_size", ""}, "B[i] = A[i], one element per item");
     std::vector<size_t> sizes;
     for (size_t w = 1; w <= max_wg_; w *= 2) {
       sizes.push_back(w);
@@ -87,14 +80,14 @@ class CoalescingProbe {
     }
     out.push_back(std::move(wg));
 
-    Series off = make_series("coalescing.offset", {"offset", "elements"}, "B[i] = A[i + k], largest group");
+    Series off = copy_series("coalescing.offset", {"offset", "elements"}, "B[i] = A[i + k], largest group");
     for (uint32_t k = 0; k <= kMaxOffset; ++k) {
       if ((quick || budget.exhausted()) && k > 4 && k != 8 && k != 16 && k != 31 && k != 32) continue;
       measure_point(off, k, max_wg_, k, 1);
     }
     out.push_back(std::move(off));
 
-    Series str = make_series("coalescing.stride", {"stride", "elements"}, "B[i] = A[i * m], largest group");
+    Series str = copy_series("coalescing.stride", {"stride", "elements"}, "B[i] = A[i * m], largest group");
     for (uint32_t m = 1; m <= max_stride_; ++m) {
       if ((quick || budget.exhausted()) && std::popcount(m) != 1 && m != 3 && m != 6 && m != 12 && m != 24 &&
           m != 48)
@@ -107,19 +100,14 @@ class CoalescingProbe {
   }
 
  private:
-  Series make_series(const std::string& id, Axis x, const std::string& pattern) const {
-    Series s;
-    s.id = id;
-    s.probe = "coalescing";
-    s.x = std::move(x);
-    s.y = {"throughput", "GB/s"};
-    s.meta = {{"kernel", "coalescing/copy"},
-              {"pattern", pattern},
-              {"elements", count_},
-              {"element_bytes", 4},
-              {"bytes_per_element_counted", 8},
-              {"max_workgroup_size", max_wg_}};
-    return s;
+  Series copy_series(const std::string& id, Axis x, const std::string& pattern) const {
+    return make_series(id, "coalescing", std::move(x), {"throughput", "GB/s"},
+                       {{"kernel", "coalescing/copy"},
+                        {"pattern", pattern},
+                        {"elements", count_},
+                        {"element_bytes", 4},
+                        {"bytes_per_element_counted", 8},
+                        {"max_workgroup_size", max_wg_}});
   }
 
   // Elements copied per launch: 128 MiB of B on a GPU (8 MiB on a CPU, 2 MiB
@@ -182,7 +170,7 @@ class CoalescingProbe {
       const auto got = dev_.read_values<uint32_t>(*b_, len, st);
       for (size_t j = 0; j < len; ++j) {
         const size_t i = st + j;
-        const uint32_t want = coalescing_value(static_cast<uint32_t>(i * stride + offset), kSeed);
+        const uint32_t want = coalescing_twin::value(static_cast<uint32_t>(i * stride + offset), kSeed);
         if (got[j] != want)
           throw ValidationError(
               fmt::format("coalescing: B[{}] = {:#x} after copy with offset {} stride {} "
@@ -192,12 +180,8 @@ class CoalescingProbe {
     }
 
     const double bytes = 8.0 * static_cast<double>(count_);
-    Point p;
-    p.x = x;
-    for (double ns : m.ns_per_unit) p.samples.push_back(bytes / ns);  // GB/s = B/ns
-    p.y = median(p.samples);
-    insert_point(s, p);
-    ctx_.progress(fmt::format("{} {:>5} {:9.1f} GB/s ({} samples, {:.1f} ms)", s.id, x, p.y, p.samples.size(),
+    const double y = add_rate_point(s, x, m.ns_per_unit, bytes);  // GB/s = B/ns
+    ctx_.progress(fmt::format("{} {:>5} {:9.1f} GB/s ({} samples, {:.1f} ms)", s.id, x, y, m.ns_per_unit.size(),
                               m.launch_ms));
   }
 

@@ -14,7 +14,9 @@
 //   with confidence: its kernel switches whole waves on and off.
 #include "analysis/execution.hpp"
 #include "core/error.hpp"
+#include "kernels/divergence_twin.hpp"
 #include "probes/probe.hpp"
+#include "probes/series_util.hpp"
 
 #include <fmt/format.h>
 
@@ -28,21 +30,9 @@ namespace {
 constexpr int kChains = 8;  // the kernels' chains parameter
 constexpr float kA = 0.999f, kB = 0.001f;
 
-// What every work-item on one side computes: CHAINS chains from c, `iters`
-// times fma(x, m, k), summed in order (the kernel's own order).
-float expected_side(uint32_t iters, float m, float k) {
-  float sum = 0;
-  for (int c = 0; c < kChains; ++c) {
-    float x = static_cast<float>(c);
-    for (uint32_t i = 0; i < iters; ++i) {
-      const float next = std::fma(x, m, k);
-      if (next == x) break;  // at the fixed point every further step is the same
-      x = next;
-    }
-    sum += x;
-  }
-  return sum;
-}
+// What every work-item on one side computes: its chains start from 0 (the
+// seed buffer holds zeros).
+float expected_side(uint32_t iters, float m, float k) { return divergence_twin::side_sum(0.0f, kChains, iters, m, k); }
 
 bool close(float got, float want) { return std::abs(got - want) <= 1e-5f * std::max(1.0f, std::abs(want)); }
 
@@ -195,12 +185,8 @@ class DivergenceProbe {
 
   // Throughput samples in Gop/s from ns per loop iteration.
   void add_point(Series& s, double x, const Measurement& m, double ops_per_iter) {
-    Point p;
-    p.x = x;
-    for (double ns : m.ns_per_unit) p.samples.push_back(ops_per_iter / ns);
-    p.y = median(p.samples);
-    insert_point(s, p);
-    ctx_.progress(fmt::format("{} {:>5g}  {:10.1f} Gop/s  (spread {:.1f}%, {:.1f} ms launches)", s.id, x, p.y,
+    const double y = add_rate_point(s, x, m.ns_per_unit, ops_per_iter);
+    ctx_.progress(fmt::format("{} {:>5g}  {:10.1f} Gop/s  (spread {:.1f}%, {:.1f} ms launches)", s.id, x, y,
                               100 * m.summary.rel_spread, m.launch_ms));
   }
 

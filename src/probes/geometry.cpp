@@ -34,6 +34,7 @@
 #include "core/error.hpp"
 #include "probes/chase_rig.hpp"
 #include "probes/probe.hpp"
+#include "probes/series_util.hpp"
 
 #include <fmt/format.h>
 
@@ -123,30 +124,20 @@ class GeometryProbe {
     return std::bit_floor(std::max<size_t>(want, 32 * kMiB));
   }
 
-  Series make_series(const std::string& id, Axis x, nlohmann::json meta) const {
-    Series s;
-    s.id = id;
-    s.probe = "geometry";
-    s.x = std::move(x);
-    s.y = {"latency", "ns"};
-    s.meta = std::move(meta);
-    s.meta["kernel"] = "chase_layout/chase_groups";
-    s.meta["reported_line_bytes"] = line_;
-    return s;
+  Series chase_series(const std::string& id, Axis x, nlohmann::json meta) const {
+    meta["kernel"] = "chase_layout/chase_groups";
+    meta["reported_line_bytes"] = line_;
+    return make_series(id, "geometry", std::move(x), {"latency", "ns"}, std::move(meta));
   }
 
   void add(Series& s, double x, const ChaseTiming& t) {
-    Point p;
-    p.x = x;
-    p.samples = t.samples;
-    p.y = t.ns_per_hop;
-    insert_point(s, p);
-    ctx_.progress(fmt::format("{} {:>12.0f} {:8.2f} ns", s.id, x, p.y));
+    add_point(s, x, t.samples, t.ns_per_hop);
+    ctx_.progress(fmt::format("{} {:>12.0f} {:8.2f} ns", s.id, x, t.ns_per_hop));
   }
 
   Series pairs(const std::string& id, size_t footprint) {
     Series s =
-        make_series(id, {"pair_distance", "B"},
+        chase_series(id, {"pair_distance", "B"},
                     {{"footprint_bytes", footprint},
                      {"anchor_bytes", kAnchorBytes},
                      {"pattern", "random cycle of anchors, each followed by a load pair_distance further"}});
@@ -164,7 +155,7 @@ class GeometryProbe {
   // CPU), around any first-level cache, 2 per octave (1 quick).
   Series line_series(size_t stride) {
     Series s =
-        make_series(fmt::format("geometry.line_{}", stride), {"footprint", "B"},
+        chase_series(fmt::format("geometry.line_{}", stride), {"footprint", "B"},
                     {{"stride_bytes", stride}, {"pattern", "random single cycle, slots stride_bytes apart"}});
     const uint32_t w = rig_.word_bytes();
     const double scale = static_cast<double>(stride) / 32;
@@ -215,7 +206,7 @@ class GeometryProbe {
     const size_t region = shared_region_bytes();
     const size_t spacing = (region + kRegionSkewBytes) * groups_ <= rig_.bytes() ? region + kRegionSkewBytes : region;
     Series s =
-        make_series(fmt::format("geometry.shared_{}", groups), {"footprint_per_group", "B"},
+        chase_series(fmt::format("geometry.shared_{}", groups), {"footprint_per_group", "B"},
                     {{"groups", groups},
                      {"compute_units", info_.compute_units},
                      {"stride_bytes", line_},

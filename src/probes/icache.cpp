@@ -16,6 +16,7 @@
 #include "analysis/execution.hpp"
 #include "core/error.hpp"
 #include "probes/probe.hpp"
+#include "probes/series_util.hpp"
 
 #include <fmt/format.h>
 
@@ -149,13 +150,8 @@ class IcacheProbe {
     const Measurement m = measure(launch, initial, max_iters, ctx_.options.harness);
     last_adds_ = m.work_per_launch * static_cast<uint64_t>(n);
     const double ops_per_iter = static_cast<double>(global_) * n;
-    Point p;
-    p.x = n;
-    for (double ns : m.ns_per_unit) p.samples.push_back(ops_per_iter / ns);
-    p.y = median(p.samples);
-    insert_point(s, p);
-    ctx_.progress(fmt::format("icache.body {:>6}  {:10.1f} Gop/s  (spread {:.1f}%, {:.1f} ms launches)", n,
-                              p.y, 100 * m.summary.rel_spread, m.launch_ms));
+    const double y = add_rate_point(s, n, m.ns_per_unit, ops_per_iter);
+    ctx_.progress(fmt::format("icache.body {:>6}  {:10.1f} Gop/s  (spread {:.1f}%, {:.1f} ms launches)", n, y, 100 * m.summary.rel_spread, m.launch_ms));
   }
 
   // The largest body still at 85% of the plateau (the median of the three

@@ -20,6 +20,7 @@
 #include "core/random.hpp"
 #include "core/random_cycle.hpp"
 #include "probes/probe.hpp"
+#include "probes/series_util.hpp"
 
 #include <fmt/format.h>
 
@@ -101,17 +102,13 @@ class LatencyProbe {
     const bool cpu = info_.type == "cpu";
     TimeBudget budget(ctx_.budget_s);
 
-    Series s;
-    s.id = "latency.global";
-    s.probe = "latency";
-    s.x = {"footprint", "B"};
-    s.y = {"latency", "ns"};
-    s.meta = {{"kernel", "latency/chase"},
-              {"stride_bytes", stride_},
-              {"max_footprint_bytes", max_footprint_},
-              {"hops_per_round", kHopsPerRound},
-              {"pattern", "random single cycle, one work-item"},
-              {"detail", nlohmann::json::array()}};
+    Series s = make_series("latency.global", "latency", {"footprint", "B"}, {"latency", "ns"},
+                           {{"kernel", "latency/chase"},
+                            {"stride_bytes", stride_},
+                            {"max_footprint_bytes", max_footprint_},
+                            {"hops_per_round", kHopsPerRound},
+                            {"pattern", "random single cycle, one work-item"},
+                            {"detail", nlohmann::json::array()}});
 
     if (const std::string caveat = shared_core_caveat(info_); !caveat.empty()) {
       s.meta["caveat"] = caveat;

@@ -21,7 +21,9 @@
 #include "core/error.hpp"
 #include "core/random.hpp"
 #include "core/stats.hpp"
+#include "kernels/local_twin.hpp"
 #include "probes/probe.hpp"
+#include "probes/series_util.hpp"
 
 #include <fmt/format.h>
 
@@ -52,14 +54,14 @@ class LocalProbe {
   std::vector<Series> run() {
     TimeBudget budget(ctx_.budget_s);
     std::vector<Series> out;
-    Series lat = make_series("local.latency", {"footprint", "B"}, {"latency", "ns"});
-    Series glat = make_series("local.global_latency", {"footprint", "B"}, {"latency", "ns"});
+    Series lat = local_series("local.latency", {"footprint", "B"}, {"latency", "ns"});
+    Series glat = local_series("local.global_latency", {"footprint", "B"}, {"latency", "ns"});
     chase(lat, glat);
     out.push_back(lat);
     out.push_back(glat);
 
-    Series bw = make_series("local.bandwidth", {"access", "B"}, {"bandwidth", "GB/s"});
-    Series gbw = make_series("local.global_bandwidth", {"access", "B"}, {"bandwidth", "GB/s"});
+    Series bw = local_series("local.bandwidth", {"access", "B"}, {"bandwidth", "GB/s"});
+    Series gbw = local_series("local.global_bandwidth", {"access", "B"}, {"bandwidth", "GB/s"});
     for (int vec : {1, 2, 4}) reads(vec, bw, gbw);
     out.push_back(bw);
     out.push_back(gbw);
@@ -70,14 +72,8 @@ class LocalProbe {
   }
 
  private:
-  Series make_series(const std::string& id, Axis x, Axis y) const {
-    Series s;
-    s.id = id;
-    s.probe = "local";
-    s.x = std::move(x);
-    s.y = std::move(y);
-    s.meta = {{"kernel", "local"}};
-    return s;
+  static Series local_series(const std::string& id, Axis x, Axis y) {
+    return make_series(id, "local", std::move(x), std::move(y), {{"kernel", "local"}});
   }
 
   size_t group_size(size_t want) const {
@@ -124,13 +120,9 @@ class LocalProbe {
     for (bool local : {true, false}) {
       const Measurement m =
           measure([&](uint64_t r) { return run_chase(local, r); }, 64, UINT32_MAX, ctx_.options.harness);
-      Point p;
-      p.x = static_cast<double>(fp);
-      for (double v : m.ns_per_unit) p.samples.push_back(v / kHopsPerRound);
-      p.y = median(p.samples);
-      insert_point(local ? lat : glat, p);
+      const double y = add_time_point(local ? lat : glat, static_cast<double>(fp), m.ns_per_unit, kHopsPerRound);
       (local ? lat : glat).meta["hops_per_launch"] = m.work_per_launch * kHopsPerRound;
-      ctx_.progress(fmt::format("local: {} chase {:.2f} ns per hop", local ? "local" : "global", p.y));
+      ctx_.progress(fmt::format("local: {} chase {:.2f} ns per hop", local ? "local" : "global", y));
     }
     lat.meta["pattern"] = glat.meta["pattern"] =
         "random single cycle of 4-byte slots, byte offsets, one work-item";
@@ -189,17 +181,13 @@ class LocalProbe {
         return ns;
       };
       const Measurement m = measure(run, 16, UINT32_MAX, hc);
-      Point p;
-      p.x = static_cast<double>(vb);
-      for (double ns_per_round : m.ns_per_unit)
-        p.samples.push_back(read_bytes_moved(groups, 1, window) / ns_per_round);
-      p.y = median(p.samples);
       Series& s = local ? bw : gbw;
-      insert_point(s, p);
+      const double y =
+          add_rate_point(s, static_cast<double>(vb), m.ns_per_unit, read_bytes_moved(groups, 1, window));
       s.meta["window_bytes"] = window;
       s.meta["groups"] = groups;
       s.meta["group_size"] = wg;
-      ctx_.progress(fmt::format("local: {} reads of {} B: {:.1f} GB/s", local ? "local" : "global", vb, p.y));
+      ctx_.progress(fmt::format("local: {} reads of {} B: {:.1f} GB/s", local ? "local" : "global", vb, y));
     }
   }
 
@@ -218,14 +206,11 @@ class LocalProbe {
     }
     const auto got = dev_.read_values<uint32_t>(*touch_sums_, items);
     const uint32_t sum = std::accumulate(got.begin(), got.end(), uint32_t{0});
-    // Every word i < words holds i * c and is read once: the sum of i * c, mod 2^32.
-    const uint64_t w = words;
-    const auto tri = static_cast<uint32_t>(w * (w - 1) / 2);
-    return sum == static_cast<uint32_t>(tri * 0x9e3779b1u);
+    return sum == local_twin::touch_total(words);
   }
 
   Series capacity() {
-    Series s = make_series("local.capacity", {"allocation", "B"}, {"works", ""});
+    Series s = local_series("local.capacity", {"allocation", "B"}, {"works", ""});
     s.meta["reported_bytes"] = info_.local_mem_bytes;
     auto record = [&](size_t bytes) {
       const bool ok = touch(bytes);

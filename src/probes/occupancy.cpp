@@ -29,7 +29,9 @@
 #include "analysis/execution.hpp"
 #include "core/error.hpp"
 #include "core/random.hpp"
+#include "kernels/occupancy_twin.hpp"
 #include "probes/probe.hpp"
+#include "probes/series_util.hpp"
 
 #include <fmt/format.h>
 
@@ -128,16 +130,11 @@ class OccupancyProbe {
 
  private:
   Series series(const std::string& id, Axis x, Axis y) const {
-    Series s;
-    s.id = id;
-    s.probe = "occupancy";
-    s.x = std::move(x);
-    s.y = std::move(y);
-    s.meta = {{"kernel", "occupancy/occupancy"},
-              {"work_group_size", wg_},
-              {"cycle_slots", next_host_.size()},
-              {"pattern", "one random cycle chased by all lanes of a work-group together"}};
-    return s;
+    return make_series(id, "occupancy", std::move(x), std::move(y),
+                       {{"kernel", "occupancy/occupancy"},
+                        {"work_group_size", wg_},
+                        {"cycle_slots", next_host_.size()},
+                        {"pattern", "one random cycle chased by all lanes of a work-group together"}});
   }
 
   void build_cycle(uint32_t n) {
@@ -167,25 +164,9 @@ class OccupancyProbe {
   // The host's walk of one work-group: every lane's output.
   std::vector<uint32_t> expected_group(uint64_t group, int regs, uint32_t steps, size_t wg) const {
     const auto n = static_cast<uint32_t>(next_host_.size());
-    uint32_t p = static_cast<uint32_t>((group * kStartSpacing) % n);
-    const uint32_t p0 = p;
-    std::vector<uint32_t> sums(static_cast<size_t>(regs), 0);
-    for (uint32_t s = 0; s < steps; ++s)
-      for (int k = 0; k < regs; ++k) {
-        p = next_host_[p];
-        sums[static_cast<size_t>(k)] += p;
-      }
-    std::vector<uint32_t> out(wg);
-    for (uint32_t lid = 0; lid < wg; ++lid) {
-      uint32_t h = p ^ (lid ^ p0);
-      for (int k = 0; k < regs; ++k) {
-        const uint32_t r = lid * (2u * static_cast<uint32_t>(k) + 1u) + static_cast<uint32_t>(k) +
-                           sums[static_cast<size_t>(k)];
-        h = (h ^ r) * 0x9E3779B1u;
-      }
-      out[lid] = h;
-    }
-    return out;
+    const auto start = static_cast<uint32_t>((group * kStartSpacing) % n);
+    return occupancy_twin::group_outputs([&](uint32_t p) { return next_host_[p]; }, start, regs, steps,
+                                         static_cast<uint32_t>(wg));
   }
 
   // One launch of `groups` work-groups of `wg` work-items, `steps` x REGS
@@ -231,13 +212,8 @@ class OccupancyProbe {
         initial, 1u << 20, ctx_.options.harness);
     last_lane_steps_ = m.work_per_launch * static_cast<uint64_t>(regs);
     const double lane_steps = static_cast<double>(groups * wg_) * regs;
-    Point p;
-    p.x = x;
-    for (double ns : m.ns_per_unit) p.samples.push_back(lane_steps / ns);
-    p.y = median(p.samples);
-    insert_point(s, p);
-    ctx_.progress(fmt::format("{} {:>6g}  {:8.2f} Gstep/s  (spread {:.1f}%, {:.1f} ms launches)", s.id, x,
-                              p.y, 100 * m.summary.rel_spread, m.launch_ms));
+    const double y = add_rate_point(s, x, m.ns_per_unit, lane_steps);
+    ctx_.progress(fmt::format("{} {:>6g}  {:8.2f} Gstep/s  (spread {:.1f}%, {:.1f} ms launches)", s.id, x, y, 100 * m.summary.rel_spread, m.launch_ms));
   }
 
   // A launch of `groups_per_cu` groups of `wg` per compute unit: its point

@@ -22,6 +22,7 @@
 // - Then single short launches (~2 ms) after idle gaps of 0 to 300 ms: a
 //   clock that falls between launches (DVFS) shows as a slower launch.
 #include "core/error.hpp"
+#include "kernels/sustain_twin.hpp"
 #include "probes/cycle_counter.hpp"
 #include "probes/probe.hpp"
 #include "probes/series_util.hpp"
@@ -46,16 +47,6 @@ constexpr double kDriverPeriodS = 0.2;
 constexpr size_t kMaxPoints = 2000;
 const std::vector<double> kGapsMs = {0, 1, 10, 100, 300};
 constexpr int kGapRepeats = 3;
-
-// What work-item `gid`'s chains end at after `rounds`, as the kernel computes it.
-float host_item(uint32_t gid, uint32_t rounds) {
-  const float s = static_cast<float>(gid & 63u) * 0.0078125f;
-  float x[8];
-  for (int i = 0; i < 8; ++i) x[i] = s + 0.125f * static_cast<float>(i);
-  for (uint32_t r = 0; r < rounds * 8; ++r)
-    for (float& v : x) v = std::fma(v, kA, kB);
-  return ((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7]));
-}
 
 struct DriverSample {
   double t_s = 0;
@@ -143,7 +134,7 @@ std::vector<Series> run_sustain_probe(ProbeContext& ctx) {
   auto check = [&](uint32_t rounds) {
     const auto got = dev.read_values<float>(*out, items);
     for (uint32_t gid : {uint32_t{0}, uint32_t{1}, uint32_t{63}, static_cast<uint32_t>(items - 1)}) {
-      const float want = host_item(gid, rounds);
+      const float want = sustain_twin::item_result(gid, rounds, kA, kB);
       if (!(std::abs(got[gid] - want) <= 1e-6f * std::abs(want)))
         throw ValidationError(fmt::format("sustain: work-item {} ended at {}, the host says {} ({} rounds)",
                                           gid, got[gid], want, rounds));

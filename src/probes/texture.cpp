@@ -33,6 +33,7 @@
 #include "core/random_cycle.hpp"
 #include "core/stats.hpp"
 #include "probes/probe.hpp"
+#include "probes/series_util.hpp"
 
 #include <fmt/format.h>
 
@@ -63,13 +64,8 @@ struct PlacedCycle {
   uint32_t cursor = 0;  // the slot (relative to base) the next walk starts from
 };
 
-Series make_series(const std::string& id, const std::string& y_name, const std::string& y_unit) {
-  Series s;
-  s.id = id;
-  s.probe = "texture";
-  s.x = {"footprint", "B"};
-  s.y = {y_name, y_unit};
-  return s;
+Series texture_series(const std::string& id, const std::string& y_name, const std::string& y_unit) {
+  return make_series(id, "texture", {"footprint", "B"}, {y_name, y_unit});
 }
 
 class TextureProbe {
@@ -90,7 +86,7 @@ class TextureProbe {
 
   std::vector<Series> run() {
     const bool quick = ctx_.options.quick;
-    Series latency = make_series(analysis::kTextureLatencySeries, "latency", "ns");
+    Series latency = texture_series(analysis::kTextureLatencySeries, "latency", "ns");
     latency.meta = common_meta();
     latency.meta["kernel"] = "texture/chase";
     latency.meta["pattern"] = "random single cycle, one work-item, read_imageui";
@@ -354,8 +350,8 @@ class TextureProbe {
     else if (next_->size_bytes() < words_->size_bytes() / stride_bytes_ * sizeof(uint32_t))
       next_ = dev_.create_buffer(words_->size_bytes() / stride_bytes_ * sizeof(uint32_t));
 
-    Series s_small = make_series(analysis::kTexturePairSmallSeries, "round", "ns");
-    Series s_large = make_series(analysis::kTexturePairLargeSeries, "round", "ns");
+    Series s_small = texture_series(analysis::kTexturePairSmallSeries, "round", "ns");
+    Series s_large = texture_series(analysis::kTexturePairLargeSeries, "round", "ns");
     for (Series* s : {&s_small, &s_large}) {
       s->x = {"global footprint", "B"};
       s->meta = common_meta();
@@ -459,7 +455,7 @@ class TextureProbe {
     const size_t groups = global / wg;
     auto sums = dev_.create_buffer(global * sizeof(uint32_t));
 
-    Series s = make_series(analysis::kTextureBandwidthSeries, "bandwidth", "GB/s");
+    Series s = texture_series(analysis::kTextureBandwidthSeries, "bandwidth", "GB/s");
     s.meta = common_meta();
     s.meta["kernel"] = "texture/bandwidth";
     s.meta["global_work_items"] = global;
@@ -488,14 +484,10 @@ class TextureProbe {
         return ns;
       };
       const Measurement m = measure(run, 16, 1u << 20, harness_);
-      Point p;
-      p.x = static_cast<double>(f);
       const double bytes_per_unit = static_cast<double>(global * kPixel);
-      for (double v : m.ns_per_unit) p.samples.push_back(bytes_per_unit / v);
-      p.y = median(p.samples);
-      insert_point(s, p);
+      const double y = add_rate_point(s, static_cast<double>(f), m.ns_per_unit, bytes_per_unit);
       ctx_.progress(
-          fmt::format("texture bandwidth {:>10.1f} KiB  {:10.1f} GB/s", static_cast<double>(f) / kKiB, p.y));
+          fmt::format("texture bandwidth {:>10.1f} KiB  {:10.1f} GB/s", static_cast<double>(f) / kKiB, y));
     }
     return s;
   }

@@ -34,6 +34,7 @@
 #include "core/error.hpp"
 #include "probes/chase_rig.hpp"
 #include "probes/probe.hpp"
+#include "probes/series_util.hpp"
 
 #include <fmt/format.h>
 
@@ -90,14 +91,14 @@ class TlbProbe {
       counts.push_back(static_cast<uint32_t>(std::llround(n)));
 
     std::vector<Series> out;
-    Series control = make_series("tlb.control", {"slots", ""}, line_);
+    Series control = chase_series("tlb.control", {"slots", ""}, line_);
     for (uint32_t n : counts) {
       if (budget.exhausted()) break;
       measure(control, n, line_, static_cast<double>(n));
     }
     out.push_back(std::move(control));
     for (size_t s : strides) {
-      Series series = make_series(fmt::format("tlb.stride_{}", s), {"footprint", "B"}, s);
+      Series series = chase_series(fmt::format("tlb.stride_{}", s), {"footprint", "B"}, s);
       for (uint32_t n : counts) {
         if (static_cast<size_t>(n) * s > rig_.bytes()) break;
         if (budget.exhausted()) break;
@@ -121,18 +122,13 @@ class TlbProbe {
     return std::bit_floor(std::max<size_t>(want, 64 * kMiB));
   }
 
-  Series make_series(const std::string& id, Axis x, size_t stride) const {
-    Series s;
-    s.id = id;
-    s.probe = "tlb";
-    s.x = std::move(x);
-    s.y = {"latency", "ns"};
-    s.meta = {{"kernel", "chase_layout/chase_groups"},
-              {"stride_bytes", stride},
-              {"line_bytes", line_},
-              {"buffer_bytes", rig_.bytes()},
-              {"pattern", "random single cycle, one slot per stride-sized block, one work-item"}};
-    return s;
+  Series chase_series(const std::string& id, Axis x, size_t stride) const {
+    return make_series(id, "tlb", std::move(x), {"latency", "ns"},
+                       {{"kernel", "chase_layout/chase_groups"},
+                        {"stride_bytes", stride},
+                        {"line_bytes", line_},
+                        {"buffer_bytes", rig_.bytes()},
+                        {"pattern", "random single cycle, one slot per stride-sized block, one work-item"}});
   }
 
   void measure(Series& s, uint32_t n, size_t stride, double x) {
@@ -146,13 +142,9 @@ class TlbProbe {
     const auto visit =
         rig_.link_slots(random_visit_order(n, 0x7b1dULL ^ (n * 0x9e3779b97f4a7c15ULL) ^ stride), pos);
     const ChaseTiming t = rig_.time(visit, 1, 0, hc_);
-    Point p;
-    p.x = x;
-    p.samples = t.samples;
-    p.y = t.ns_per_hop;
-    insert_point(s, p);
+    add_point(s, x, t.samples, t.ns_per_hop);
     ctx_.progress(fmt::format("{} {:>8} slots {:>12.0f} KiB {:8.1f} ns", s.id, n,
-                              static_cast<double>(n) * static_cast<double>(stride) / kKiB, p.y));
+                              static_cast<double>(n) * static_cast<double>(stride) / kKiB, t.ns_per_hop));
   }
 
   ProbeContext& ctx_;

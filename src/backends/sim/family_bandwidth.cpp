@@ -38,6 +38,7 @@
 #include "backends/sim/family.hpp"
 #include "backends/sim/sim_device.hpp"
 #include "core/error.hpp"
+#include "kernels/bandwidth_twin.hpp"
 
 #include <fmt/format.h>
 
@@ -288,24 +289,11 @@ void for_each_span(const Walk& w, F f) {
   }
 }
 
-// What bandwidth.cl's stores write to vectors [first, first + count):
-// SPLAT((i * 0x9e3779b1) ^ seed), i the kernel's uint index.
-constexpr uint32_t kSplat4[4] = {0, 0x9e3779b9u, 0x7f4a7c15u, 0x85ebca6bu};
-constexpr uint32_t kSplat16[4] = {0, 0xc2b2ae35u, 0x27d4eb2fu, 0x165667b1u};
-
+// What bandwidth.cl's stores write to vectors [first, first + count): the twin's words.
 template <int Vec>
 void hashed_vectors_of(uint64_t first, uint64_t count, uint32_t seed, uint32_t* o) {
-  for (uint64_t j = 0; j < count; ++j, o += Vec) {
-    const uint32_t x = static_cast<uint32_t>(first + j) * 0x9e3779b1u ^ seed;
-    if constexpr (Vec == 1) {
-      o[0] = x;
-    } else if constexpr (Vec == 2) {
-      o[0] = x, o[1] = x ^ kSplat4[1];
-    } else {
-      for (int qd = 0; qd < Vec / 4; ++qd)
-        for (int k = 0; k < 4; ++k) o[qd * 4 + k] = (x ^ kSplat16[qd]) ^ kSplat4[k];
-    }
-  }
+  for (uint64_t j = 0; j < count; ++j, o += Vec)
+    bandwidth_twin::splat<Vec>(bandwidth_twin::vector_word(static_cast<uint32_t>(first + j), seed), o);
 }
 
 // Stores them into dst in place.

@@ -26,6 +26,7 @@
 #include "backends/sim/family.hpp"
 #include "backends/sim/sim_device.hpp"
 #include "core/error.hpp"
+#include "kernels/coalescing_twin.hpp"
 
 #include <fmt/format.h>
 
@@ -38,14 +39,6 @@ namespace {
 
 constexpr uint64_t kElementBytes = 4;
 constexpr size_t kFillBlock = 1 << 16;  // elements written per host write
-
-uint32_t coalescing_hash(uint32_t i, uint32_t seed) {
-  uint32_t x = (i ^ seed) * 0x9E3779B1u;
-  x ^= x >> 15;
-  x *= 0x85EBCA77u;
-  x ^= x >> 13;
-  return x;
-}
 
 struct FillMemo {
   uint64_t buffer_id = 0, written = 0, count = 0;
@@ -66,7 +59,7 @@ double fill(SimLaunch& l) {
     for (uint64_t i0 = 0; i0 < count; i0 += kFillBlock) {
       block.resize(std::min<uint64_t>(kFillBlock, count - i0));
       for (size_t j = 0; j < block.size(); ++j)
-        block[j] = coalescing_hash(static_cast<uint32_t>(i0 + j), seed);
+        block[j] = coalescing_twin::value(static_cast<uint32_t>(i0 + j), seed);
       a.write(i0 * kElementBytes, std::as_bytes(std::span<const uint32_t>(block)));
     }
     memo = {a.id(), a.last_write(), count, seed};

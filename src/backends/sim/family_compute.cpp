@@ -5,7 +5,8 @@
 // path (KIND_PTX_F16X2) and dp4a need inline PTX, which no sim device
 // accepts: a launch of them is Unsupported.
 //
-// Semantics: the OpenCL C's maps (compute.cl's STEP_* / TP_STEP_* macros),
+// Semantics: the OpenCL C's maps (compute.cl's STEP_* / TP_STEP_* macros) as the
+// twin kernels/compute_twin.hpp evaluates them,
 // lane by lane. Floats are evaluated in double and rounded to the element
 // type after every op (float, or IEEE binary16 round-to-nearest-even for
 // half): within an ulp or so of a GPU, which is what the probe's tolerance
@@ -30,37 +31,26 @@
 #include "backends/sim/family.hpp"
 #include "backends/sim/sim_device.hpp"
 #include "core/error.hpp"
+#include "kernels/compute_twin.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
-#include <cmath>
-#include <cstring>
+#include <span>
 #include <map>
 #include <optional>
 
 namespace gpuscope::sim {
 namespace {
 
+namespace twin = compute_twin;
+
 // Distinct lane-ops one launch computes: 2x a one-trip validation launch of
 // the probe's largest form (512 seed patterns x 8 chains x 32 steps x 2 ops
 // x 4 lanes); slow ops (precise sin, exp, ... in double) an eighth of it.
 constexpr double kMaxComputedOps = 2.0 * 1024 * 1024;
-double computed_cap(const std::string& op);
 
-// The ops of compute.cl, as in its kernel names (tp_NATIVE_SIN).
-const char* const kFloatOps[] = {
-    "ADD", "MUL", "FMA",           "MAD",         "DIV",          "SQRT",       "RSQRT",      "EXP",
-    "LOG", "SIN", "NATIVE_DIVIDE", "NATIVE_SQRT", "NATIVE_RSQRT", "NATIVE_EXP", "NATIVE_LOG", "NATIVE_SIN"};
-const char* const kIntOnlyOps[] = {"CVT", "DP4A"};
-
-bool is_slow(const std::string& op) {
-  return op == "DIV" || op == "SQRT" || op == "RSQRT" || op == "EXP" || op == "LOG" || op == "SIN" ||
-         op.rfind("NATIVE_", 0) == 0;
-}
-
-double computed_cap(const std::string& op) { return is_slow(op) ? kMaxComputedOps / 8 : kMaxComputedOps; }
+double computed_cap(const twin::Op& op) { return twin::is_slow(op) ? kMaxComputedOps / 8 : kMaxComputedOps; }
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -69,11 +59,9 @@ std::string lower(std::string s) {
 
 // ------------------------------------------------------------ element types
 
-enum class Kind { Float, Int };
-
 struct Elem {
-  Kind kind = Kind::Float;
-  std::string scalar;  // the description's type name: float half double long int short char
+  Scalar scalar = Scalar::f32;
+  std::string type;  // the description's type name: float half double long int short char
   size_t bytes = 4;
   int vec = 1;
 };
@@ -85,215 +73,23 @@ Elem elem_of(SimLaunch& l) {
   const auto scalar = spec.scalar("scalar");
   if (!scalar) throw DeviceError("sim: compute built without a scalar type");
   // The description's type names (SimConfig::rates), which are OpenCL C's.
-  static const std::map<Scalar, std::pair<const char*, Kind>> types = {
-      {Scalar::f32, {"float", Kind::Float}}, {Scalar::f16, {"half", Kind::Float}},
-      {Scalar::f64, {"double", Kind::Float}}, {Scalar::i64, {"long", Kind::Int}},
-      {Scalar::i32, {"int", Kind::Int}},      {Scalar::i16, {"short", Kind::Int}},
-      {Scalar::i8, {"char", Kind::Int}}};
+  static const std::map<Scalar, const char*> types = {
+      {Scalar::f32, "float"}, {Scalar::f16, "half"}, {Scalar::f64, "double"}, {Scalar::i64, "long"},
+      {Scalar::i32, "int"},   {Scalar::i16, "short"}, {Scalar::i8, "char"}};
   const auto it = types.find(*scalar);
   if (it == types.end()) throw Unsupported(fmt::format("sim: compute with scalar {}", scalar_tag(*scalar)));
   Elem e;
-  e.scalar = it->second.first;
-  e.kind = it->second.second;
+  e.scalar = *scalar;
+  e.type = it->second;
   e.bytes = scalar_bytes(*scalar);
-  if (spec.word("kind") == "FLOAT" && e.kind != Kind::Float)
-    throw DeviceError("sim: kind FLOAT with an integer scalar");
-  if (spec.word("kind") == "INT" && e.kind != Kind::Int) throw DeviceError("sim: kind INT with a float scalar");
+  const bool is_float = scalar_is_float(*scalar);
+  if (spec.word("kind") == "FLOAT" && !is_float) throw DeviceError("sim: kind FLOAT with an integer scalar");
+  if (spec.word("kind") == "INT" && is_float) throw DeviceError("sim: kind INT with a float scalar");
   e.vec = static_cast<int>(l.spec().integer("vec", 1));
   if (e.vec != 1 && e.vec != 2 && e.vec != 4 && e.vec != 8 && e.vec != 16)
     throw DeviceError(fmt::format("sim: compute with vec = {}", e.vec));
   return e;
 }
-
-// IEEE binary16 round to nearest even, returned as the value it stands for.
-double round_half(double v) {
-  const auto f = static_cast<float>(v);
-  const uint32_t u = std::bit_cast<uint32_t>(f);
-  const uint32_t sign = (u >> 16) & 0x8000u;
-  const int exp = static_cast<int>((u >> 23) & 0xff) - 127 + 15;
-  const uint32_t mant = u & 0x7fffffu;
-  uint32_t h;
-  if (std::isnan(f)) {
-    h = 0x7e00u;
-  } else if (exp >= 31) {
-    h = sign | 0x7c00u;
-  } else if (exp <= 0) {
-    // Subnormal halves: the maps never reach them; round through the
-    // subnormal step all the same.
-    const double step = std::ldexp(1.0, -24);
-    return std::nearbyint(static_cast<double>(f) / step) * step;
-  } else {
-    h = sign | (static_cast<uint32_t>(exp) << 10) | (mant >> 13);
-    const uint32_t rest = mant & 0x1fffu;
-    if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
-  }
-  const int hs = (h & 0x8000) ? -1 : 1;
-  const int he = (h >> 10) & 0x1f;
-  const int hm = h & 0x3ff;
-  if (he == 31) return hm ? std::nan("") : hs * INFINITY;
-  return hs * std::ldexp(1024 + hm, he - 25);
-}
-
-uint16_t half_bits_of(double v) {  // v already a half value
-  if (std::isnan(v)) return 0x7e00u;
-  const uint16_t sign = std::signbit(v) ? 0x8000u : 0;
-  v = std::abs(v);
-  if (std::isinf(v)) return sign | 0x7c00u;
-  if (v == 0) return sign;
-  int e = 0;
-  const double m = std::frexp(v, &e);  // v = m 2^e, m in [0.5, 1)
-  const int he = e - 1 + 15;
-  if (he <= 0)
-    return static_cast<uint16_t>(sign | static_cast<uint16_t>(std::lround(v / std::ldexp(1.0, -24))));
-  return static_cast<uint16_t>(sign | (he << 10) | (static_cast<int>(std::lround(m * 2048)) - 1024));
-}
-
-double half_from_bits(uint16_t h) {
-  const int sign = (h & 0x8000) ? -1 : 1;
-  const int exp = (h >> 10) & 0x1f;
-  const int mant = h & 0x3ff;
-  if (exp == 0) return sign * std::ldexp(mant, -24);
-  if (exp == 31) return mant ? std::nan("") : sign * INFINITY;
-  return sign * std::ldexp(1024 + mant, exp - 25);
-}
-
-// Element `k` of a byte block, as double (floats) or wrapped int64 (ints).
-struct Value {
-  double f = 0;
-  int64_t i = 0;
-};
-
-int64_t wrap(uint64_t v, size_t bytes) {
-  if (bytes == 8) return static_cast<int64_t>(v);
-  const unsigned bits = static_cast<unsigned>(bytes * 8);
-  const uint64_t m = (uint64_t{1} << bits) - 1;
-  v &= m;
-  if (v >> (bits - 1)) v |= ~m;
-  return static_cast<int64_t>(v);
-}
-
-Value load_value(const Elem& e, const std::byte* p) {
-  Value v;
-  if (e.kind == Kind::Int) {
-    uint64_t u = 0;
-    std::memcpy(&u, p, e.bytes);  // little-endian host, as the devices modelled
-    v.i = wrap(u, e.bytes);
-  } else if (e.bytes == 2) {
-    uint16_t h = 0;
-    std::memcpy(&h, p, 2);
-    v.f = half_from_bits(h);
-  } else if (e.bytes == 4) {
-    float f = 0;
-    std::memcpy(&f, p, 4);
-    v.f = f;
-  } else {
-    std::memcpy(&v.f, p, 8);
-  }
-  return v;
-}
-
-void store_value(const Elem& e, const Value& v, std::byte* p) {
-  if (e.kind == Kind::Int) {
-    const auto u = static_cast<uint64_t>(v.i);
-    std::memcpy(p, &u, e.bytes);
-  } else if (e.bytes == 2) {
-    const uint16_t h = half_bits_of(v.f);
-    std::memcpy(p, &h, 2);
-  } else if (e.bytes == 4) {
-    const auto f = static_cast<float>(v.f);
-    std::memcpy(p, &f, 4);
-  } else {
-    std::memcpy(p, &v.f, 8);
-  }
-}
-
-// ------------------------------------------------------------ the maps
-
-struct FloatMaps {
-  size_t bytes;
-  double r(double v) const {
-    if (bytes == 4) return static_cast<float>(v);
-    if (bytes == 2) return round_half(v);
-    return v;
-  }
-  double fma(double v, double a, double b) const {
-    if (bytes == 4) return std::fma(static_cast<float>(v), static_cast<float>(a), static_cast<float>(b));
-    return r(std::fma(v, a, b));
-  }
-  // One map of a slow op (v -> g(v)); p: the param the map uses (a or b).
-  double slow(const std::string& op, double v, double p) const {
-    if (op == "SQRT" || op == "NATIVE_SQRT") return r(std::sqrt(v));
-    if (op == "RSQRT" || op == "NATIVE_RSQRT") return r(1 / std::sqrt(v));
-    if (op == "EXP" || op == "NATIVE_EXP") return r(std::exp(-v));
-    if (op == "LOG" || op == "NATIVE_LOG") return r(std::log(r(v * p)));
-    if (op == "SIN" || op == "NATIVE_SIN") return r(std::sin(v));
-    throw std::logic_error("sim compute: no float map " + op);
-  }
-  // One step (two ops) of chain (x, y). `independent`: TP_STEP_FMA/MAD.
-  void step(const std::string& op, bool independent, double& x, double& y, double a, double b) const {
-    if (op == "ADD") {
-      x = r(x + y);
-      y = r(y - x);
-    } else if (op == "MUL") {
-      x = r(y * a);
-      y = r(x * b);
-    } else if (op == "FMA" || op == "MAD") {
-      if (independent) {
-        x = fma(x, a, b);
-        y = fma(y, a, b);
-      } else {
-        x = fma(y, a, b);
-        y = fma(x, a, b);
-      }
-    } else if (op == "DIV" || op == "NATIVE_DIVIDE") {
-      x = r(a / y);
-      y = r(b / x);
-    } else {
-      x = slow(op, y, a);
-      y = slow(op, x, a);
-    }
-  }
-};
-
-struct IntMaps {
-  size_t bytes;
-  int64_t w(uint64_t v) const { return wrap(v, bytes); }
-  void step(const std::string& op, int64_t& x, int64_t& y, int64_t a, int64_t b) const {
-    const auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
-    if (op == "ADD") {
-      x = w(u(x) + u(y));
-      y = w(u(y) + u(x));
-    } else if (op == "MUL") {
-      x = w(u(x) * u(y));
-      y = w(u(y) * u(x));
-    } else if (op == "MAD") {
-      x = w(u(y) * u(a) + u(b));
-      y = w(u(x) * u(a) + u(b));
-    } else if (op == "DIV") {
-      // a / (v | 1): v | 1 is never 0; INT_MIN / -1 cannot occur with the
-      // probe's positive a, but is defined here as the GPU's wrap.
-      const auto div = [&](int64_t num, int64_t den) {
-        if (den == -1) return w(0 - u(num));
-        return w(u(num / den));
-      };
-      x = div(a, y | 1);
-      y = div(a, x | 1);
-    } else if (op == "CVT") {
-      const float one = std::bit_cast<float>(static_cast<uint32_t>(a));
-      const auto cvt = [&](int64_t v) {
-        const double f = static_cast<double>(static_cast<float>(static_cast<int32_t>(v)) * one);
-        // convert_int_rtz: truncation; out-of-range saturates only with _sat,
-        // never reached by the probe's |v| < 2^29.
-        return static_cast<int64_t>(
-            static_cast<int32_t>(std::clamp(std::trunc(f), -2147483648.0, 2147483647.0)));
-      };
-      x = cvt(y);
-      y = cvt(x);
-    } else {
-      throw Unsupported("sim: compute integer op " + op);
-    }
-  }
-};
 
 // ------------------------------------------------------------ rates
 
@@ -418,25 +214,12 @@ class Rates {
 // ------------------------------------------------------------ kernels
 
 // Is tp_/lat_<op> in the program these parameters build (compute.cl's #if's)?
-bool compiled_in(SimLaunch& l, const Elem& e, const std::string& op, bool throughput) {
-  const KernelSpec& spec = l.spec();
-  const bool mix = op.rfind("MIX_", 0) == 0;
-  const bool fast = op == "ADD" || op == "MUL" || op == "FMA" || op == "MAD" || mix;
-  const auto ops = spec.word("ops");
-  const bool selected = ops == "ALL" || ops == op || (fast && ops == "FAST");
-  if (!selected) return false;
-  const bool fp32 = spec.scalar("scalar") == Scalar::f32;
-  if (mix) return throughput && e.kind == Kind::Float && e.vec == 1 && fp32;
-  if (!throughput && e.vec != 1) return false;  // lat_ kernels are scalar only
-  if (is_slow(op) && e.vec != 1) return false;  // SLOW_KERNELS of vectors are empty
-  if (e.kind == Kind::Float) {
-    if (op == "CVT" || op == "DP4A") return false;
-    if (op.rfind("NATIVE_", 0) == 0 && spec.scalar("scalar") == Scalar::f64) return false;
-    return true;
-  }
-  if (op == "CVT") return e.vec == 1 && spec.scalar("scalar") == Scalar::i32;
-  if (op == "DP4A") return false;  // needs NVIDIA inline PTX, which no sim device accepts
-  return op == "ADD" || op == "MUL" || op == "MAD" || op == "DIV";
+// No sim device accepts inline PTX, so never dp4a.
+bool compiled_in(SimLaunch& l, const Elem& e, const twin::Op& op, bool throughput) {
+  const auto ops = l.spec().word("ops");
+  const bool selected =
+      ops == "ALL" || ops == op.kernel || (op.program == twin::Program::Fast && ops == "FAST");
+  return selected && twin::holds(op, e.scalar, e.vec, false, throughput, false);
 }
 
 void fill_poison(SimBuffer& out, size_t bytes) {
@@ -444,24 +227,32 @@ void fill_poison(SimBuffer& out, size_t bytes) {
   out.write(0, ff);
 }
 
+// The device's arithmetic: rounded to the element type after every op.
+twin::Arith device_arith(const Elem& e) { return {e.scalar, twin::Rounding::Element, false}; }
+
+// Operands a and b: the first two elements of the param buffer.
+std::pair<twin::Value, twin::Value> params_of(const Elem& e, const SimBuffer& param) {
+  const auto bytes = param.load_all<std::byte>(2 * e.bytes, 0);
+  return {twin::load_value(e.scalar, bytes.data()), twin::load_value(e.scalar, bytes.data() + e.bytes)};
+}
+
 // tp_<op>(seed, param, out, iters)
-double run_tp(SimLaunch& l, const std::string& op) {
+double run_tp(SimLaunch& l, const twin::Op& op) {
   const Elem e = elem_of(l);
   if (!compiled_in(l, e, op, true))
-    throw DeviceError(fmt::format("sim: kernel tp_{} is not in the program these parameters build", op));
+    throw DeviceError(fmt::format("sim: kernel tp_{} is not in the program these parameters build", op.kernel));
   const SimBuffer& seed = l.buffer(0);
   const SimBuffer& param = l.buffer(1);
   SimBuffer& out = l.buffer(2);
   const uint32_t iters = l.u32(3);
   const int chains = static_cast<int>(l.spec().integer("chains", 8));
-  const bool mix = op.rfind("MIX_", 0) == 0;
-  const int steps =
-      static_cast<int>(is_slow(op) ? l.spec().integer("unroll_slow", 4) : l.spec().integer("unroll", 32));
-  if (chains <= 0 || steps <= 0 || (mix && chains % 2 != 0))
+  const bool pairs = op.map == twin::Map::MixFmaAdd || op.map == twin::Map::MixFmaIadd;
+  const int steps = static_cast<int>(twin::is_slow(op) ? l.spec().integer("unroll_slow", 4)
+                                                       : l.spec().integer("unroll", 32));
+  if (chains <= 0 || steps <= 0 || (pairs && chains % 2 != 0))
     throw DeviceError("sim: compute with chains or unroll out of range");
   const size_t items = l.global().total();
-  const size_t per_item_scalars = size_t{2} * chains * e.vec;
-  const size_t item_bytes = per_item_scalars * e.bytes;
+  const size_t item_bytes = size_t{2} * chains * e.vec * e.bytes;
   if (items * item_bytes > seed.size_bytes() || items * item_bytes > out.size_bytes())
     throw DeviceError("sim: compute tp_ reads or writes past its buffers");
 
@@ -470,21 +261,20 @@ double run_tp(SimLaunch& l, const std::string& op) {
   const Rates rates(l.config());
   const double values = static_cast<double>(items) * iters * steps * chains * 2 * e.vec;
   double ns = 0;
-  if (op == "MIX_FMA_ADD") {
+  if (op.map == twin::Map::MixFmaAdd) {
     const double t_fma = rates.throughput_ns(values / 2, rates.of("float", "FMA"));
     const double t_add = rates.throughput_ns(values / 2, rates.of("float", "ADD"));
     ns = l.config().rates.dual_issue_fma_add ? std::max(t_fma, t_add) : t_fma + t_add;
-  } else if (op == "MIX_FMA_IADD") {
+  } else if (op.map == twin::Map::MixFmaIadd) {
     ns = rates.throughput_ns(values / 2, rates.of("float", "FMA")) +
          rates.throughput_ns(values / 2, rates.of("int", "ADD"));
   } else {
-    ns = rates.throughput_ns(values, rates.of(e.scalar, op));
+    ns = rates.throughput_ns(values, rates.of(e.type, op.kernel));
   }
 
   // Semantics, per distinct seed block.
   const auto seeds = seed.load_all<std::byte>(items * item_bytes);
   std::map<std::string, std::vector<std::byte>> done;  // seed block -> out block
-  std::vector<const std::vector<std::byte>*> result(items);
   for (size_t it = 0; it < items; ++it) {
     std::string key(reinterpret_cast<const char*>(seeds.data() + it * item_bytes), item_bytes);
     done.emplace(std::move(key), std::vector<std::byte>{});
@@ -494,50 +284,11 @@ double run_tp(SimLaunch& l, const std::string& op) {
     fill_poison(out, items * item_bytes);
     return ns;
   }
-  const Value a = load_value(e, param.load_all<std::byte>(e.bytes, 0).data());
-  const Value b = load_value(e, param.load_all<std::byte>(e.bytes, e.bytes).data());
-  const FloatMaps fm{e.bytes};
-  const IntMaps im{e.bytes};
+  const auto [a, b] = params_of(e, param);
   for (auto& [key, res] : done) {
-    res.assign(reinterpret_cast<const std::byte*>(key.data()),
-               reinterpret_cast<const std::byte*>(key.data()) + key.size());
-    std::byte* blk = res.data();
-    if (op == "MIX_FMA_IADD") {
-      // Per chain pair c: [x, y, p, q], p and q int32 bit patterns.
-      const Elem i32{Kind::Int, "int", 4, 1};
-      for (int c = 0; c < chains / 2; ++c) {
-        double x = load_value(e, blk + (4 * c) * 4).f, y = load_value(e, blk + (4 * c + 1) * 4).f;
-        int64_t p = load_value(i32, blk + (4 * c + 2) * 4).i, q = load_value(i32, blk + (4 * c + 3) * 4).i;
-        const IntMaps m32{4};
-        for (uint64_t s = 0; s < uint64_t{iters} * steps; ++s) {
-          fm.step("FMA", false, x, y, a.f, b.f);
-          m32.step("ADD", p, q, 0, 0);
-        }
-        store_value(e, {x, 0}, blk + (4 * c) * 4);
-        store_value(e, {y, 0}, blk + (4 * c + 1) * 4);
-        store_value(i32, {0, p}, blk + (4 * c + 2) * 4);
-        store_value(i32, {0, q}, blk + (4 * c + 3) * 4);
-      }
-    } else {
-      for (int c = 0; c < chains; ++c) {
-        const std::string o = op == "MIX_FMA_ADD" ? (c % 2 == 0 ? "FMA" : "ADD") : op;
-        // tp_FMA and tp_MAD of floats are INDEP_KERNELS (TP_STEP_*); the mix uses STEP_FMA.
-        const bool independent = op == "FMA" || op == "MAD";
-        for (int ln = 0; ln < e.vec; ++ln) {
-          std::byte* px = blk + (size_t(2 * c) * e.vec + ln) * e.bytes;
-          std::byte* py = blk + (size_t(2 * c + 1) * e.vec + ln) * e.bytes;
-          Value x = load_value(e, px), y = load_value(e, py);
-          for (uint64_t s = 0; s < uint64_t{iters} * steps; ++s) {
-            if (e.kind == Kind::Float)
-              fm.step(o, independent, x.f, y.f, a.f, b.f);
-            else
-              im.step(o, x.i, y.i, a.i, b.i);
-          }
-          store_value(e, x, px);
-          store_value(e, y, py);
-        }
-      }
-    }
+    auto block = twin::load_block(op, e.scalar, std::as_bytes(std::span(key.data(), key.size())));
+    twin::run_block(op, device_arith(e), chains, e.vec, uint64_t{iters} * steps, true, a, b, block);
+    res = twin::store_block(op, e.scalar, block);
   }
   for (size_t it = 0; it < items; ++it) {
     const std::string key(reinterpret_cast<const char*>(seeds.data() + it * item_bytes), item_bytes);
@@ -547,42 +298,32 @@ double run_tp(SimLaunch& l, const std::string& op) {
 }
 
 // lat_<op>(seed, param, out, cycles, iters): one chain, one work-item.
-double run_lat(SimLaunch& l, const std::string& op) {
+double run_lat(SimLaunch& l, const twin::Op& op) {
   const Elem e = elem_of(l);
   if (!compiled_in(l, e, op, false))
-    throw DeviceError(fmt::format("sim: kernel lat_{} is not in the program these parameters build", op));
+    throw DeviceError(fmt::format("sim: kernel lat_{} is not in the program these parameters build", op.kernel));
   const SimBuffer& seed = l.buffer(0);
   const SimBuffer& param = l.buffer(1);
   SimBuffer& out = l.buffer(2);
   SimBuffer& cycles = l.buffer(3);
   const uint32_t iters = l.u32(4);
-  const int steps =
-      static_cast<int>(is_slow(op) ? l.spec().integer("lat_unroll_slow", 16) : l.spec().integer("lat_unroll", 64));
+  const int steps = static_cast<int>(twin::is_slow(op) ? l.spec().integer("lat_unroll_slow", 16)
+                                                       : l.spec().integer("lat_unroll", 64));
   if (steps <= 0) throw DeviceError("sim: compute with lat_unroll out of range");
   const Rates rates(l.config());
   const double ops = static_cast<double>(iters) * steps * 2;
   // Every work-item runs the chain (the OpenCL C has no guard): launched
   // wider, they would all store to out[0..1]; one is what the probe launches.
-  const double ns = ops * rates.latency_ns(e.scalar, op);
+  const double ns = ops * rates.latency_ns(e.type, op.kernel);
   cycles.store<uint64_t>(0, 0);  // no cycle counter without inline PTX
   if (ops > computed_cap(op)) {
     fill_poison(out, 2 * e.bytes);
     return ns;
   }
-  const Value a = load_value(e, param.load_all<std::byte>(e.bytes, 0).data());
-  const Value b = load_value(e, param.load_all<std::byte>(e.bytes, e.bytes).data());
-  auto x = load_value(e, seed.load_all<std::byte>(e.bytes, 0).data());
-  auto y = load_value(e, seed.load_all<std::byte>(e.bytes, e.bytes).data());
-  for (uint64_t s = 0; s < uint64_t{iters} * steps; ++s) {
-    if (e.kind == Kind::Float)
-      FloatMaps{e.bytes}.step(op, false, x.f, y.f, a.f, b.f);
-    else
-      IntMaps{e.bytes}.step(op, x.i, y.i, a.i, b.i);
-  }
-  std::vector<std::byte> res(2 * e.bytes);
-  store_value(e, x, res.data());
-  store_value(e, y, res.data() + e.bytes);
-  out.write(0, res);
+  const auto [a, b] = params_of(e, param);
+  auto chain = twin::load_block(op, e.scalar, seed.load_all<std::byte>(2 * e.bytes, 0));
+  twin::run_block(op, device_arith(e), 1, 1, uint64_t{iters} * steps, false, a, b, chain);
+  out.write(0, twin::store_block(op, e.scalar, chain));
   return ns;
 }
 
@@ -597,14 +338,11 @@ double sim_op_latency_ns(const SimConfig& c, const std::string& scalar, const st
 }
 
 void register_sim_family_compute(FamilyTable& table) {
-  auto add = [&](const std::string& op, bool lat) {
-    table.add({"compute", "tp_" + op, 0, [op](SimLaunch& l) { return run_tp(l, op); }});
-    if (lat) table.add({"compute", "lat_" + op, 1, [op](SimLaunch& l) { return run_lat(l, op); }});
-  };
-  for (const char* op : kFloatOps) add(op, true);
-  for (const char* op : kIntOnlyOps) add(op, true);
-  add("MIX_FMA_ADD", false);
-  add("MIX_FMA_IADD", false);
+  for (const twin::Op& op : twin::ops()) {
+    table.add({"compute", std::string("tp_") + op.kernel, 0, [&op](SimLaunch& l) { return run_tp(l, op); }});
+    if (op.latency)
+      table.add({"compute", std::string("lat_") + op.kernel, 1, [&op](SimLaunch& l) { return run_lat(l, op); }});
+  }
 }
 
 }  // namespace gpuscope::sim

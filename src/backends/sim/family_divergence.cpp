@@ -20,6 +20,7 @@
 #include "backends/sim/family.hpp"
 #include "backends/sim/sim_device.hpp"
 #include "core/error.hpp"
+#include "kernels/divergence_twin.hpp"
 
 #include <fmt/format.h>
 
@@ -35,21 +36,6 @@ int chains_of(SimLaunch& l) {
   const auto c = l.spec().integer("chains", 0);
   if (c <= 0 || c > 256) throw DeviceError("sim: divergence needs chains 1..256");
   return static_cast<int>(c);
-}
-
-// One side's result: chains from s + c, `iters` x fma(x, m, k), summed in order.
-float side_sum(float s, int chains, uint32_t iters, float m, float k) {
-  float sum = 0.0f;
-  for (int c = 0; c < chains; ++c) {
-    float x = s + static_cast<float>(c);
-    for (uint32_t i = 0; i < iters; ++i) {
-      const float next = std::fma(x, m, k);
-      if (next == x) break;  // a fixed point: the remaining steps change nothing
-      x = next;
-    }
-    sum += x;
-  }
-  return sum;
 }
 
 size_t group_size(SimLaunch& l) {
@@ -84,8 +70,8 @@ double diverge(SimLaunch& l) {
     const auto key = std::make_pair(std::bit_cast<uint32_t>(seeds[g]), sa);
     auto it = memo.find(key);
     if (it == memo.end())
-      it = memo.emplace(key, sa ? side_sum(seeds[g], chains, iters_a, a, b)
-                                : side_sum(seeds[g], chains, iters_b, b, a))
+      it = memo.emplace(key, sa ? divergence_twin::side_sum(seeds[g], chains, iters_a, a, b)
+                                : divergence_twin::side_sum(seeds[g], chains, iters_b, b, a))
                .first;
     res[g] = it->second;
   }
@@ -125,7 +111,7 @@ double partition(SimLaunch& l) {
     if (!works(g % wg)) continue;  // returns at once, writes nothing
     const uint32_t key = std::bit_cast<uint32_t>(seeds[g]);
     auto it = memo.find(key);
-    if (it == memo.end()) it = memo.emplace(key, side_sum(seeds[g], chains, iters, a, b)).first;
+    if (it == memo.end()) it = memo.emplace(key, divergence_twin::side_sum(seeds[g], chains, iters, a, b)).first;
     out.store<float>(g * 4, it->second);
   }
 

@@ -24,6 +24,7 @@
 #include "backends/sim/family.hpp"
 #include "backends/sim/sim_device.hpp"
 #include "core/error.hpp"
+#include "kernels/local_twin.hpp"
 
 #include <fmt/format.h>
 
@@ -217,7 +218,7 @@ double local_touch(SimLaunch& l) {
   for (size_t gid = 0; gid < items; ++gid) {
     const size_t lid = gid % lsz;
     uint32_t s = 0;
-    for (uint64_t i = lsz - 1 - lid; i < words; i += lsz) s += static_cast<uint32_t>(i) * 0x9e3779b1u;
+    for (uint64_t i = lsz - 1 - lid; i < words; i += lsz) s += local_twin::touch_word(static_cast<uint32_t>(i));
     out[gid] = s;
   }
   sums.write(0, std::as_bytes(std::span<const uint32_t>(out)));

@@ -32,6 +32,7 @@
 #include "backends/sim/family.hpp"
 #include "backends/sim/sim_device.hpp"
 #include "core/error.hpp"
+#include "kernels/occupancy_twin.hpp"
 
 #include <fmt/format.h>
 
@@ -127,26 +128,14 @@ double occupancy(SimLaunch& l) {
   }
   const auto& next = cycle.next;
 
-  std::vector<uint32_t> sums(static_cast<size_t>(regs));
-  std::vector<uint32_t> group_out(wg);
+  const auto follow = [&](uint32_t p) {
+    if (p >= length) throw DeviceError("sim: occupancy followed an index outside `next`");
+    return next[p];
+  };
   for (uint64_t g = 0; g < groups; ++g) {
-    uint32_t p = static_cast<uint32_t>((g * spacing) % length);
-    const uint32_t p0 = p;
-    std::fill(sums.begin(), sums.end(), 0u);
-    for (uint32_t s = 0; s < steps; ++s)
-      for (long long k = 0; k < regs; ++k) {
-        if (p >= length) throw DeviceError("sim: occupancy followed an index outside `next`");
-        p = next[p];
-        sums[static_cast<size_t>(k)] += p;
-      }
-    for (uint32_t lid = 0; lid < wg; ++lid) {
-      uint32_t h = p ^ (lid ^ p0);  // scratch[lid] = lid ^ p, stored before the loop
-      for (long long k = 0; k < regs; ++k) {
-        const auto ku = static_cast<uint32_t>(k);
-        h = (h ^ (lid * (2u * ku + 1u) + ku + sums[static_cast<size_t>(k)])) * 0x9E3779B1u;
-      }
-      group_out[lid] = h;
-    }
+    const auto start = static_cast<uint32_t>((g * spacing) % length);
+    const auto group_out =
+        occupancy_twin::group_outputs(follow, start, static_cast<int>(regs), steps, static_cast<uint32_t>(wg));
     out.write(g * wg * 4, std::as_bytes(std::span<const uint32_t>(group_out)));
   }
 

@@ -18,6 +18,7 @@
 #include "backends/sim/family.hpp"
 #include "backends/sim/sim_device.hpp"
 #include "core/error.hpp"
+#include "kernels/sustain_twin.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -60,17 +61,11 @@ double fma_load(SimLaunch& l) {
   auto& memo = l.state<ChainMemo>("sustain.chains");
   auto& chains = memo.results[{rounds, {a, b}}];
   if (chains.empty()) {
-    for (uint32_t k = 0; k < 64; ++k) {
-      const float s = static_cast<float>(k) * 0.0078125f;
-      float x[8];
-      for (int i = 0; i < 8; ++i) x[i] = s + 0.125f * static_cast<float>(i);
-      for (uint64_t r = 0; r < uint64_t{rounds} * 8; ++r)
-        for (float& v : x) v = std::fma(v, a, b);
-      chains.push_back(((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7])));
-    }
+    for (uint32_t k = 0; k < sustain_twin::kItemPeriod; ++k)
+      chains.push_back(sustain_twin::item_result(k, rounds, a, b));
   }
   std::vector<float> result(items);
-  for (size_t i = 0; i < items; ++i) result[i] = chains[i & 63];
+  for (size_t i = 0; i < items; ++i) result[i] = chains[i % sustain_twin::kItemPeriod];
   out.write(0, std::as_bytes(std::span<const float>(result)));
   const uint64_t zeros[2] = {0, 0};
   clock.write(0, std::as_bytes(std::span<const uint64_t>(zeros)));
