@@ -4,7 +4,7 @@
 //   plan.cpp      the launch shape (chains, unroll, work-items) and --compute-plan
 //   check.cpp     the buffers a kernel runs on and the host's check of its output
 //   runner.cpp    the measurement: one series per (type, op), the summary
-//   matrix.cpp    which (type, op) a run times, in what order
+//   selection.cpp which (type, op) a run times, in what order
 #pragma once
 
 #include "backends/backend.hpp"
@@ -114,8 +114,8 @@ struct Entry {
 };
 
 // The matrices a run times, most telling first (the budget may end them).
-std::vector<Entry> throughput_matrix(bool quick);
-std::vector<Entry> latency_matrix(bool quick);
+std::vector<Entry> throughput_selection(bool quick);
+std::vector<Entry> latency_selection(bool quick);
 
 // The findings' type of (type, op): dp4a runs in the int32 program but its operands are int8.
 std::string finding_type(const std::string& type, const twin::Op& op);

@@ -311,7 +311,7 @@ std::vector<Series> run_matrix(ProbeContext& ctx, const std::string& probe, bool
   if (ctx.device.info().type == "gpu") r.warm_clock(ctx.options.quick ? warm_quick_s : warm_s);
   std::vector<Series> out;
   const bool quick_list = ctx.options.quick && ctx.options.ops.empty();
-  for (const auto& e : throughput ? throughput_matrix(quick_list) : latency_matrix(quick_list)) {
+  for (const auto& e : throughput ? throughput_selection(quick_list) : latency_selection(quick_list)) {
     if (!selected(ctx.options, e.type, e.op)) continue;
     if (throughput)
       r.throughput(e.type, op_named(e.op), e.lanes, out);

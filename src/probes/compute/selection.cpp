@@ -6,7 +6,7 @@
 namespace gpuscope {
 namespace compute_probe {
 
-std::vector<Entry> throughput_matrix(bool quick) {
+std::vector<Entry> throughput_selection(bool quick) {
   if (quick)
     return {{"fp32", "fma", {1}},  {"fp32", "add", {1}}, {"int32", "add", {1}}, {"fp32", "mix_fma_add", {1}},
             {"fp32", "fma", {4}},  {"fp64", "fma", {1}}, {"fp16", "fma", {2}},  {"fp32", "native_exp", {1}},
@@ -31,7 +31,7 @@ std::vector<Entry> throughput_matrix(bool quick) {
   };
 }
 
-std::vector<Entry> latency_matrix(bool quick) {
+std::vector<Entry> latency_selection(bool quick) {
   if (quick) return {{"fp32", "fma", {1}}, {"fp32", "add", {1}}, {"fp32", "div", {1}}, {"int32", "add", {1}}, {"int32", "mul", {1}}};
   // Basic ops of every type first, then the long sequences: a budget cut
   // (a first run pays the driver's compile times) loses the least.
@@ -54,8 +54,8 @@ std::vector<std::string> compute_op_names() {
   auto add = [&](const std::string& name) {
     if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
   };
-  for (const auto& e : compute_probe::throughput_matrix(false)) add(std::string(e.type) + "." + e.op);
-  for (const auto& e : compute_probe::latency_matrix(false)) add(std::string(e.type) + "." + e.op);
+  for (const auto& e : compute_probe::throughput_selection(false)) add(std::string(e.type) + "." + e.op);
+  for (const auto& e : compute_probe::latency_selection(false)) add(std::string(e.type) + "." + e.op);
   return names;
 }
 
