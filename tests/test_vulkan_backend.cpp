@@ -272,7 +272,13 @@ TEST_P(VulkanProbes, QuickRunIsValidatedAndClean) {
   const Results res = read_results_file((dir / "results.json").string());
   EXPECT_TRUE(res.skipped.empty()) << res.skipped.front().reason;
   EXPECT_FALSE(res.series.empty());
-  EXPECT_FALSE(res.findings.empty());
+  // The clock probe infers a clock only against one the driver reports or a
+  // counter it reads; Vulkan reports none, and the probe asks for counters
+  // only where they come through NVIDIA's PTX (probes/cycle_counter.cpp).
+  if (probe == "clock")
+    EXPECT_NE(res.find_series("clock.chain"), nullptr);
+  else
+    EXPECT_FALSE(res.findings.empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(Lavapipe, VulkanProbes,
