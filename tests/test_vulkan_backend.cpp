@@ -253,6 +253,23 @@ TEST(VulkanBackend, NoDriverIsAbsenceNotFailure) {
   EXPECT_EQ(r.output.find("vulkan:0"), std::string::npos) << r.output;
 }
 
+// No loader at all: libvulkan hidden behind /dev/null in a private mount
+// namespace (needs root; skipped without).
+TEST(VulkanBackend, NoLoaderIsAbsenceNotFailure) {
+  if (std::system("unshare -m true 2>/dev/null") != 0) GTEST_SKIP() << "cannot make a mount namespace here";
+  const std::string cmd =
+      "unshare -m sh -c 'for f in $(ldconfig -p | awk \"/libvulkan\\.so/{print \\$NF}\" | sort -u); do "
+      "mount --bind /dev/null $f; done; " +
+      std::string(GPUSCOPE_BINARY) + " list --verbose' 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+  EXPECT_EQ(pclose(pipe), 0) << out;
+  EXPECT_NE(out.find("vulkan  absent: no Vulkan loader"), std::string::npos) << out;
+}
+
 // Each probe with Vulkan shaders, --quick on the Vulkan device, validation
 // on: it runs (is not skipped), its host-side checks pass, and the layer
 // says nothing.
