@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <numeric>
+#include <ostream>
 #include <random>
 
 namespace gpuscope {
@@ -280,6 +281,8 @@ struct ProbeCase {
   const char* series;
   bool findings;
 };
+
+void PrintTo(const ProbeCase& c, std::ostream* os) { *os << c.probe; }
 
 class VulkanProbes : public ::testing::TestWithParam<ProbeCase> {};
 
