@@ -275,7 +275,8 @@ TEST(VulkanBackend, NoLoaderIsAbsenceNotFailure) {
 // on: it runs (is not skipped), its host-side checks pass, the layer says
 // nothing, and its main series has points. Findings are asked only where the
 // curve's shape is not at the mercy of a shared CI machine's noise (tlb's
-// rise and the clock, which needs a reported clock or a counter, are not).
+// rise, geometry's steps, and the clock, which needs a reported clock or a
+// counter, are not: on lavapipe under load they come and go between runs).
 struct ProbeCase {
   const char* probe;
   const char* series;
@@ -314,7 +315,7 @@ INSTANTIATE_TEST_SUITE_P(Lavapipe, VulkanProbes,
                                            ProbeCase{"transfer", "transfer.h2d.pinned", true},
                                            ProbeCase{"coalescing", "coalescing.stride", true},
                                            ProbeCase{"tlb", "tlb.stride_4096", false},
-                                           ProbeCase{"geometry", "geometry.pairs_near", true},
+                                           ProbeCase{"geometry", "geometry.pairs_near", false},
                                            ProbeCase{"clock", "clock.chain", false}),
                          [](const auto& info) { return std::string(info.param.probe); });
 
