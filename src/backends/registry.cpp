@@ -5,6 +5,9 @@
 #include "backends/opencl/opencl_backend.hpp"
 #include "backends/opencl/opencl_library.hpp"
 #endif
+#if GPUSCOPE_WITH_VULKAN
+#include "backends/vulkan/vulkan_backend.hpp"
+#endif
 
 #include <fmt/format.h>
 
@@ -26,6 +29,9 @@ std::vector<std::unique_ptr<Backend>> make_backends() {
   std::vector<std::unique_ptr<Backend>> backends;
 #if GPUSCOPE_WITH_OPENCL
   backends.push_back(make_opencl_backend());
+#endif
+#if GPUSCOPE_WITH_VULKAN
+  backends.push_back(make_vulkan_backend());  // after OpenCL: the first OpenCL GPU stays the default
 #endif
   backends.push_back(sim::make_sim_backend());  // after real devices: never the default
   return backends;
@@ -53,6 +59,18 @@ std::string valid_ids(const std::vector<DeviceInfo>& devices) {
 
 std::unique_ptr<Device> open_device(const std::string& id) {
   auto backends = make_backends();
+  // A device named by ID is looked for in its own backend first, so that
+  // opening an OpenCL device does not start the Vulkan driver (whose
+  // threads would share the machine with the measurement) and vice versa.
+  if (!id.empty()) {
+    const std::string prefix = id.substr(0, id.find(':'));
+    for (auto& b : backends) {
+      if (b->name() != prefix) continue;
+      bool listed = false;
+      for (const auto& d : b->enumerate()) listed = listed || d.id == id;
+      if (listed || b->opens_unlisted(id)) return b->open(id);
+    }
+  }
   std::vector<DeviceInfo> devices;
   for (auto& b : backends) {
     auto ds = b->enumerate();
