@@ -131,9 +131,9 @@ inline nlohmann::json drawn_description(uint64_t seed) {
                    {"throttled_fraction", std::round(between(0.6, 0.9) * 100) / 100},
                    {"throttle_ramp_s", std::round(between(2, 8))}};
   // A matrix engine, drawn after the governor for the same reason (only the
-  // matrix family reads it): f16 x f16 -> f32 at 64 to 1024 multiply-adds
+  // matrix family reads it): f16 x f16 -> f32 at 128 to 1024 multiply-adds
   // per clock per core, int8 at 1x or 2x that, latencies of 16 to 64 cycles.
-  const double f16_rate = among({64, 128, 256, 512, 1024});
+  const double f16_rate = among({128, 256, 512, 1024});
   j["matrix"] = {{"shapes",
                   {{{"a", "f16"}, {"b", "f16"}, {"c", "f32"}, {"result", "f32"}, {"m", 16}, {"n", 16}, {"k", 16},
                     {"macs_per_clock_per_core", f16_rate},
