@@ -49,6 +49,7 @@ KernelSpec chain_spec(const MatrixShape& s, uint32_t chains) {
            {"m", s.m},
            {"n", s.n},
            {"k", s.k},
+           {"saturating", s.saturating},
            {"chains", chains}}};
 }
 
