@@ -19,9 +19,10 @@
 // - Every launch stores every accumulator of every subgroup; the host checks
 //   a short launch before timing and the last timed launch after it, bit
 //   for bit (the values are exact in every type).
-// A shape whose types the family has no values for, or whose kernel the
-// backend cannot build, is left out with its reason in every series' meta
-// ("not_run"); the probe is skipped when none runs.
+// A shape whose types the family has no values for, whose kernel the
+// backend cannot build, or whose result is wrong, is left out with its
+// reason in every series' meta ("not_run"); the probe is skipped when none
+// runs, and fails when every one gave a wrong result.
 #include "core/error.hpp"
 #include "core/matrix_chain.hpp"
 #include "probes/probe.hpp"
@@ -119,6 +120,8 @@ std::vector<Series> run_matrix_probe(ProbeContext& ctx) {
 
   std::vector<Series> result;
   nlohmann::json not_run = nlohmann::json::array();
+  size_t wrong = 0;
+  std::string last_wrong;
   for (size_t i = 0; i < shapes.size(); ++i) {
     const MatrixShape& s = shapes[i];
     ctx.progress_fraction(static_cast<double>(i) / static_cast<double>(shapes.size()));
@@ -179,8 +182,17 @@ std::vector<Series> run_matrix_probe(ProbeContext& ctx) {
       not_run.push_back({{"shape", listed}, {"reason", e.what()}});
     } catch (const OutOfResources& e) {
       not_run.push_back({{"shape", listed}, {"reason", fmt::format("out of resources: {}", e.what())}});
+    } catch (const ValidationError& e) {
+      // Kept apart from the shapes that ran, and said loudly; the others
+      // still run. Every shape wrong fails the probe.
+      ++wrong;
+      not_run.push_back({{"shape", listed}, {"reason", fmt::format("wrong result: {}", e.what())}});
+      ctx.progress(fmt::format("matrix {}: WRONG RESULT: {}", listed, e.what()));
+      last_wrong = e.what();
     }
   }
+  if (result.empty() && wrong > 0 && wrong == not_run.size())
+    throw ValidationError(fmt::format("every listed matrix shape gave a wrong result; the last: {}", last_wrong));
   if (result.empty()) {
     std::string reasons;
     for (const auto& n : not_run)
