@@ -70,6 +70,9 @@ TEST(MatrixChain, EncodesEachTypesBits) {
   EXPECT_THROW(matrix_encode(MatrixType::f16, 2049, b), DeviceError);  // not exact in 11 bits
   EXPECT_THROW(matrix_encode(MatrixType::u8, -1, b), DeviceError);
   EXPECT_THROW(matrix_encode(MatrixType::i8, 128, b), DeviceError);
+  EXPECT_EQ(bits_of(MatrixType::i8, -128), 0x80u);
+  EXPECT_THROW(matrix_encode(MatrixType::f8e5m2, 9, b), DeviceError);  // 1.001b x 2^3: 3 fraction bits
+  EXPECT_EQ(bits_of(MatrixType::f8e5m2, 12), 0x4Au);                  // 1.10b x 2^3: exponent 18, fraction 10b
 }
 
 // A wide accumulator grows by G every pair (so the stored result depends

@@ -108,7 +108,13 @@ double matrix_exact_integer_limit(MatrixType t) {
 
 void matrix_encode(MatrixType t, double value, std::byte* out) {
   const TypeInfo& ti = info(t);
-  if (value != std::floor(value) || std::abs(value) > matrix_exact_integer_limit(t) || (!ti.is_signed && value < 0))
+  // Integers: their two's-complement or unsigned range; floats: whatever
+  // their fields hold exactly (checked as they are encoded).
+  const double int_max = matrix_exact_integer_limit(t);
+  const double int_min = ti.is_signed ? -int_max - 1 : 0;
+  const bool out_of_range = !ti.is_float && (value > int_max || value < int_min);
+  if (value != std::floor(value) || out_of_range ||
+      (t == MatrixType::f32 && static_cast<double>(static_cast<float>(value)) != value))
     throw DeviceError(fmt::format("matrix: {} cannot hold {} exactly", ti.tag, value));
   if (!ti.is_float) {
     store_bits(static_cast<uint64_t>(static_cast<int64_t>(value)), ti.bytes, out);
