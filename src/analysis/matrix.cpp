@@ -141,7 +141,7 @@ std::vector<Finding> matrix_findings(const Results& r, const std::vector<Finding
           *std::max_element(fma_best->samples.begin(), fma_best->samples.end());
   f.high = *std::max_element(pb->samples.begin(), pb->samples.end()) /
            *std::min_element(fma_best->samples.begin(), fma_best->samples.end());
-  f.note = fmt::format("{} at {:.0f} Gop/s against FP32 FMA at {:.0f} Gop/s", peak.id, number(peak), fma_best->y);
+  f.note = fmt::format("{} at {:.4g} Gop/s against FP32 FMA at {:.4g} Gop/s", peak.id, number(peak), fma_best->y);
   out.push_back(f);
   return out;
 }
