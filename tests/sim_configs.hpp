@@ -34,7 +34,8 @@ inline const std::vector<std::string> kDrawnGpus = {"drawn-1", "drawn-2", "drawn
 // reach; DRAM slower than the L2 in latency and bandwidth; local memory on
 // chip or backed by the L1; an FP32 FMA rate of 1 or 2 per lane per clock,
 // with or without FMA+ADD dual issue; an instruction cache of 8-32 KiB at
-// 4-8 bytes per add; a host link of 1-16 GB/s, zero copy or not. Noise at 1%.
+// 4-8 bytes per add; a host link of 1-16 GB/s, zero copy or not; a clock
+// governor and a matrix engine (below). Noise at 1%.
 inline nlohmann::json drawn_description(uint64_t seed) {
   SplitMix64 rng(seed * 0x9e3779b97f4a7c15ULL + 7);
   const auto among = [&](std::initializer_list<uint64_t> v) { return *(v.begin() + rng.below(v.size())); };
@@ -129,6 +130,17 @@ inline nlohmann::json drawn_description(uint64_t seed) {
                    {"throttle_after_s", std::round(between(5, 20))},
                    {"throttled_fraction", std::round(between(0.6, 0.9) * 100) / 100},
                    {"throttle_ramp_s", std::round(between(2, 8))}};
+  // A matrix engine, drawn after the governor for the same reason (only the
+  // matrix family reads it): f16 x f16 -> f32 at 128 to 1024 multiply-adds
+  // per clock per core, int8 at 1x or 2x that, latencies of 16 to 64 cycles.
+  const double f16_rate = among({128, 256, 512, 1024});
+  j["matrix"] = {{"shapes",
+                  {{{"a", "f16"}, {"b", "f16"}, {"c", "f32"}, {"result", "f32"}, {"m", 16}, {"n", 16}, {"k", 16},
+                    {"macs_per_clock_per_core", f16_rate},
+                    {"latency_cycles", std::round(between(16, 64))}},
+                   {{"a", "i8"}, {"b", "i8"}, {"c", "i32"}, {"result", "i32"}, {"m", 16}, {"n", 16}, {"k", 32},
+                    {"macs_per_clock_per_core", f16_rate * among({1, 2})},
+                    {"latency_cycles", std::round(between(16, 64))}}}}};
   return j;
 }
 

@@ -7,6 +7,7 @@
 #include "analysis/coalescing.hpp"
 #include "analysis/compute.hpp"
 #include "analysis/execution.hpp"
+#include "analysis/matrix.hpp"
 #include "analysis/system.hpp"
 #include "analysis/texture.hpp"
 #include "analysis/tlb.hpp"
@@ -322,6 +323,7 @@ std::vector<Finding> analyze_usable(const Results& r) {
     for (const auto& g : out)
       if (g.id == level + ".latency_ns") f.confidence = std::min(f.confidence, g.confidence);
   }
+  add(matrix_findings(r, out));
   add(lbm_findings(r, out));
   add(sustain_findings(r));
   return out;

@@ -31,6 +31,11 @@ DualIssue detect_dual_issue(double mixed_gops, double alone_a_gops, double alone
 
 double cycles_from_ns(double ns, double clock_mhz) { return ns * clock_mhz / 1000.0; }
 
+double spread_confidence(const Point& p) {
+  const double spread = summarize(p.samples).rel_spread;
+  return std::clamp(0.9 - 4 * std::max(0.0, spread - 0.02), 0.4, 0.9);
+}
+
 double ops_per_clock_per_cu(double gops, double compute_units, double clock_mhz) {
   if (!(compute_units > 0) || !(clock_mhz > 0)) return 0;
   return gops * 1000.0 / (compute_units * clock_mhz);
@@ -50,12 +55,6 @@ const Point* point_at(const Series& s, double x) {
   for (const auto& p : s.points)
     if (p.x == x) return &p;
   return nullptr;
-}
-
-// Sample spread -> confidence: a clean rate (spread < 2%) is read at 0.9.
-double spread_confidence(const Point& p) {
-  const double spread = summarize(p.samples).rel_spread;
-  return std::clamp(0.9 - 4 * std::max(0.0, spread - 0.02), 0.4, 0.9);
 }
 
 std::string meta_string(const Series& s, const char* key) {

@@ -37,6 +37,11 @@ DualIssue detect_dual_issue(double mixed_gops, double alone_a_gops, double alone
 // ns at a clock in MHz -> cycles.
 double cycles_from_ns(double ns, double clock_mhz);
 
+// A rate's or a time's confidence from its samples' spread: 0.9 for a
+// clean point (relative spread under 2%), less as the spread grows, at
+// least 0.4.
+double spread_confidence(const Point& p);
+
 // Gop/s -> ops per clock per compute unit.
 double ops_per_clock_per_cu(double gops, double compute_units, double clock_mhz);
 

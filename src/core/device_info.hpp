@@ -12,6 +12,18 @@
 
 namespace gpuscope {
 
+// One matrix multiply-accumulate a device's matrix engine runs, as its API
+// lists it: D = A x B + C per subgroup, A m x k of type `a`, B k x n of type
+// `b`, C of type `c` and D of type `result`, both m x n. Types are named
+// "f16", "bf16", "f32", "f64", "i8", "u8", "i32", "u32", "f8e4m3", "f8e5m2".
+struct MatrixShape {
+  std::string a, b, c, result;
+  uint32_t m = 0, n = 0, k = 0;
+  bool saturating = false;  // integer accumulation saturates instead of wrapping
+
+  bool operator==(const MatrixShape&) const = default;
+};
+
 // What a device can do, as its backend found out. Probes ask these, never
 // API extension strings or vendor names.
 struct DeviceFeatures {
@@ -30,6 +42,9 @@ struct DeviceFeatures {
   double isa_version = 0;
   bool cycle_counter = false;      // kernels can read their core's cycle counter
   uint32_t instruction_bytes = 0;  // the machine code's fixed instruction size; 0: variable or unknown
+  // The matrix multiply-accumulates kernels can run on the matrix engine
+  // (Vulkan: VK_KHR_cooperative_matrix's list); empty: none.
+  std::vector<MatrixShape> matrix_shapes;
 
   bool operator==(const DeviceFeatures&) const = default;
 };

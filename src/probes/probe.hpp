@@ -91,6 +91,7 @@ std::vector<Series> run_scheduling_probe(ProbeContext& ctx);
 std::vector<Series> run_clock_probe(ProbeContext& ctx);
 std::vector<Series> run_compute_probe(ProbeContext& ctx);
 std::vector<Series> run_oplatency_probe(ProbeContext& ctx);
+std::vector<Series> run_matrix_probe(ProbeContext& ctx);
 std::vector<Series> run_divergence_probe(ProbeContext& ctx);
 std::vector<Series> run_occupancy_probe(ProbeContext& ctx);
 std::vector<Series> run_icache_probe(ProbeContext& ctx);

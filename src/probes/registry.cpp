@@ -33,6 +33,10 @@ const std::vector<ProbeDef>& probe_registry() {
        "arithmetic throughput per type and op, independent chains: rates, ratios to fp32 FMA, dual issue",
        7.5, run_compute_probe},
       {"oplatency", "dependent chains per type and op: latency in ns and cycles", 4.0, run_oplatency_probe},
+      // Skipped at once where the device lists no matrix shapes (OpenCL).
+      {"matrix",
+       "matrix engine per listed type and shape: multiply-accumulate throughput and dependent-chain latency",
+       4.0, run_matrix_probe},
       {"divergence",
        "branch sides against agreeing block size, waves switched on by stride: wave width, scheduler "
        "partitions",

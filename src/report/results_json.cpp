@@ -256,6 +256,20 @@ DriverSnapshot driver_snapshot_from_json(const json& j, const std::string& path)
   return s;
 }
 
+MatrixShape matrix_shape_from_json(const json& j, const std::string& path) {
+  const ObjectReader o(j, path);
+  MatrixShape m;
+  o.get("a", m.a);
+  o.get("b", m.b);
+  o.get("c", m.c);
+  o.get("result", m.result);
+  o.get("m", m.m);
+  o.get("n", m.n);
+  o.get("k", m.k);
+  o.get_optional("saturating", m.saturating);
+  return m;
+}
+
 DeviceFeatures features_from_json(const json& j, const std::string& path) {
   const ObjectReader o(j, path);
   DeviceFeatures f;
@@ -271,10 +285,22 @@ DeviceFeatures features_from_json(const json& j, const std::string& path) {
   o.get_optional("isa_version", f.isa_version);
   o.get_optional("cycle_counter", f.cycle_counter);
   o.get_optional("instruction_bytes", f.instruction_bytes);
+  if (o.optional("matrix_shapes"))
+    f.matrix_shapes = array_from_json<MatrixShape>(o, "matrix_shapes", matrix_shape_from_json);
   return f;
 }
 
 json features_to_json(const DeviceFeatures& f) {
+  json shapes = json::array();
+  for (const auto& m : f.matrix_shapes)
+    shapes.push_back({{"a", m.a},
+                      {"b", m.b},
+                      {"c", m.c},
+                      {"result", m.result},
+                      {"m", m.m},
+                      {"n", m.n},
+                      {"k", m.k},
+                      {"saturating", m.saturating}});
   return {{"fp64", f.fp64},
           {"fp16", f.fp16},
           {"int64_atomics", f.int64_atomics},
@@ -286,7 +312,8 @@ json features_to_json(const DeviceFeatures& f) {
           {"inline_asm", f.inline_asm},
           {"isa_version", f.isa_version},
           {"cycle_counter", f.cycle_counter},
-          {"instruction_bytes", f.instruction_bytes}};
+          {"instruction_bytes", f.instruction_bytes},
+          {"matrix_shapes", std::move(shapes)}};
 }
 
 DeviceInfo device_from_json_at(const json& j, const std::string& path) {

@@ -386,6 +386,33 @@ SimConfig parse_sim_config(const nlohmann::json& j, const std::string& id_name) 
       fail("governor.idle_mhz", fmt::format("{} MHz is above core.clock_mhz ({} MHz)", c.governor.idle_mhz,
                                             c.core.clock_mhz));
   }
+  if (const auto* mx = top.raw("matrix", true)) {
+    ObjectReader r(*mx, "matrix");
+    const auto* shapes = r.raw("shapes", false);
+    if (!shapes->is_array()) fail("matrix.shapes", "expected an array");
+    for (size_t i = 0; i < shapes->size(); ++i) {
+      const std::string where = fmt::format("matrix.shapes[{}]", i);
+      ObjectReader o((*shapes)[i], where);
+      MatrixUnitShape u;
+      const std::vector<std::string> types = {"f16", "bf16", "f32", "f64", "i8", "u8", "i32", "u32", "f8e4m3", "f8e5m2"};
+      u.a = o.choice("a", types);
+      u.b = o.choice("b", types);
+      u.c = o.choice("c", types);
+      u.result = o.choice("result", types, u.c);
+      u.m = static_cast<uint32_t>(o.integer("m", 1, 256));
+      u.n = static_cast<uint32_t>(o.integer("n", 1, 256));
+      u.k = static_cast<uint32_t>(o.integer("k", 1, 256));
+      u.macs_per_clock_per_core = o.number("macs_per_clock_per_core", 1e-3, 1e6);
+      u.latency_cycles = o.number("latency_cycles", 1, 1e5);
+      o.finish();
+      for (const auto& prev : c.matrix.shapes)
+        if (prev.a == u.a && prev.b == u.b && prev.c == u.c && prev.result == u.result && prev.m == u.m &&
+            prev.n == u.n && prev.k == u.k)
+          fail(where, "lists the same types and shape as an earlier entry");
+      c.matrix.shapes.push_back(u);
+    }
+    r.finish();
+  }
   if (const auto* n = top.raw("noise", true)) {
     ObjectReader r(*n, "noise");
     c.noise.relative_sigma = r.number("relative_sigma", 0, 0.5, 0.01);

@@ -157,6 +157,20 @@ struct GovernorConfig {
   double throttle_ramp_s = 1;   // heat over which the clock falls from full to the limited clock
 };
 
+// A matrix engine (tensor core, matrix core, XMX): the multiply-accumulates
+// it runs, each with its rate and latency. Absent from a description: none,
+// and the device lists no matrix shapes.
+struct MatrixUnitShape {
+  std::string a, b, c, result;  // element type tags (core/matrix_chain.hpp): "f16", "bf16", "i8", "f32" ...
+  uint32_t m = 16, n = 16, k = 16;
+  double macs_per_clock_per_core = 0;  // multiply-adds (m x n x k per D = A x B + C) per clock per shader core
+  double latency_cycles = 0;           // one D = A x B + C whose C is the previous one's D
+};
+
+struct MatrixConfig {
+  std::vector<MatrixUnitShape> shapes;
+};
+
 struct NoiseConfig {
   double relative_sigma = 0.01;       // lognormal jitter of every launch
   double outlier_probability = 0.02;  // chance a launch is disturbed
@@ -186,6 +200,7 @@ struct SimConfig {
   double launch_overhead_us = 5;
   LaunchConfig launch;
   GovernorConfig governor;
+  MatrixConfig matrix;
   NoiseConfig noise;
   nlohmann::json source;  // the description as given
 

@@ -195,6 +195,8 @@ DeviceInfo sim_device_info(const SimConfig& c, const std::string& id) {
   d.features.images = true;        // every sim device has images (ImagesConfig)
   d.features.host_mapping = true;  // timed_map, by the host link or zero-copy
   d.features.subgroup_sizes = {c.core.wave_width};  // what a driver would claim
+  for (const auto& u : c.matrix.shapes)
+    d.features.matrix_shapes.push_back({u.a, u.b, u.c, u.result, u.m, u.n, u.k, false});
   d.vendor_info["sim_description"] = c.source;
   if (c.max_alloc_bytes > kSimMaxAllocBytes)
     d.vendor_info["sim_note"] =

@@ -8,6 +8,9 @@
 
 #include <volk.h>
 
+#include "backends/vulkan/cooperative_matrix.hpp"
+#include "kernels/vulkan/matrix_spirv.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -203,6 +206,12 @@ struct Physical {
   VkPhysicalDeviceShaderClockFeaturesKHR clock{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR exe{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  // Cooperative matrices: VK_KHR_cooperative_matrix, else the older
+  // VK_NV_cooperative_matrix; the shapes listed, for the matrix family.
+  VkPhysicalDeviceCooperativeMatrixFeaturesKHR coop{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV coop_nv{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  std::vector<MatrixShape> matrix_shapes;
+  std::vector<std::string> matrix_left_out;  // listed shapes the matrix family cannot name, with why
   VkPhysicalDeviceMemoryProperties mem{};
   std::optional<uint32_t> queue_family;
   uint32_t timestamp_bits = 0;
@@ -213,6 +222,18 @@ struct Physical {
   bool bda() const { return f12.bufferDeviceAddress == VK_TRUE; }
   bool clock_ext() const { return has(VK_KHR_SHADER_CLOCK_EXTENSION_NAME); }
   bool exe_ext() const { return has(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME); }
+  // The cooperative-matrix extension whose feature structure is chained
+  // (and so must be enabled with it); nullptr for none.
+  const char* coop_ext() const {
+    if (has(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME)) return VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME;
+    if (has(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME)) return VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+    return nullptr;
+  }
+  bool coop_khr() const { return has(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) && coop.cooperativeMatrix; }
+  bool coop_nv_only() const {
+    return !has(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) && has(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) &&
+           coop_nv.cooperativeMatrix;
+  }
 
   explicit Physical(VkPhysicalDevice d, uint32_t instance_api) : pd(d) {
     VkPhysicalDeviceProperties base{};
@@ -247,7 +268,12 @@ struct Physical {
     if (v13()) chain(f13);
     if (clock_ext()) chain(clock);
     if (exe_ext()) chain(exe);
+    if (has(VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME))
+      chain(coop);
+    else if (has(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME))
+      chain(coop_nv);
     vkGetPhysicalDeviceFeatures2(pd, &f);
+    list_matrix_shapes();
     vkGetPhysicalDeviceMemoryProperties(pd, &mem);
 
     uint32_t qn = 0;
@@ -259,6 +285,28 @@ struct Physical {
         queue_family = i;
         timestamp_bits = qs[i].timestampValidBits;
         break;
+      }
+    }
+  }
+
+  // Headers before 1.3.255 lack the KHR entry point, so it is looked up by
+  // name; the NV one volk loads.
+  void list_matrix_shapes() {
+    if (coop_khr()) {
+      const auto get = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR>(
+          vkGetInstanceProcAddr(volkGetLoadedInstance(), "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
+      matrix_shapes = vulkan::list_matrix_shapes(get, pd, &matrix_left_out);
+    } else if (coop_nv_only() && vkGetPhysicalDeviceCooperativeMatrixPropertiesNV) {
+      uint32_t n = 0;
+      if (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(pd, &n, nullptr) != VK_SUCCESS) return;
+      std::vector<VkCooperativeMatrixPropertiesNV> list(n, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV});
+      if (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(pd, &n, list.data()) != VK_SUCCESS) return;
+      for (const auto& p : list) {
+        std::string why;
+        if (auto m = vulkan::matrix_shape_of_nv(p, &why))
+          matrix_shapes.push_back(*m);
+        else
+          matrix_left_out.push_back(fmt::format("{}x{}x{}: {}", p.MSize, p.NSize, p.KSize, why));
       }
     }
   }
@@ -345,6 +393,7 @@ DeviceInfo describe(const Physical& p, size_t index) {
     if (p.mem.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) f.host_mapping = true;
   f.subgroup_sizes = p.subgroup_sizes();
   f.cycle_counter = p.clock_ext() && p.clock.shaderSubgroupClock;
+  f.matrix_shapes = p.matrix_shapes;
   f.inline_asm = "";
 
   nlohmann::json& v = info.vendor_info;
@@ -356,6 +405,8 @@ DeviceInfo describe(const Physical& p, size_t index) {
     v["vk_max_subgroup_size"] = p.p13.maxSubgroupSize;
   }
   v["vk_timestamp_period_ns"] = p.limits().timestampPeriod;
+  if (p.coop_khr() || p.coop_nv_only()) v["vk_cooperative_matrix"] = p.coop_khr() ? "khr" : "nv";
+  if (!p.matrix_left_out.empty()) v["vk_matrix_shapes_left_out"] = p.matrix_left_out;
   v["vk_timestamp_valid_bits"] = p.timestamp_bits;
   v["vk_max_storage_buffer_range"] = p.limits().maxStorageBufferRange;
   v["vk_max_push_constants_size"] = p.limits().maxPushConstantsSize;
@@ -443,6 +494,7 @@ class VkDev final : public Device, public HostTransferFacet {
     for (const char* e : {VK_KHR_SHADER_CLOCK_EXTENSION_NAME, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME,
                           "VK_KHR_portability_subset"})
       if (p_->has(e)) exts.push_back(e);
+    if (p_->coop_ext()) exts.push_back(p_->coop_ext());
     VkDeviceCreateInfo ci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     ci.pNext = &p_->f;
     ci.queueCreateInfoCount = 1;
@@ -738,6 +790,7 @@ class VkDev final : public Device, public HostTransferFacet {
   Kernel& kernel(const KernelSpec& spec) override {
     const std::string key = spec.key();
     if (auto it = kernels_.find(key); it != kernels_.end()) return *it->second;
+    if (spec.family == "matrix") return build(key, spec.entry, matrix_shader(spec));
     const std::string path = "vulkan/" + spec.family + ".comp";
     const KernelSource* src = find_kernel_source(path);
     if (!src) throw Unsupported("the Vulkan backend has no shader for kernel family '" + spec.family + "'");
@@ -748,11 +801,37 @@ class VkDev final : public Device, public HostTransferFacet {
     text += "#line 1\n";
     text += src->text;
     const int minor = static_cast<int>(VK_API_VERSION_MINOR(p_->api));
-    GlslShader shader = compile_glsl_compute(text, key, minor);
+    return build(key, spec.entry, compile_glsl_compute(text, key, minor));
+  }
+
+  // The matrix family is SPIR-V written by C++ (kernels/vulkan/matrix_spirv.hpp):
+  // no GLSL compiler here knows GL_KHR_cooperative_matrix.
+  GlslShader matrix_shader(const KernelSpec& spec) const {
+    if (spec.entry != "chain") throw Unsupported("the matrix family has no entry '" + spec.entry + "'");
+    if (!p_->coop_khr() && !p_->coop_nv_only())
+      throw Unsupported("the device has no cooperative matrices (VK_KHR_cooperative_matrix, VK_NV_cooperative_matrix)");
+    std::string why;
+    const auto word = [&](const char* name) { return spec.word(name).value_or(""); };
+    const auto shape = matrix_chain_shape(word("a"), word("b"), word("c"), word("result"),
+                                          static_cast<uint32_t>(spec.integer("m", 0)),
+                                          static_cast<uint32_t>(spec.integer("n", 0)),
+                                          static_cast<uint32_t>(spec.integer("k", 0)), &why);
+    if (!shape) throw Unsupported("matrix: " + why);
+    GlslShader g;
+    g.spirv = vulkan::matrix_chain_spirv(*shape, static_cast<uint32_t>(spec.integer("chains", 1)),
+                                         p_->coop_khr() ? vulkan::CoopMatrixFlavour::khr : vulkan::CoopMatrixFlavour::nv,
+                                         spec.flag("saturating"));
+    g.buffer_bindings = {0, 1, 2, 3, 4};
+    return g;
+  }
+
+  // Creates the module, set layout and pipeline layout of a shader, cached
+  // under `key`.
+  Kernel& build(const std::string& key, const std::string& entry, GlslShader shader) {
     for (uint32_t b : shader.buffer_bindings)
       if (b >= kMaxBindings) throw BuildError(fmt::format("{}: binding {} over {}", key, b, kMaxBindings - 1), "");
 
-    auto k = std::make_unique<VkKern>(spec.entry, std::move(shader), info_.max_work_group_size);
+    auto k = std::make_unique<VkKern>(entry, std::move(shader), info_.max_work_group_size);
     VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     mi.codeSize = k->shader.spirv.size() * sizeof(uint32_t);
     mi.pCode = k->shader.spirv.data();
