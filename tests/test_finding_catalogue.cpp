@@ -32,6 +32,8 @@ TEST(FindingCatalogue, FillsEveryPlaceholderOfTheName) {
   EXPECT_EQ(describe_finding("memory.coalescing.stride_8_ratio").name, "stride 8 copy vs unit stride");
   EXPECT_EQ(describe_finding("app.lbm.fp16s.effective_gbps").name, "LBM fp16s effective bandwidth");
   EXPECT_EQ(describe_finding("compute.dual_issue.fp32_fma_add").name, "dual issue fp32 fma + add");
+  EXPECT_EQ(describe_finding("compute.matrix.f16xf16->f32.16x16x16.throughput_gops").name,
+            "matrix f16xf16->f32 16x16x16 throughput");
 }
 
 TEST(FindingCatalogue, UnknownIdsAreNamedBySelfUnderOther) {

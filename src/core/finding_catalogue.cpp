@@ -9,7 +9,9 @@ namespace {
 
 // One kind of finding. In `pattern` and `name`, a placeholder stands for one
 // part of the id: <level> a cache level ("L1" ... or "dram"), <n> a numbered
-// level ("L2"), <k> a number, and <type>, <op>, <mode> a word. The name
+// level ("L2"), <k> a number, <types> a matrix product's element types
+// ("f16xf16->f32"), <shape> its M x N x K ("16x16x16"), and <type>, <op>,
+// <mode> a word. The name
 // repeats the id's placeholders, filled with what the id holds there.
 struct Entry {
   std::string_view area;
@@ -66,6 +68,10 @@ const Entry kEntries[] = {
 
     {kCompute, "compute.dual_issue.fp32_fma_add", "dual issue fp32 fma + add"},
     {kCompute, "compute.dual_issue.fp32_fma_int32_add", "dual issue fp32 fma + int32 add"},
+    {kCompute, "compute.matrix.<types>.<shape>.throughput_gops", "matrix <types> <shape> throughput"},
+    {kCompute, "compute.matrix.<types>.<shape>.latency_ns", "matrix <types> <shape> latency"},
+    {kCompute, "compute.matrix.<types>.<shape>.latency_cycles", "matrix <types> <shape> latency"},
+    {kCompute, "compute.matrix.peak_vs_fp32_fma", "matrix peak vs fp32 fma"},
     {kCompute, "compute.<type>.<op>.throughput_gops", "<type> <op> throughput"},
     {kCompute, "compute.<type>.<op>.ops_per_clock_per_cu", "<type> <op> per clock per CU"},
     {kCompute, "compute.<type>.<op>.latency_ns", "<type> <op> latency"},
@@ -124,6 +130,8 @@ std::string_view placeholder_regex(std::string_view name) {
   if (name == "level") return "(L[0-9]{1,3}|dram)";
   if (name == "n") return "(L[0-9]{1,3})";
   if (name == "k") return "([0-9]+)";
+  if (name == "types") return "([a-z0-9]+x[a-z0-9]+->[a-z0-9]+)";
+  if (name == "shape") return "([0-9]+x[0-9]+x[0-9]+)";
   return "([a-z0-9_]+)";
 }
 
