@@ -4,6 +4,8 @@
 // data-errors and data-ready. A screenshot lands in the build directory
 // (report_browser/report.png) for a person to look at. Skipped, with the
 // reason, where no chromium is installed (scripts/setup.sh installs it).
+#include "support/recorded.hpp"
+
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -16,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "cli_runner.hpp"
+#include "support/cli.hpp"
 
 namespace gpuscope {
 namespace {
@@ -70,8 +72,8 @@ TEST(ReportBrowser, ChromiumDrawsEveryChartWithoutScriptErrors) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   const fs::path html = dir / "report.html";
-  const auto r = test::run_gpuscope("report " + std::string(GPUSCOPE_TEST_DATA) +
-                                    "/pocl_xeon_basic_full_quick.json --out " + html.string());
+  const auto r = test::run_gpuscope("report " + recorded_path("pocl_xeon/basic_full_run_quick_first.json") + " --out " +
+                                    html.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
 
   // A profile directory of its own: no user profile, no lock held by another run.

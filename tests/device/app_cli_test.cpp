@@ -1,6 +1,10 @@
 // The command line's contract (docs/results-format.md): exit codes and messages on bad
 // input. These run the real binary; none needs more than a device list.
-#include "cli_runner.hpp"
+#include "support/cli.hpp"
+
+#include "support/temp_dir.hpp"
+
+#include "support/recorded.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,13 +18,6 @@
 namespace gpuscope::test {
 namespace {
 
-std::filesystem::path temp_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("gpuscope_cli_" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
 TEST(Cli, ListShowsPoclDevice) {
   const auto r = run_gpuscope("list");
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -29,7 +26,7 @@ TEST(Cli, ListShowsPoclDevice) {
 }
 
 TEST(Cli, UnknownDeviceListsValidOnesAndExits2) {
-  const auto r = run_gpuscope("run --device opencl:9:9 --out " + temp_dir("dev").string());
+  const auto r = run_gpuscope("run --device opencl:9:9 --out " + test::fresh_temp_dir("cli_dev").string());
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("unknown device 'opencl:9:9'"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("opencl:0:0"), std::string::npos) << r.output;
@@ -56,7 +53,7 @@ TEST(Cli, BadUsageExits2) {
 }
 
 TEST(Cli, AnalyzeRejectsMissingTruncatedAndMalformedFiles) {
-  const auto dir = temp_dir("analyze");
+  const auto dir = test::fresh_temp_dir("cli_analyze");
   const auto missing = run_gpuscope("analyze " + (dir / "nope.json").string());
   EXPECT_EQ(missing.exit_code, 2) << missing.output;
   EXPECT_NE(missing.output.find("nope.json"), std::string::npos) << missing.output;
@@ -93,14 +90,14 @@ TEST(Cli, RunOptionMisuseExits2NamingTheRange) {
       {"run --sustain-s nan", "is outside [0.1, 3600] s"},
   };
   for (const auto& [args, expect] : cases) {
-    const auto r = run_gpuscope(std::string(args) + " --out " + temp_dir("options").string());
+    const auto r = run_gpuscope(std::string(args) + " --out " + test::fresh_temp_dir("cli_options").string());
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
     EXPECT_NE(r.output.find(expect), std::string::npos) << args << ": " << r.output;
   }
 }
 
 TEST(Cli, FifosDevicesAndOverlongNamesAreRefusedWithExit2) {
-  const auto dir = temp_dir("nonregular");
+  const auto dir = test::fresh_temp_dir("cli_nonregular");
   const std::string fifo = (dir / "results.json").string();
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   for (const std::string& input : {fifo, std::string("/dev/zero"), std::string("/dev/urandom")})
@@ -112,7 +109,7 @@ TEST(Cli, FifosDevicesAndOverlongNamesAreRefusedWithExit2) {
       EXPECT_NE(r.output.find("must be a regular file"), std::string::npos) << args << ": " << r.output;
     }
   const auto reference = run_gpuscope(
-      "analyze " + std::string(GPUSCOPE_TEST_DATA) + "/h100_divergence_triples_run1.json --compare " + fifo,
+      "analyze " + recorded_path("h100/divergence_triples_first.json") + " --compare " + fifo,
       "timeout 10");
   EXPECT_EQ(reference.exit_code, 2) << reference.output;
   EXPECT_NE(reference.output.find("reference profile"), std::string::npos) << reference.output;
@@ -129,9 +126,9 @@ TEST(Cli, FifosDevicesAndOverlongNamesAreRefusedWithExit2) {
 // A device name carrying terminal escapes and a NUL (a hostile results
 // file, or a driver) reaches neither the terminal nor the reports raw.
 TEST(Cli, ControlCharactersInDeviceStringsAreEscapedEverywhere) {
-  const auto dir = temp_dir("escapes");
+  const auto dir = test::fresh_temp_dir("cli_escapes");
   std::stringstream text;
-  text << std::ifstream(std::string(GPUSCOPE_TEST_DATA) + "/h100_divergence_triples_run1.json").rdbuf();
+  text << std::ifstream(recorded_path("h100/divergence_triples_first.json")).rdbuf();
   nlohmann::json j = nlohmann::json::parse(text.str());
   j["device"]["name"] = std::string("GPU\x1b]0;owned\x07\x1b[2J") + std::string(1, '\0') + "\xc2\x9b";
   j["series"][0]["meta"]["\x1b[31m"] = "\x1b[0m";
@@ -158,9 +155,9 @@ TEST(Cli, ControlCharactersInDeviceStringsAreEscapedEverywhere) {
 
 // The reproducer: y = -1 in a partition series crashed `analyze`.
 TEST(Cli, AnalyzeSetsAsideASeriesWithANegativeValueAndSaysWhy) {
-  const auto dir = temp_dir("negative");
+  const auto dir = test::fresh_temp_dir("cli_negative");
   std::stringstream text;
-  text << std::ifstream(std::string(GPUSCOPE_TEST_DATA) + "/h100_divergence_triples_run1.json").rdbuf();
+  text << std::ifstream(recorded_path("h100/divergence_triples_first.json")).rdbuf();
   nlohmann::json j = nlohmann::json::parse(text.str());
   for (auto& s : j["series"])
     if (s["id"] == "divergence.partition_triples") s["points"][1]["y"] = -1;

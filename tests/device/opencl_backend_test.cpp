@@ -1,11 +1,13 @@
 // The OpenCL backend and the real latency probe on the CPU through PoCL, the
 // one device every CI machine has.
 #include "backends/backend.hpp"
-#include "cli_runner.hpp"
+#include "support/cli.hpp"
 #include "core/error.hpp"
 #include "report/results_json.hpp"
 
-#include "cpu_device.hpp"
+#include "support/devices.hpp"
+
+#include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -123,9 +125,7 @@ TEST(LatencyProbeOnPocl, FindsTheCpuL1AndL2) {
   constexpr int kAttempts = 3;
   for (int attempt = 1; attempt <= kAttempts; ++attempt) {
     SCOPED_TRACE("attempt " + std::to_string(attempt));
-    const auto dir =
-        std::filesystem::temp_directory_path() / ("gpuscope_pocl_latency_" + std::to_string(attempt));
-    std::filesystem::remove_all(dir);
+    const auto dir = test::fresh_temp_dir("pocl_latency_" + std::to_string(attempt));
     // PoCL's basic driver runs the kernel on the calling thread. Its pthread
     // driver keeps runtime threads busy beside the kernel, and on VMs whose
     // vCPUs are unannounced hyperthreads of one core they share the chase's
@@ -170,8 +170,7 @@ namespace {
 // A run killed half-way (SIGKILL: no handler, no flush) leaves a complete
 // results.json with what had finished: here the device, before any probe did.
 TEST(RunOnPocl, KilledRunLeavesAValidResultsFile) {
-  const auto dir = std::filesystem::temp_directory_path() / "gpuscope_killed_run";
-  std::filesystem::remove_all(dir);
+  const auto dir = test::fresh_temp_dir("killed_run");
   const std::string cmd = "timeout -s KILL 2 " + std::string(GPUSCOPE_BINARY) +
                           " run -q --probes latency --device " + cpu_device_id() + " --out " + dir.string() +
                           " > /dev/null 2>&1";

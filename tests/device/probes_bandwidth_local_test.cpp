@@ -4,10 +4,12 @@
 // a run that exits 0 has validated every launch. No timed assertions: the
 // CI VM is shared and noisy; shapes, presence and plausible ranges only.
 #include "backends/backend.hpp"
-#include "cli_runner.hpp"
+#include "support/cli.hpp"
 #include "report/results_json.hpp"
 
-#include "cpu_device.hpp"
+#include "support/devices.hpp"
+
+#include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,8 +22,7 @@ namespace {
 // so the two probes are checked in one TEST to pay for one run).
 Results quick_run() {
   const Results results = [] {
-    const auto dir = std::filesystem::temp_directory_path() / "gpuscope_pocl_bandwidth_local";
-    std::filesystem::remove_all(dir);
+    const auto dir = test::fresh_temp_dir("pocl_bandwidth_local");
     const auto r = test::run_gpuscope(
         "run --quick --quiet --probes bandwidth,local --device " + cpu_device_id() + " --out " + dir.string(),
         "POCL_DEVICES=basic");

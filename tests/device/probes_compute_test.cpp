@@ -5,8 +5,12 @@
 // unsupported with a reason, never as a rate. No timed assertions: the CI VM
 // is noisy.
 #include "backends/backend.hpp"
-#include "cli_runner.hpp"
+#include "support/cli.hpp"
 #include "report/results_json.hpp"
+
+#include "support/devices.hpp"
+
+#include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,17 +20,10 @@
 namespace gpuscope {
 namespace {
 
-std::string pocl_cpu_id() {
-  for (const auto& d : enumerate_devices())
-    if (d.type == "cpu") return d.id;
-  return "";
-}
-
 TEST(ComputeProbesOnPocl, QuickRunValidatesAndFindsRates) {
-  const std::string id = pocl_cpu_id();
+  const std::string id = cpu_device_id();
   ASSERT_FALSE(id.empty());
-  const auto dir = std::filesystem::temp_directory_path() / "gpuscope_pocl_compute";
-  std::filesystem::remove_all(dir);
+  const auto dir = test::fresh_temp_dir("pocl_compute");
   const auto r = test::run_gpuscope(
       "run --quiet --quick --probes compute,oplatency --device " + id + " --out " + dir.string(),
       "POCL_DEVICES=basic");

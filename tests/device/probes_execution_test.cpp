@@ -3,8 +3,12 @@
 // shaped as the analysis expects, findings present and honest about a CPU.
 // No timed assertions: the CI machine is shared and noisy.
 #include "backends/backend.hpp"
-#include "cli_runner.hpp"
+#include "support/cli.hpp"
 #include "report/results_json.hpp"
+
+#include "support/devices.hpp"
+
+#include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,17 +17,10 @@
 namespace gpuscope {
 namespace {
 
-std::string cpu_id() {
-  for (const auto& d : enumerate_devices())
-    if (d.type == "cpu") return d.id;
-  return "";
-}
-
 TEST(ExecutionProbesOnPocl, QuickRunGivesSeriesAndFindings) {
-  const std::string id = cpu_id();
+  const std::string id = cpu_device_id();
   ASSERT_FALSE(id.empty());
-  const auto dir = std::filesystem::temp_directory_path() / "gpuscope_pocl_exec";
-  std::filesystem::remove_all(dir);
+  const auto dir = test::fresh_temp_dir("pocl_exec");
   const auto r = test::run_gpuscope(
       "run --quiet --quick --probes divergence,occupancy,icache --device " + id + " --out " + dir.string(),
       "POCL_DEVICES=basic");

@@ -4,10 +4,12 @@
 // under "skipped"), so here: the run succeeds, the curves have their shapes
 // and the findings exist within plausible ranges. No timings are asserted.
 #include "backends/backend.hpp"
-#include "cli_runner.hpp"
+#include "support/cli.hpp"
 #include "report/results_json.hpp"
 
-#include "cpu_device.hpp"
+#include "support/devices.hpp"
+
+#include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,8 +21,7 @@ namespace {
 TEST(MemoryProbesOnPocl, QuickRunYieldsCurvesAndFindings) {
   const std::string id = cpu_device_id();
   ASSERT_FALSE(id.empty()) << "no OpenCL CPU device";
-  const auto dir = std::filesystem::temp_directory_path() / "gpuscope_pocl_mem2";
-  std::filesystem::remove_all(dir);
+  const auto dir = test::fresh_temp_dir("pocl_mem2");
   const auto r = test::run_gpuscope(
       "run --quiet --quick --probes coalescing,tlb,geometry --device " + id + " --out " + dir.string(),
       "POCL_DEVICES=basic");

@@ -3,11 +3,13 @@
 // No timed assertions: shapes, validation, the safe answer of a capped
 // spin, and findings that must hold on any CPU device.
 #include "backends/backend.hpp"
-#include "cli_runner.hpp"
+#include "support/cli.hpp"
 #include "core/error.hpp"
 #include "report/results_json.hpp"
 
-#include "cpu_device.hpp"
+#include "support/devices.hpp"
+
+#include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -94,8 +96,7 @@ TEST(OpenClSystemMethods, SvmCapabilitiesAndMap) {
 // with no forward progress between work-groups, where every ping-pong spin
 // must give up at its cap and the run go on.
 TEST(SystemProbesOnPocl, RunAndFindWhatACpuIs) {
-  const auto dir = std::filesystem::temp_directory_path() / "gpuscope_pocl_system";
-  std::filesystem::remove_all(dir);
+  const auto dir = test::fresh_temp_dir("pocl_system");
   const auto r =
       test::run_gpuscope("run --quiet --quick --probes transfer,launch,atomics,scheduling,clock --device " +
                              cpu_device_id() + " --out " + dir.string(),

@@ -2,12 +2,14 @@
 // device (which has images: software reads of ordinary memory), and the
 // probe's skip path on a device without images.
 #include "backends/backend.hpp"
-#include "cli_runner.hpp"
+#include "support/cli.hpp"
 #include "core/error.hpp"
 #include "probes/probe.hpp"
 #include "report/results_json.hpp"
 
-#include "cpu_device.hpp"
+#include "support/devices.hpp"
+
+#include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -111,8 +113,7 @@ TEST(TextureProbe, SkipsABackendWithoutImages) {
 // Shapes and validation only: the CI VM's timings are noisy, and PoCL's
 // software image reads (~5-10 ns each) flatten the L1 step.
 void check_quick_run(const std::string& kind, const std::string& image) {
-  const auto dir = std::filesystem::temp_directory_path() / ("gpuscope_pocl_texture_" + image);
-  std::filesystem::remove_all(dir);
+  const auto dir = test::fresh_temp_dir("pocl_texture_" + image);
   const auto r = test::run_gpuscope("run --quiet --quick --probes texture --texture-image " + kind + " --device " +
                                         cpu_device_id() + " --out " + dir.string(),
                                     "POCL_DEVICES=basic");

@@ -5,7 +5,7 @@
 
 #include "analysis/execution.hpp"
 #include "core/error.hpp"
-#include "recorded.hpp"
+#include "support/recorded.hpp"
 
 #include <gtest/gtest.h>
 
@@ -26,7 +26,7 @@ std::vector<std::string> reasons(const Results& r) {
 
 TEST(Analyze, NegativePartitionThroughputIsSetAsideNotACrash) {
   // The reproducer: y = -1 in a partition series made analyze die (SIGSEGV).
-  Results r = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h100_divergence_triples_run1.json");
+  Results r = read_recorded("h100/divergence_triples_first.json");
   for (auto& s : r.series)
     if (s.id == "divergence.partition_pairs" || s.id == "divergence.partition_triples") s.points[1].y = -1;
   EXPECT_EQ(reasons(r),
@@ -89,7 +89,7 @@ TEST(Analyze, EveryPromiseBrokenIsNamed) {
 // from outside the promises (or an awkward one inside them): analysis goes
 // on, and sets aside exactly the series broken.
 TEST(Analyze, AnyValueInAnySeriesOfAWholeRunIsSurvived) {
-  const Results run = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/pocl_zen5_pthread_full_run.json");
+  const Results run = read_recorded("pocl_zen5/pthread_full_run.json");
   const double values[] = {-1, kNaN, kInf, -kInf, 1e300, 0, 5e-324, -0.0, 1e15};
   for (size_t i = 0; i < run.series.size(); ++i) {
     Results r = run;
@@ -134,7 +134,7 @@ TEST(Analyze, MetaNumbersPastAnyIntegerAreShownAsGiven) {
 }
 
 TEST(Analyze, MetaOfTheWrongTypeIsAUsageError) {
-  Results r = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h100_divergence_triples_run1.json");
+  Results r = read_recorded("h100/divergence_triples_first.json");
   for (auto& s : r.series) s.meta["active_waves_per_group"] = "many";
   EXPECT_THROW(analysis::analyze_all(r), UsageError);
 }

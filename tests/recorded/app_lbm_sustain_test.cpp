@@ -1,51 +1,47 @@
 // The application probes' recorded H100 runs (tests/data), analysed afresh:
-// h100_lbm_with_bandwidth_run.json (probes latency, bandwidth, lbm with
-// --budget-scale 2) and h100_sustain_60s_run.json (probe sustain,
+// h100/lbm_with_bandwidth.json (probes latency, bandwidth, lbm with
+// --budget-scale 2) and h100/sustain_60s.json (probe sustain,
 // --sustain-s 60). What the H100 showed must keep being read from them.
-#include "recorded.hpp"
+#include "support/recorded.hpp"
+
+#include "support/findings.hpp"
 
 #include <gtest/gtest.h>
 
 namespace gpuscope {
 namespace {
 
-double value_of(const Results& r, const std::string& id) {
-  const Finding* f = r.find_finding(id);
-  EXPECT_NE(f, nullptr) << id;
-  return f ? number(*f) : -1;
-}
-
 TEST(RecordedH100Lbm, EveryModeIsBandwidthBoundAgainstTheMeasuredDram) {
-  const Results r = load_recorded("h100_lbm_with_bandwidth_run.json");
+  const Results r = load_recorded("h100/lbm_with_bandwidth.json");
   // The same run's DRAM copy rate: 3021 GB/s.
-  EXPECT_NEAR(value_of(r, "memory.dram.copy_gbps"), 3021, 30);
+  EXPECT_NEAR(test::finding_value(r, "memory.dram.copy_gbps"), 3021, 30);
   // FP32 on a 128^3 box: 17170 MLUP/s x 153 B = 2627 GB/s, 87% of it.
-  EXPECT_NEAR(value_of(r, "app.lbm.fp32.mlups"), 17170, 100);
-  EXPECT_NEAR(value_of(r, "app.lbm.fp32.effective_gbps"), 2627, 20);
-  EXPECT_NEAR(value_of(r, "app.lbm.fp32.fraction_of_dram"), 0.87, 0.01);
+  EXPECT_NEAR(test::finding_value(r, "app.lbm.fp32.mlups"), 17170, 100);
+  EXPECT_NEAR(test::finding_value(r, "app.lbm.fp32.effective_gbps"), 2627, 20);
+  EXPECT_NEAR(test::finding_value(r, "app.lbm.fp32.fraction_of_dram"), 0.87, 0.01);
   // The 16-bit modes move half the bytes and run ~1.55x faster: still
   // bandwidth-bound (67-69% of DRAM), FP16C's decoding costs the H100 nothing.
   for (const char* mode : {"fp32", "fp16s", "fp16c"}) {
     const std::string base = std::string("app.lbm.") + mode;
-    EXPECT_EQ(value_of(r, base + ".bound"), 1.0) << mode;
-    EXPECT_GT(value_of(r, base + ".fraction_of_dram"), 0.6) << mode;
-    EXPECT_LT(std::abs(value_of(r, base + ".viscosity_rel_error")), 0.01) << mode;
-    EXPECT_LT(std::abs(value_of(r, base + ".mass_rel_error")), 1e-5) << mode;
+    EXPECT_EQ(test::finding_value(r, base + ".bound"), 1.0) << mode;
+    EXPECT_GT(test::finding_value(r, base + ".fraction_of_dram"), 0.6) << mode;
+    EXPECT_LT(std::abs(test::finding_value(r, base + ".viscosity_rel_error")), 0.01) << mode;
+    EXPECT_LT(std::abs(test::finding_value(r, base + ".mass_rel_error")), 1e-5) << mode;
   }
-  EXPECT_GT(value_of(r, "app.lbm.fp16c.mlups"), 1.4 * value_of(r, "app.lbm.fp32.mlups"));
+  EXPECT_GT(test::finding_value(r, "app.lbm.fp16c.mlups"), 1.4 * test::finding_value(r, "app.lbm.fp32.mlups"));
 }
 
 TEST(RecordedH100Sustain, SixtySecondsAtFullClockWithoutThrottling) {
-  const Results r = load_recorded("h100_sustain_60s_run.json");
+  const Results r = load_recorded("h100/sustain_60s.json");
   const Series* tp = r.find_series("sustain.throughput");
   ASSERT_NE(tp, nullptr);
   EXPECT_GE(tp->points.back().x, 59.0);
   // 65 TFLOP/s of FP32 FMA at 1980 MHz for the whole minute.
-  EXPECT_NEAR(value_of(r, "sustain.sustained_clock_mhz"), 1980, 5);
-  EXPECT_EQ(value_of(r, "sustain.throttling"), 0.0);
-  EXPECT_LT(value_of(r, "sustain.drop_fraction"), 0.01);
-  EXPECT_LE(value_of(r, "sustain.ramp_ms"), 40);  // up within the first 25 ms launch
-  EXPECT_EQ(value_of(r, "sustain.dvfs.clock_drops_between_launches"), 0.0);
+  EXPECT_NEAR(test::finding_value(r, "sustain.sustained_clock_mhz"), 1980, 5);
+  EXPECT_EQ(test::finding_value(r, "sustain.throttling"), 0.0);
+  EXPECT_LT(test::finding_value(r, "sustain.drop_fraction"), 0.01);
+  EXPECT_LE(test::finding_value(r, "sustain.ramp_ms"), 40);  // up within the first 25 ms launch
+  EXPECT_EQ(test::finding_value(r, "sustain.dvfs.clock_drops_between_launches"), 0.0);
   // The driver's view: power from ~124 W idle to ~295 W under load, 38 -> 47 C.
   const Series* power = r.find_series("sustain.driver.power_w");
   ASSERT_NE(power, nullptr);

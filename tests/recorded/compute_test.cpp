@@ -3,7 +3,7 @@
 #include "analysis/analyze.hpp"
 #include "report/results_json.hpp"
 
-#include "recorded.hpp"
+#include "support/recorded.hpp"
 
 #include <gtest/gtest.h>
 
@@ -27,7 +27,7 @@ double value(const Results& r, const std::string& id) { return number(get(r, id)
 constexpr double kGopsPerOpPerClkPerSm = 132 * 1.980;
 
 TEST(ComputeRecordedH200, RatesAgainstThePublishedPeaks) {
-  const Results r = load_recorded("h200_compute_full_run.json");
+  const Results r = load_recorded("h200/compute_paired_chains_warm_cache.json");
   const double fp32_fma = value(r, "compute.fp32.fma.throughput_gops");
   // >= 98% of 66.9 TFLOP/s (FMA = 2 FLOP).
   EXPECT_GE(2 * fp32_fma, 0.98 * 2 * 128 * kGopsPerOpPerClkPerSm);
@@ -48,7 +48,7 @@ TEST(ComputeRecordedH200, RatesAgainstThePublishedPeaks) {
 // ptxas puts them in uniform registers and no DFMA reads three vector
 // register pairs (README, fp64). Every peak target holds, fp64 included.
 TEST(ComputeRecordedH200, ByValueOperandsReachEveryPeak) {
-  const Results r = load_recorded("h200_compute_byval.json");
+  const Results r = load_recorded("h200/compute_byval.json");
   EXPECT_GE(2 * value(r, "compute.fp32.fma.throughput_gops"), 65500);
   EXPECT_GE(2 * value(r, "compute.fp64.fma.throughput_gops"), 33000);
   EXPECT_NEAR(value(r, "compute.fp64.fma.ops_per_clock_per_cu"), 64, 1.5);
@@ -58,7 +58,7 @@ TEST(ComputeRecordedH200, ByValueOperandsReachEveryPeak) {
 }
 
 TEST(ComputeRecordedH200, RatiosRoundToTheHardwareFractions) {
-  const Results r = load_recorded("h200_compute_full_run.json");
+  const Results r = load_recorded("h200/compute_paired_chains_warm_cache.json");
   const std::pair<const char*, double> want[] = {{"fp32.add", 1},
                                                  {"fp32.mul", 1},
                                                  {"fp32.mad", 1},
@@ -88,7 +88,7 @@ TEST(ComputeRecordedH200, RatiosRoundToTheHardwareFractions) {
 }
 
 TEST(ComputeRecordedH200, LatencyInCyclesFromTheSmCounter) {
-  const Results r = load_recorded("h200_compute_full_run.json");
+  const Results r = load_recorded("h200/compute_paired_chains_warm_cache.json");
   const Finding& fma = get(r, "compute.fp32.fma.latency_cycles");
   EXPECT_NEAR(number(fma), 4, 0.1);  // Hopper FFMA: 4 cycles
   EXPECT_NE(fma.method.find("cycle counter"), std::string::npos);
@@ -103,7 +103,7 @@ TEST(ComputeRecordedH200, LatencyInCyclesFromTheSmCounter) {
 }
 
 TEST(ComputeRecordedH200, ColdRunSaysWhatItDidNotMeasure) {
-  const Results r = load_recorded("h200_compute_cold_run.json");
+  const Results r = load_recorded("h200/compute_cold_cache.json");
   EXPECT_GE(2 * value(r, "compute.fp32.fma.throughput_gops"), 0.98 * 2 * 128 * kGopsPerOpPerClkPerSm);
   const Series* summary = r.find_series("compute.summary");
   ASSERT_NE(summary, nullptr);
@@ -117,7 +117,7 @@ TEST(ComputeRecordedH200, ColdRunSaysWhatItDidNotMeasure) {
 
 // bench/cuda_fma.cu on the same GPU: gpuscope's OpenCL fp32 FMA agrees with CUDA's.
 TEST(ComputeRecordedH200, AgreesWithTheCudaReference) {
-  std::ifstream in(std::string(GPUSCOPE_TEST_DATA) + "/h200_cuda_fma.txt");
+  std::ifstream in(recorded_path("h200/cuda_fma.txt"));
   double cuda_fp32 = 0;
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("fp32 pair", 0) != 0) continue;
@@ -125,7 +125,7 @@ TEST(ComputeRecordedH200, AgreesWithTheCudaReference) {
     std::istringstream(line.substr(at - 10, 10)) >> cuda_fp32;
   }
   ASSERT_GT(cuda_fp32, 60);
-  const Results r = load_recorded("h200_compute_full_run.json");
+  const Results r = load_recorded("h200/compute_paired_chains_warm_cache.json");
   EXPECT_NEAR(2 * value(r, "compute.fp32.fma.throughput_gops") / 1000, cuda_fp32, 0.02 * cuda_fp32);
 }
 
@@ -133,7 +133,7 @@ TEST(ComputeRecordedH200, AgreesWithTheCudaReference) {
 // 2-vCPU VM put the fma+add mix's median 1.3x above fp32 fma's, which the
 // quartile test does not take for dual issue.
 TEST(ComputeRecordedPocl, FullMatrixNoDualIssueFromNoise) {
-  const Results r = load_recorded("pocl_epyc_basic_compute_full.json");
+  const Results r = load_recorded("pocl_epyc/basic_compute_full.json");
   EXPECT_TRUE(r.skipped.empty());
   EXPECT_FALSE(std::get<bool>(get(r, "compute.dual_issue.fp32_fma_add").value));
   for (const char* id : {"int64.mul", "int16.add", "int8.mul", "fp64.sqrt", "fp32.native_log", "int32.cvt"})
@@ -142,7 +142,7 @@ TEST(ComputeRecordedPocl, FullMatrixNoDualIssueFromNoise) {
 }
 
 TEST(ComputeRecordedPocl, FindingsWithUncertainCycles) {
-  const Results r = load_recorded("pocl_epyc_basic_compute_quick.json");
+  const Results r = load_recorded("pocl_epyc/basic_compute_quick.json");
   EXPECT_GT(value(r, "compute.fp32.fma.throughput_gops"), 0);
   EXPECT_DOUBLE_EQ(value(r, "compute.fp32.fma.rate_vs_fp32_fma"), 1);
   const Finding& cyc = get(r, "compute.fp32.fma.latency_cycles");

@@ -4,7 +4,7 @@
 // data/reference/h200.json (each with its source), so a change to any analysis that would
 // misread a real GPU fails here.
 #include "analysis/analyze.hpp"
-#include "recorded.hpp"
+#include "support/recorded.hpp"
 #include "report/results_json.hpp"
 
 #include <gtest/gtest.h>
@@ -18,7 +18,7 @@ constexpr double MiB = 1024.0 * KiB;
 class H200FullRun : public ::testing::TestWithParam<const char*> {
  protected:
   void SetUp() override {
-    r_ = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/" + GetParam());
+    r_ = read_recorded(GetParam());
     r_.findings = analysis::analyze_all(r_);
   }
   double value(const std::string& id) const {
@@ -112,8 +112,8 @@ TEST_P(H200FullRun, HostAndScheduling) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Recorded, H200FullRun,
-                         ::testing::Values("h200_full_run1.json", "h200_full_run2.json",
-                                           "h200_final_run1.json", "h200_final_run2.json"));
+                         ::testing::Values("h200/full_run_cold_cache.json", "h200/full_run_warm_cache.json",
+                                           "h200/full_run_ptx_counts_cold_cache.json", "h200/full_run_ptx_counts_warm_cache.json"));
 
 }  // namespace
 }  // namespace gpuscope
@@ -124,7 +124,7 @@ namespace {
 // The five execution probes alone on a fresh H200 (cold compile cache), with
 // the budgets and the occupancy wave search as they are now.
 TEST(H200ExecSetCold, ExecutionFindingsFromTheTimedSet) {
-  const Results r = load_recorded("h200_exec_set_cold.json");
+  const Results r = load_recorded("h200/exec_set_cold_cache.json");
   EXPECT_TRUE(r.skipped.empty());
   const Finding* width = r.find_finding("exec.wave_width");
   const Finding* waves = r.find_finding("exec.max_waves_per_cu");

@@ -3,7 +3,7 @@
 // real GPU as before. H100 SXM: 256 KB of L1/texture/shared per SM, a 50 MB
 // L2 in two halves, HBM3 at 3.35 TB/s, 64 warps of 32 per SM, 4 SM
 // sub-partitions, 128-byte lines (data/reference/h100.json, with sources).
-#include "recorded.hpp"
+#include "support/recorded.hpp"
 
 #include <gtest/gtest.h>
 
@@ -98,7 +98,7 @@ TEST_P(H100FullRun, TextureLevelsAndLatency) {
   EXPECT_GT(value("texture.dram.latency_ns"), 300);
 }
 
-INSTANTIATE_TEST_SUITE_P(Runs, H100FullRun, ::testing::Values("h100_full_run1.json", "h100_full_run2.json"),
+INSTANTIATE_TEST_SUITE_P(Runs, H100FullRun, ::testing::Values("h100/full_run_first.json", "h100/full_run_second.json"),
                          [](const auto& info) { return std::string("run") + std::to_string(info.index + 1); });
 
 }  // namespace

@@ -3,7 +3,9 @@
 #include "analysis/analyze.hpp"
 #include "report/results_json.hpp"
 
-#include "recorded.hpp"
+#include "support/recorded.hpp"
+
+#include "support/findings.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,15 +18,9 @@ namespace {
 constexpr double KiB = 1024.0;
 constexpr double MiB = 1024.0 * KiB;
 
-double value(const Results& r, const std::string& id) {
-  const Finding* f = r.find_finding(id);
-  if (f == nullptr) ADD_FAILURE() << "no finding " << id;
-  return f ? number(*f) : -1;
-}
-
 // The first row's cycles per hop of bench/cuda_chase.cu's output: L1 hits.
 double cuda_l1_cycles(const std::string& name) {
-  std::ifstream in(std::string(GPUSCOPE_TEST_DATA) + "/" + name);
+  std::ifstream in(recorded_path(name));
   std::string header;
   std::getline(in, header);
   double footprint = 0, cycles = 0;
@@ -49,30 +45,30 @@ class HopperCurves : public ::testing::TestWithParam<Hopper> {};
 TEST_P(HopperCurves, FindsL1SplitL2AndDram) {
   const Hopper& h = GetParam();
   const Results r = load_recorded(h.file);
-  EXPECT_EQ(value(r, "memory.cache_levels"), 3);
+  EXPECT_EQ(test::finding_value(r, "memory.cache_levels"), 3);
   // 256 KB of SRAM hold L1 and shared memory; misses begin at ~215 KiB and
   // half the loads still hit at 256 KiB (CUDA's chase agrees: 157 of 32..275
   // cycles there), so a half-hit reading may sit a little past 256 KiB.
-  const double l1 = value(r, "memory.L1.capacity_bytes");
+  const double l1 = test::finding_value(r, "memory.L1.capacity_bytes");
   EXPECT_GE(l1, 200 * KiB);
   EXPECT_LE(l1, 264 * KiB);
-  const double l2 = value(r, "memory.L2.capacity_bytes");
+  const double l2 = test::finding_value(r, "memory.L2.capacity_bytes");
   EXPECT_GE(l2, h.near_l2_low);
   EXPECT_LE(l2, h.near_l2_high);
-  const double l3 = value(r, "memory.L3.capacity_bytes");
+  const double l3 = test::finding_value(r, "memory.L3.capacity_bytes");
   EXPECT_GE(l3, h.whole_l2_low);
   EXPECT_LE(l3, h.whole_l2_high);
   EXPECT_NE(r.find_finding("memory.L3.capacity_bytes")->note.find("split"), std::string::npos);
 
   // The chase adds nothing: L1 latency in cycles at the reported clock is
   // within 10% of the CUDA chase's clock64() count on the same GPU.
-  const double l1_cycles = value(r, "memory.L1.latency_ns") * r.device.clock_mhz / 1000;
+  const double l1_cycles = test::finding_value(r, "memory.L1.latency_ns") * r.device.clock_mhz / 1000;
   EXPECT_NEAR(l1_cycles / cuda_l1_cycles(h.cuda_file), 1.0, 0.10) << l1_cycles << " cycles";
 
   // Near L2 ~250-280 cycles, far ~1.8x, HBM ~650 cycles (published: 480-860).
-  const double l2_ns = value(r, "memory.L2.latency_ns");
-  const double l3_ns = value(r, "memory.L3.latency_ns");
-  const double dram_ns = value(r, "memory.dram.latency_ns");
+  const double l2_ns = test::finding_value(r, "memory.L2.latency_ns");
+  const double l3_ns = test::finding_value(r, "memory.L3.latency_ns");
+  const double dram_ns = test::finding_value(r, "memory.dram.latency_ns");
   EXPECT_GT(l2_ns, 120);
   EXPECT_LT(l2_ns, 160);
   EXPECT_NEAR(l3_ns / l2_ns, 1.8, 0.2);
@@ -87,44 +83,47 @@ TEST_P(HopperCurves, FindsL1SplitL2AndDram) {
 INSTANTIATE_TEST_SUITE_P(
     Recorded, HopperCurves,
     ::testing::Values(
-        Hopper{"h100_latency_final_run1.json", "h100_cuda_chase.txt", 23 * MiB, 28 * MiB, 48 * MiB, 56 * MiB},
-        Hopper{"h100_latency_final_run2.json", "h100_cuda_chase.txt", 23 * MiB, 28 * MiB, 48 * MiB, 56 * MiB},
-        Hopper{"h100_latency_run1.json", "h100_cuda_chase.txt", 23 * MiB, 28 * MiB, 48 * MiB, 56 * MiB},
-        Hopper{"h100_latency_run2.json", "h100_cuda_chase.txt", 23 * MiB, 28 * MiB, 48 * MiB, 56 * MiB},
-        Hopper{"h200_latency_run1.json", "h200_cuda_chase.txt", 27 * MiB, 33 * MiB, 57 * MiB, 64 * MiB},
-        Hopper{"h200_latency_run2.json", "h200_cuda_chase.txt", 27 * MiB, 33 * MiB, 57 * MiB, 64 * MiB},
-        Hopper{"h200_latency_final_run1.json", "h200_cuda_chase.txt", 27 * MiB, 33 * MiB, 57 * MiB, 64 * MiB},
-        Hopper{"h200_latency_final_run2.json", "h200_cuda_chase.txt", 27 * MiB, 33 * MiB, 57 * MiB,
+        Hopper{"h100/latency_p10_revisited_first.json", "h100/cuda_chase.txt", 23 * MiB, 28 * MiB, 48 * MiB, 56 * MiB},
+        Hopper{"h100/latency_p10_revisited_second.json", "h100/cuda_chase.txt", 23 * MiB, 28 * MiB, 48 * MiB, 56 * MiB},
+        Hopper{"h100/latency_median_points_first.json", "h100/cuda_chase.txt", 23 * MiB, 28 * MiB, 48 * MiB, 56 * MiB},
+        Hopper{"h100/latency_median_points_second.json", "h100/cuda_chase.txt", 23 * MiB, 28 * MiB, 48 * MiB, 56 * MiB},
+        Hopper{"h200/latency_median_points_first.json", "h200/cuda_chase.txt", 27 * MiB, 33 * MiB, 57 * MiB, 64 * MiB},
+        Hopper{"h200/latency_median_points_second.json", "h200/cuda_chase.txt", 27 * MiB, 33 * MiB, 57 * MiB, 64 * MiB},
+        Hopper{"h200/latency_p10_revisited_first.json", "h200/cuda_chase.txt", 27 * MiB, 33 * MiB, 57 * MiB, 64 * MiB},
+        Hopper{"h200/latency_p10_revisited_second.json", "h200/cuda_chase.txt", 27 * MiB, 33 * MiB, 57 * MiB,
                64 * MiB}),
     [](const ::testing::TestParamInfo<Hopper>& info) {
-      const std::string file = info.param.file;
-      return file.substr(0, file.find('.'));
+      std::string name(info.param.file);  // "h100/latency_..._first.json" -> h100_latency_..._first
+      name = name.substr(0, name.find('.'));
+      for (auto& ch : name)
+        if (ch == '/') ch = '_';
+      return name;
     });
 
 // The CI machine kind (AMD EPYC Zen 4 VM: L1d 32 KiB, L2 1 MiB), through
 // PoCL's basic driver: L1 and L2 within 25% of what Linux reports.
 TEST(RecordedCurves, EpycThroughPoclFindsL1AndL2) {
-  for (const char* file : {"pocl_epyc_basic_latency_run1.json", "pocl_epyc_basic_latency_run2.json"}) {
+  for (const char* file : {"pocl_epyc/basic_latency_first.json", "pocl_epyc/basic_latency_second.json"}) {
     SCOPED_TRACE(file);
     const Results r = load_recorded(file);
-    EXPECT_NEAR(value(r, "memory.L1.capacity_bytes") / (32 * KiB), 1.0, 0.25);
-    EXPECT_NEAR(value(r, "memory.L2.capacity_bytes") / (1 * MiB), 1.0, 0.25);
-    EXPECT_NEAR(value(r, "memory.L1.latency_ns"), 1.15, 0.15);  // 4 cycles at ~3.5 GHz
-    EXPECT_LT(value(r, "memory.L2.latency_ns"), 5.0);
-    EXPECT_GT(value(r, "memory.dram.latency_ns"), 100);
+    EXPECT_NEAR(test::finding_value(r, "memory.L1.capacity_bytes") / (32 * KiB), 1.0, 0.25);
+    EXPECT_NEAR(test::finding_value(r, "memory.L2.capacity_bytes") / (1 * MiB), 1.0, 0.25);
+    EXPECT_NEAR(test::finding_value(r, "memory.L1.latency_ns"), 1.15, 0.15);  // 4 cycles at ~3.5 GHz
+    EXPECT_LT(test::finding_value(r, "memory.L2.latency_ns"), 5.0);
+    EXPECT_GT(test::finding_value(r, "memory.dram.latency_ns"), 100);
   }
 }
 
 // The Xeon of the GPU machine (L1d 48 KiB, L2 2 MiB) through PoCL's
 // single-threaded driver with buffers on huge pages: the final probe.
 TEST(RecordedCurves, XeonWithHugePagesFindsL1AndL2) {
-  const Results r = load_recorded("pocl_xeon_basic_latency_thp.json");
+  const Results r = load_recorded("pocl_xeon/basic_latency_huge_pages.json");
   EXPECT_EQ(r.device.vendor_info.value("gpuscope_buffers", ""),
             "host memory, transparent huge pages requested");
-  EXPECT_NEAR(value(r, "memory.L1.capacity_bytes") / (48 * KiB), 1.0, 0.25);
-  EXPECT_NEAR(value(r, "memory.L2.capacity_bytes") / (2 * MiB), 1.0, 0.25);
-  EXPECT_LT(value(r, "memory.L1.latency_ns"), value(r, "memory.L2.latency_ns"));
-  EXPECT_GT(value(r, "memory.dram.latency_ns"), 100);
+  EXPECT_NEAR(test::finding_value(r, "memory.L1.capacity_bytes") / (48 * KiB), 1.0, 0.25);
+  EXPECT_NEAR(test::finding_value(r, "memory.L2.capacity_bytes") / (2 * MiB), 1.0, 0.25);
+  EXPECT_LT(test::finding_value(r, "memory.L1.latency_ns"), test::finding_value(r, "memory.L2.latency_ns"));
+  EXPECT_GT(test::finding_value(r, "memory.dram.latency_ns"), 100);
 }
 
 // The same Xeon before buffers moved to huge pages: its L1 read smaller
@@ -132,20 +131,20 @@ TEST(RecordedCurves, XeonWithHugePagesFindsL1AndL2) {
 // what must hold there is the shape: fast L1 first, levels in order, DRAM
 // last, and no crash on the threaded driver's perturbed curve.
 TEST(RecordedCurves, XeonThroughPoclKeepsLevelsInOrder) {
-  for (const char* file : {"pocl_xeon_basic_latency.json", "pocl_xeon_basic_latency_final.json",
-                           "pocl_xeon_pthread_latency.json"}) {
+  for (const char* file : {"pocl_xeon/basic_latency_median_points.json", "pocl_xeon/basic_latency_p10_revisited.json",
+                           "pocl_xeon/pthread_latency.json"}) {
     SCOPED_TRACE(file);
     const Results r = load_recorded(file);
-    const int levels = static_cast<int>(value(r, "memory.cache_levels"));
+    const int levels = static_cast<int>(test::finding_value(r, "memory.cache_levels"));
     ASSERT_GE(levels, 2);
     double previous = 0;
     for (int k = 1; k <= levels; ++k) {
-      const double lat = value(r, "memory.L" + std::to_string(k) + ".latency_ns");
+      const double lat = test::finding_value(r, "memory.L" + std::to_string(k) + ".latency_ns");
       EXPECT_GT(lat, previous);
       previous = lat;
     }
-    EXPECT_LT(value(r, "memory.L1.latency_ns"), 2.5);
-    EXPECT_GT(value(r, "memory.dram.latency_ns"), previous);
+    EXPECT_LT(test::finding_value(r, "memory.L1.latency_ns"), 2.5);
+    EXPECT_GT(test::finding_value(r, "memory.dram.latency_ns"), previous);
   }
 }
 

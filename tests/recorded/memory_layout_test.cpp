@@ -3,7 +3,7 @@
 #include "analysis/analyze.hpp"
 #include "report/results_json.hpp"
 
-#include "recorded.hpp"
+#include "support/recorded.hpp"
 
 #include <gtest/gtest.h>
 
@@ -48,8 +48,8 @@ TEST_P(H200Coalescing, ReadsOffsetStrideAndGroupCurves) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Recorded, H200Coalescing,
-                         ::testing::Values("h200_coalescing_run1.json", "h200_coalescing_run2.json",
-                                           "h200_mem2_quick.json"));
+                         ::testing::Values("h200/coalescing_first.json", "h200/coalescing_second.json",
+                                           "h200/coalescing_tlb_geometry_quick.json"));
 
 class H200Geometry : public ::testing::TestWithParam<const char*> {};
 
@@ -66,10 +66,10 @@ TEST_P(H200Geometry, SectoredPrivateL1SharedL2) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Recorded, H200Geometry,
-                         ::testing::Values("h200_geometry_run1.json", "h200_mem2_quick.json"));
+                         ::testing::Values("h200/geometry.json", "h200/coalescing_tlb_geometry_quick.json"));
 
 TEST(H200Geometry, LineIs128Bytes) {
-  const Results r = load_recorded("h200_geometry_run1.json");
+  const Results r = load_recorded("h200/geometry.json");
   EXPECT_EQ(value(r, "memory.line_bytes"), 128);
 }
 
@@ -80,7 +80,7 @@ TEST(H200Geometry, LineIs128Bytes) {
 // latency probe's chase is flat (+0.2%) from 1 to 2 GiB. So: no TLB level
 // runs out below 1 GiB; the reach is reported as that lower bound.
 TEST(H200Tlb, NoTranslationCostUpToAGiB) {
-  const Results r = load_recorded("h200_mem2_quick.json");
+  const Results r = load_recorded("h200/coalescing_tlb_geometry_quick.json");
   const Finding* reach = get(r, "memory.tlb.reach_bytes");
   ASSERT_NE(reach, nullptr);
   EXPECT_GE(number(*reach), 512 * MiB);
@@ -93,7 +93,7 @@ TEST(H200Tlb, NoTranslationCostUpToAGiB) {
 // runs out into an L3 more than 10 ns away. A step that large is a cache,
 // not translation; the EPYC example run of docs/ reads the same way.
 TEST(PoclTlb, StepsLargerThanTheMissPenaltyAreCaches) {
-  for (const char* name : {"pocl_zen5_pthread_full_run.json", "../../docs/examples/pocl/results.json"}) {
+  for (const char* name : {"pocl_zen5/pthread_full_run.json", "../../docs/examples/pocl/results.json"}) {
     SCOPED_TRACE(name);
     const Results r = load_recorded(name);
     const Finding* reach = get(r, "memory.tlb.reach_bytes");
@@ -113,8 +113,8 @@ TEST(PoclTlb, StepsLargerThanTheMissPenaltyAreCaches) {
 // Measured together with the latency probe (the H200's recorded curve), the
 // reach finding says how the latency curve stands past it.
 TEST(H200Tlb, ReachNoteReadsTheLatencyCurve) {
-  Results r = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h200_mem2_quick.json");
-  const Results lat = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h200_latency_final_run1.json");
+  Results r = read_recorded("h200/coalescing_tlb_geometry_quick.json");
+  const Results lat = read_recorded("h200/latency_p10_revisited_first.json");
   r.series.insert(r.series.end(), lat.series.begin(), lat.series.end());
   r.findings = analysis::analyze_all(r);
   const Finding* f = get(r, "memory.tlb.reach_bytes");
@@ -128,7 +128,7 @@ TEST(H200Tlb, ReachNoteReadsTheLatencyCurve) {
 // and the 2 MiB-strided chase shows a small first translation step past
 // 512 MiB (3.6 ns, at a confidence that says it is weak), none below.
 TEST(H200Geometry, FixedBinaryReadsBothFetchUnitsAndASmallTlbStep) {
-  const Results r = load_recorded("h200_tlb_geometry_launch.json");
+  const Results r = load_recorded("h200/tlb_geometry_launch.json");
   EXPECT_EQ(value(r, "memory.L1.fetch_bytes"), 32);
   EXPECT_EQ(value(r, "memory.L2.fetch_bytes"), 64);
   EXPECT_EQ(value(r, "memory.line_bytes"), 128);
@@ -160,7 +160,7 @@ TEST_P(PoclMemory, AnalysisRunsAndStaysInRange) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Recorded, PoclMemory,
-                         ::testing::Values("pocl_epyc_basic_mem2.json", "pocl_xeon_basic_mem2.json"));
+                         ::testing::Values("pocl_epyc/basic_coalescing_tlb_geometry.json", "pocl_xeon/basic_coalescing_tlb_geometry.json"));
 
 }  // namespace
 }  // namespace gpuscope

@@ -5,7 +5,7 @@
 #include "analysis/system.hpp"
 #include "report/results_json.hpp"
 
-#include "recorded.hpp"
+#include "support/recorded.hpp"
 
 #include <gtest/gtest.h>
 
@@ -75,13 +75,13 @@ TEST_P(H200System, LaunchAtomicsSchedulingClock) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Recorded, H200System,
-                         ::testing::Values("h200_system_run1.json", "h200_system_run2.json",
-                                           "h200_system_quick.json"));
+                         ::testing::Values("h200/system_first.json", "h200/system_second.json",
+                                           "h200/system_quick.json"));
 
 // PoCL on the GPU machine's Xeon: buffers are host memory, so maps are free
 // and kernels read host-allocated buffers at the same rate: zero copy.
 TEST(XeonSystem, ZeroCopyAndOneGroupPerCore) {
-  for (const char* file : {"pocl_xeon_basic_system.json", "pocl_xeon_pthread_system.json"}) {
+  for (const char* file : {"pocl_xeon/basic_system.json", "pocl_xeon/pthread_system.json"}) {
     SCOPED_TRACE(file);
     const Results r = load_recorded(file);
     EXPECT_TRUE(std::get<bool>(get(r, "host.zero_copy").value));
@@ -99,7 +99,7 @@ TEST(XeonSystem, ZeroCopyAndOneGroupPerCore) {
 // time: the ping-pong's partner never runs while a player spins. The capped
 // spin gives up, and no latency is claimed.
 TEST(XeonSystem, SingleThreadedDriverClaimsNoPingPongLatency) {
-  const Results r = load_recorded("pocl_xeon_basic_system.json");
+  const Results r = load_recorded("pocl_xeon/basic_system.json");
   EXPECT_EQ(r.find_finding("atomics.global.latency_ns"), nullptr);
   EXPECT_EQ(r.find_finding("atomics.local.latency_ns"), nullptr);
   const Series* g = r.find_series("atomics.ping_pong.global");
@@ -108,7 +108,7 @@ TEST(XeonSystem, SingleThreadedDriverClaimsNoPingPongLatency) {
   EXPECT_NE(g->meta["not_measurable"]["32"].get<std::string>().find("no forward progress"),
             std::string::npos);
   // The threaded driver runs the two work-groups on two threads.
-  const Results t = load_recorded("pocl_xeon_pthread_system.json");
+  const Results t = load_recorded("pocl_xeon/pthread_system.json");
   const double latency = number(get(t, "atomics.global.latency_ns"));
   EXPECT_GT(latency, 10);
   EXPECT_LT(latency, 1000);

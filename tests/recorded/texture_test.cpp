@@ -4,7 +4,7 @@
 #include "analysis/analyze.hpp"
 #include "report/results_json.hpp"
 
-#include "recorded.hpp"
+#include "support/recorded.hpp"
 
 #include <gtest/gtest.h>
 
@@ -45,7 +45,7 @@ TEST_P(H200Texture1D, FindsTheUnifiedL1SharedWithLoads) {
   EXPECT_GE(number(l1), 200 * KiB);
   EXPECT_LE(number(l1), 270 * KiB);
   // The texture pipeline's hit costs ~89 cycles, nearly 3x a load's L1 hit
-  // (16.2 ns on the same GPU: h200_latency_final_run1.json).
+  // (16.2 ns on the same GPU: h200/latency_p10_revisited_first.json).
   EXPECT_NEAR(number(get(r, "texture.L1.latency_ns")), 45.1, 1.0);
   EXPECT_NEAR(number(get(r, "texture.L2.latency_ns")), 165, 5);
 
@@ -60,16 +60,16 @@ TEST_P(H200Texture1D, FindsTheUnifiedL1SharedWithLoads) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Runs, H200Texture1D,
-                         ::testing::Values(Run{"h200_texture_run1.json", 0.6},
-                                           Run{"h200_texture_run2.json", 0.6},
-                                           Run{"h200_texture_quick.json", 0.3}));
+                         ::testing::Values(Run{"h200/texture_first.json", 0.6},
+                                           Run{"h200/texture_second.json", 0.6},
+                                           Run{"h200/texture_quick.json", 0.3}));
 
 // 2D images through a sampler read differently on the H200: a first level
 // of ~56 KiB at ~49 ns, 106-124 ns up to 256 KiB, then the 1D path's L2
 // latency; and half the texel rate. The sharing sweep, sized by that small
 // level, saw no raise at the one footprint where it could have: a weak "no".
 TEST(H200Texture2D, SmallFirstLevelAndHalfTheTexelRate) {
-  const Results r = load_recorded("h200_texture_2d.json");
+  const Results r = load_recorded("h200/texture_2d.json");
   EXPECT_NEAR(number(get(r, "texture.L1.capacity_bytes")), 56 * KiB, 8 * KiB);
   EXPECT_NEAR(number(get(r, "texture.L1.latency_ns")), 49.4, 1.0);
   EXPECT_GT(number(get(r, "texture.L2.latency_ns")), 100);
@@ -103,10 +103,10 @@ TEST_P(PoclTexture, FindsTheCpuL1AndThatItIsShared) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Runs, PoclTexture,
-                         ::testing::Values(Cpu{"pocl_xeon_basic_texture.json", 48 * KiB},
-                                           Cpu{"pocl_xeon_basic_texture_quick.json", 48 * KiB},
-                                           Cpu{"pocl_xeon_pthread_texture.json", 48 * KiB},
-                                           Cpu{"pocl_epyc_basic_texture.json", 32 * KiB}));
+                         ::testing::Values(Cpu{"pocl_xeon/basic_texture.json", 48 * KiB},
+                                           Cpu{"pocl_xeon/basic_texture_quick.json", 48 * KiB},
+                                           Cpu{"pocl_xeon/pthread_texture.json", 48 * KiB},
+                                           Cpu{"pocl_epyc/basic_texture.json", 32 * KiB}));
 
 }  // namespace
 }  // namespace gpuscope

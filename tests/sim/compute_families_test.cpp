@@ -12,7 +12,9 @@
 #include "probes/probe.hpp"
 
 #include <fmt/format.h>
-#include "sim_configs.hpp"
+#include "support/sim_configs.hpp"
+
+#include "support/findings.hpp"
 
 #include <gtest/gtest.h>
 
@@ -58,13 +60,6 @@ double configured_base_fp32(const SimConfig& c) {
   return listed_rate(c, "float", "add").value();
 }
 
-double finding(const std::vector<Finding>& fs, const std::string& id) {
-  for (const auto& f : fs)
-    if (f.id == id) return std::get<double>(f.value);
-  ADD_FAILURE() << "no finding " << id;
-  return 0;
-}
-
 }  // namespace
 
 class SimComputeRecovery : public testing::TestWithParam<std::string> {};
@@ -77,7 +72,7 @@ TEST_P(SimComputeRecovery, ThroughputAndRateRatios) {
   Results r = test::run_sim_probe(dev, run_compute_probe, true);
   const auto fs = analysis::compute_findings(r);
   const double fma_cfg = gops(c, configured_fp32_fma(c));
-  const double fma_got = finding(fs, "compute.fp32.fma.throughput_gops");
+  const double fma_got = test::finding_value(fs, "compute.fp32.fma.throughput_gops");
   std::printf("compute %s: fp32 fma configured %.3f Gop/s, recovered %.3f\n", c.id_name.c_str(), fma_cfg,
               fma_got);
   EXPECT_NEAR(fma_got / fma_cfg, 1.0, 0.05);
@@ -97,7 +92,7 @@ TEST_P(SimComputeRecovery, ThroughputAndRateRatios) {
   for (const auto& q : ratios) {
     if (!q.configured) continue;
     const double want = *q.configured / configured_fp32_fma(c);
-    const double got = finding(fs, q.finding) / fma_got;
+    const double got = test::finding_value(fs, q.finding) / fma_got;
     std::printf("  %s / fp32 fma: configured %.4f, recovered %.4f\n", q.finding.c_str(), want, got);
     EXPECT_NEAR(got / want, 1.0, 0.05) << q.finding;
     ++checked;
@@ -150,7 +145,7 @@ class SimBandwidthRecovery : public testing::TestWithParam<std::string> {};
 // bandwidth found within 5% of the slowest level down to it (a per-core
 // level counts once per core: the probe runs 8 groups per core). The
 // footprint windows come from the configured capacities: the chase's own
-// recovery of them is test_sim.cpp's. The preset's max allocation is cut to
+// recovery of them is config_latency_test.cpp's. The preset's max allocation is cut to
 // 64 MiB here (a 32 MiB sweep, still 16x past every preset's last cache):
 // the probe fills its buffers with random words, and at the presets' 256 MiB
 // a run holds ~1 GB of host memory.
@@ -186,7 +181,7 @@ TEST_P(SimBandwidthRecovery, DramAndLevelBandwidths) {
                                         : fmt::format("{:.2f}", std::get<double>(it->value)));
     if (it != fs.end()) EXPECT_NEAR(std::get<double>(it->value) / expect[i], 1.0, 0.05) << id;
   }
-  const double dram_got = finding(fs, "memory.dram.bandwidth_gbps");
+  const double dram_got = test::finding_value(fs, "memory.dram.bandwidth_gbps");
   table += fmt::format("  dram configured {:.2f} GB/s (slowest on the path), recovered {:.2f}\n", dram_want,
                        dram_got);
   std::printf("bandwidth %s\n%s", c.id_name.c_str(), table.c_str());
@@ -218,15 +213,15 @@ TEST_P(SimLocalRecovery, OnChipLatencyAndCapacity) {
         want_latency = lv->hit_latency_ns;
         break;
       }
-  const double got_latency = finding(fs, "local.latency_ns");
+  const double got_latency = test::finding_value(fs, "local.latency_ns");
   std::printf(
       "local %s: on_chip configured %d, recovered %d; latency configured %.1f ns, recovered %.1f; "
       "capacity configured %llu B, recovered %.0f\n",
       c.id_name.c_str(), c.local.on_chip, std::get<bool>(on_chip->value), want_latency, got_latency,
-      static_cast<unsigned long long>(c.local.bytes_per_work_group), finding(fs, "local.capacity_bytes"));
+      static_cast<unsigned long long>(c.local.bytes_per_work_group), test::finding_value(fs, "local.capacity_bytes"));
   EXPECT_EQ(std::get<bool>(on_chip->value), c.local.on_chip) << on_chip->note;
   EXPECT_NEAR(got_latency / want_latency, 1.0, 0.05);
-  EXPECT_NEAR(finding(fs, "local.capacity_bytes") / static_cast<double>(c.local.bytes_per_work_group), 1.0,
+  EXPECT_NEAR(test::finding_value(fs, "local.capacity_bytes") / static_cast<double>(c.local.bytes_per_work_group), 1.0,
               0.05);
 }
 
@@ -247,7 +242,7 @@ TEST_P(SimSchedulingRecovery, WorkgroupsPerCore) {
   const auto one = std::find_if(fs.begin(), fs.end(),
                                 [](const Finding& f) { return f.id == "sched.one_workgroup_per_cu"; });
   ASSERT_NE(one, fs.end());
-  const double most = finding(fs, "sched.max_workgroups_per_cu");
+  const double most = test::finding_value(fs, "sched.max_workgroups_per_cu");
   std::printf(
       "scheduling %s: workgroups per core configured %u, recovered %g; one per CU configured %d, recovered "
       "%d\n",
@@ -276,7 +271,7 @@ TEST_P(SimTransferRecovery, ZeroCopyAndLink) {
   const auto zc =
       std::find_if(fs.begin(), fs.end(), [](const Finding& f) { return f.id == "host.zero_copy"; });
   ASSERT_NE(zc, fs.end());
-  const double h2d = finding(fs, "host.h2d_gbps"), d2h = finding(fs, "host.d2h_gbps");
+  const double h2d = test::finding_value(fs, "host.h2d_gbps"), d2h = test::finding_value(fs, "host.d2h_gbps");
   std::printf(
       "transfer %s: zero copy configured %d, recovered %d; link configured %.2f GB/s, recovered h2d %.2f "
       "d2h %.2f\n",

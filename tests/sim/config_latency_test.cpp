@@ -5,7 +5,7 @@
 #include "analysis/cache_hierarchy.hpp"
 #include "backends/sim/family.hpp"
 #include "backends/sim/sim_device.hpp"
-#include "cli_runner.hpp"
+#include "support/cli.hpp"
 #include "core/error.hpp"
 #include "core/random.hpp"
 #include "probes/probe.hpp"

@@ -7,7 +7,7 @@
 #include "backends/sim/sim_device.hpp"
 #include "probes/probe.hpp"
 
-#include "sim_configs.hpp"
+#include "support/sim_configs.hpp"
 
 #include <gtest/gtest.h>
 

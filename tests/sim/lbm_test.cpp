@@ -4,9 +4,11 @@
 // the shear wave's viscosity, mass) there as on a real device.
 #include "backends/sim/lbm_model.hpp"
 #include "backends/sim/sim_config.hpp"
-#include "cli_runner.hpp"
-#include "sim_configs.hpp"
+#include "support/cli.hpp"
+#include "support/sim_configs.hpp"
 #include "report/results_json.hpp"
+
+#include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,8 +21,7 @@ class LbmSim : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(LbmSim, RecoversTheModelledRates) {
   const std::string name = GetParam();
-  const auto dir = std::filesystem::temp_directory_path() / ("gpuscope_sim_lbm_" + name);
-  std::filesystem::remove_all(dir);
+  const auto dir = test::fresh_temp_dir("sim_lbm_" + name);
   const auto r = test::run_gpuscope("run --quiet --quick --probes lbm --device " + test::sim_device_arg(name, dir) +
                                     " --out " + dir.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;

@@ -15,7 +15,7 @@
 #include "probes/probe.hpp"
 
 #include <fmt/format.h>
-#include "sim_configs.hpp"
+#include "support/sim_configs.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,6 +3,10 @@
 // run of every sim preset, whose descriptions say what the diagram must show:
 // every cache level present, each placed per compute unit or shared as the
 // description has it wherever the run measured it, uncertain values marked.
+#include "support/temp_dir.hpp"
+
+#include "support/recorded.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -13,7 +17,7 @@
 #include <string>
 
 #include "backends/sim/sim_config.hpp"
-#include "cli_runner.hpp"
+#include "support/cli.hpp"
 #include "report/block_diagram.hpp"
 #include "report/block_diagram_svg.hpp"
 #include "report/block_diagram_text.hpp"
@@ -185,9 +189,9 @@ TEST(BlockDiagram, H200Example) {
 }
 
 TEST(BlockDiagram, H100RecordedRuns) {
-  for (const char* name : {"h100_full_run1.json", "h100_full_run2.json"}) {
+  for (const char* name : {"h100/full_run_first.json", "h100/full_run_second.json"}) {
     SCOPED_TRACE(name);
-    expect_hopper(read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/" + name));
+    expect_hopper(read_recorded(name));
   }
 }
 
@@ -243,8 +247,7 @@ class BlockDiagramSim : public testing::TestWithParam<std::string> {};
 
 TEST_P(BlockDiagramSim, MatchesTheDescription) {
   const sim::SimConfig c = sim::load_sim_preset(GetParam());
-  const fs::path dir = fs::temp_directory_path() / ("gpuscope_diagram_" + GetParam());
-  fs::remove_all(dir);
+  const fs::path dir = test::fresh_temp_dir("diagram_" + GetParam());
   const auto run = test::run_gpuscope("run --device sim:" + GetParam() + " --out " + dir.string());
   ASSERT_EQ(run.exit_code, 0) << run.output;
   const Results r = read_results_file((dir / "results.json").string());

@@ -5,9 +5,11 @@
 // 10%), the throttled fraction and the onset (half the drop) within 10%, and
 // the shortest probed idle gap that drops the clock.
 #include "backends/sim/sim_config.hpp"
-#include "cli_runner.hpp"
-#include "sim_configs.hpp"
+#include "support/cli.hpp"
+#include "support/sim_configs.hpp"
 #include "report/results_json.hpp"
+
+#include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -24,8 +26,7 @@ TEST_P(GovernorSim, SustainRecoversTheGovernor) {
   const sim::GovernorConfig& g = c.governor;
   ASSERT_TRUE(g.present);
   const double load_s = g.throttle_after_s + g.throttle_ramp_s + 10;
-  const auto dir = std::filesystem::temp_directory_path() / ("gpuscope_sim_sustain_" + name);
-  std::filesystem::remove_all(dir);
+  const auto dir = test::fresh_temp_dir("sim_sustain_" + name);
   const auto r = test::run_gpuscope("run --quiet --probes sustain --sustain-s " + std::to_string(load_s) +
                                     " --device " + test::sim_device_arg(name, dir) + " --out " + dir.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;

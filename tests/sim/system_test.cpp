@@ -7,7 +7,9 @@
 #include "backends/sim/sim_device.hpp"
 #include "probes/probe.hpp"
 
-#include "sim_configs.hpp"
+#include "support/sim_configs.hpp"
+
+#include "support/findings.hpp"
 
 #include <gtest/gtest.h>
 
@@ -18,13 +20,6 @@ using namespace gpuscope;
 using namespace gpuscope::sim;
 
 namespace {
-
-double finding(const std::vector<Finding>& fs, const std::string& id) {
-  for (const auto& f : fs)
-    if (f.id == id) return std::get<double>(f.value);
-  ADD_FAILURE() << "no finding " << id;
-  return 0;
-}
 
 void expect_recovered(const std::string& preset, const std::string& what, double configured, double recovered,
                       double tolerance) {
@@ -44,12 +39,12 @@ TEST_P(SimSystemRecovery, Atomics) {
   SimDevice dev(c, "sim:" + c.id_name);
   const auto fs = analysis::atomics_findings(test::run_sim_probe(dev, run_atomics_probe, false));
   expect_recovered(c.id_name, "atomics.global.latency_ns", c.atomics.global_latency_ns,
-                   finding(fs, "atomics.global.latency_ns"), 0.05);
+                   test::finding_value(fs, "atomics.global.latency_ns"), 0.05);
   expect_recovered(c.id_name, "atomics.local.latency_ns", c.atomics.local_latency_ns,
-                   finding(fs, "atomics.local.latency_ns"), 0.05);
+                   test::finding_value(fs, "atomics.local.latency_ns"), 0.05);
   expect_recovered(c.id_name, "atomics.global.add_throughput_gops",
                    c.atomics.global_adds_per_clock * c.clock_ghz(),
-                   finding(fs, "atomics.global.add_throughput_gops"), 0.05);
+                   test::finding_value(fs, "atomics.global.add_throughput_gops"), 0.05);
 }
 
 // The running clock from the dependent chain's time per step within 2%.
@@ -58,7 +53,7 @@ TEST_P(SimSystemRecovery, MeasuredClock) {
   SimDevice dev(c, "sim:" + c.id_name);
   const auto fs = analysis::clock_findings(test::run_sim_probe(dev, run_clock_probe, false));
   expect_recovered(c.id_name, "device.measured_clock_mhz", c.core.clock_mhz,
-                   finding(fs, "device.measured_clock_mhz"), 0.02);
+                   test::finding_value(fs, "device.measured_clock_mhz"), 0.02);
 }
 
 // Dispatch (queued->start), the host's round trip of an isolated launch and
@@ -70,12 +65,12 @@ TEST_P(SimSystemRecovery, Launch) {
   const SimConfig c = test::sim_config_named(GetParam());
   SimDevice dev(c, "sim:" + c.id_name);
   const auto fs = analysis::launch_findings(test::run_sim_probe(dev, run_launch_probe, false));
-  expect_recovered(c.id_name, "launch.dispatch_us", c.launch.dispatch_us, finding(fs, "launch.dispatch_us"),
+  expect_recovered(c.id_name, "launch.dispatch_us", c.launch.dispatch_us, test::finding_value(fs, "launch.dispatch_us"),
                    0.05);
   expect_recovered(c.id_name, "launch.roundtrip_us", c.launch_overhead_us + c.dram_latency_ns / 1e3,
-                   finding(fs, "launch.roundtrip_us"), 0.05);
+                   test::finding_value(fs, "launch.roundtrip_us"), 0.05);
   expect_recovered(c.id_name, "launch.back_to_back_us", c.launch.back_to_back_us,
-                   finding(fs, "launch.back_to_back_us"), 0.05);
+                   test::finding_value(fs, "launch.back_to_back_us"), 0.05);
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, SimSystemRecovery, testing::ValuesIn(test::kSimPresets), test::sim_test_name);

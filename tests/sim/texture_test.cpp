@@ -9,7 +9,7 @@
 #include "probes/probe.hpp"
 
 #include <fmt/format.h>
-#include "sim_configs.hpp"
+#include "support/sim_configs.hpp"
 
 #include <gtest/gtest.h>
 
@@ -46,7 +46,7 @@ class SimTextureRecovery : public testing::TestWithParam<std::string> {};
 // texture.cache_levels: the levels on the texture path the sweep can see
 // (expected_chase on that path: a TLB whose reach is inside the sweep is a
 // step, as on the load path); each level's capacity within 10% (a TLB step
-// within [reach, 2.5 reach], test_sim.cpp's reasoning) and latency within
+// within [reach, 2.5 reach], config_latency_test.cpp's reasoning) and latency within
 // 5%; texture.bandwidth_gbps within 5% of the fastest modelled rate over the
 // footprints the probe measured; texture.shares_l1 exactly (the first
 // texture-path level also serves loads).

@@ -9,6 +9,8 @@
 #include "core/results.hpp"
 #include "probes/probe.hpp"
 
+#include "support/findings.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -165,12 +167,6 @@ inline Results run_sim_probe(sim::SimDevice& dev, std::vector<Series> (*probe)(P
   r.device = dev.info();
   r.series = probe(ctx);
   return r;
-}
-
-inline const Finding* find_finding(const std::vector<Finding>& fs, const std::string& id) {
-  for (const auto& f : fs)
-    if (f.id == id) return &f;
-  return nullptr;
 }
 
 }  // namespace gpuscope::test

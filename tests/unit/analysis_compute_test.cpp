@@ -3,6 +3,8 @@
 #include "analysis/analyze.hpp"
 #include "analysis/compute.hpp"
 
+#include "support/findings.hpp"
+
 #include <gtest/gtest.h>
 
 namespace gpuscope {
@@ -70,13 +72,6 @@ Series latency(const std::string& id, double ns, std::vector<double> cycles = {}
   return s;
 }
 
-double value(const std::vector<Finding>& fs, const std::string& id) {
-  for (const auto& f : fs)
-    if (f.id == id) return number(f);
-  ADD_FAILURE() << "no finding " << id;
-  return -1;
-}
-
 const Finding* find(const std::vector<Finding>& fs, const std::string& id) {
   for (const auto& f : fs)
     if (f.id == id) return &f;
@@ -104,12 +99,12 @@ Results hopper_like() {
 TEST(ComputeFindings, RatesRatiosAndPerClockFromSeries) {
   const auto fs = analysis::analyze_all(hopper_like());
   const double clk = 132 * 1.980;
-  EXPECT_DOUBLE_EQ(value(fs, "compute.fp32.fma.throughput_gops"), 128 * clk);  // best form, scalar
-  EXPECT_NEAR(value(fs, "compute.fp32.fma.ops_per_clock_per_cu"), 128, 1e-9);
-  EXPECT_DOUBLE_EQ(value(fs, "compute.fp32.fma.rate_vs_fp32_fma"), 1);
-  EXPECT_DOUBLE_EQ(value(fs, "compute.fp64.fma.rate_vs_fp32_fma"), 0.5);
-  EXPECT_DOUBLE_EQ(value(fs, "compute.fp32.native_sin.rate_vs_fp32_fma"), 0.125);
-  EXPECT_DOUBLE_EQ(value(fs, "compute.int32.add.rate_vs_fp32_fma"), 0.5);
+  EXPECT_DOUBLE_EQ(test::finding_value(fs, "compute.fp32.fma.throughput_gops"), 128 * clk);  // best form, scalar
+  EXPECT_NEAR(test::finding_value(fs, "compute.fp32.fma.ops_per_clock_per_cu"), 128, 1e-9);
+  EXPECT_DOUBLE_EQ(test::finding_value(fs, "compute.fp32.fma.rate_vs_fp32_fma"), 1);
+  EXPECT_DOUBLE_EQ(test::finding_value(fs, "compute.fp64.fma.rate_vs_fp32_fma"), 0.5);
+  EXPECT_DOUBLE_EQ(test::finding_value(fs, "compute.fp32.native_sin.rate_vs_fp32_fma"), 0.125);
+  EXPECT_DOUBLE_EQ(test::finding_value(fs, "compute.int32.add.rate_vs_fp32_fma"), 0.5);
   const Finding* sin = find(fs, "compute.fp32.native_sin.rate_vs_fp32_fma");
   ASSERT_NE(sin, nullptr);
   EXPECT_NE(sin->note.find("0.1234"), std::string::npos) << sin->note;  // raw kept
@@ -156,11 +151,11 @@ TEST(ComputeFindings, DualIssueNeedsTheSamplesToSeparate) {
 
 TEST(ComputeFindings, LatencyCyclesFromCounterElseFromReportedClock) {
   const auto fs = analysis::analyze_all(hopper_like());
-  EXPECT_DOUBLE_EQ(value(fs, "compute.fp32.fma.latency_ns"), 2.02);
-  EXPECT_DOUBLE_EQ(value(fs, "compute.fp32.fma.latency_cycles"), 4.0);  // counter's median
+  EXPECT_DOUBLE_EQ(test::finding_value(fs, "compute.fp32.fma.latency_ns"), 2.02);
+  EXPECT_DOUBLE_EQ(test::finding_value(fs, "compute.fp32.fma.latency_cycles"), 4.0);  // counter's median
   const Finding* counted = find(fs, "compute.fp32.fma.latency_cycles");
   EXPECT_NE(counted->method.find("cycle counter"), std::string::npos);
-  EXPECT_NEAR(value(fs, "compute.int32.add.latency_cycles"), 1.98, 1e-9);  // 1 ns x 1980 MHz
+  EXPECT_NEAR(test::finding_value(fs, "compute.int32.add.latency_cycles"), 1.98, 1e-9);  // 1 ns x 1980 MHz
   const Finding* derived = find(fs, "compute.int32.add.latency_cycles");
   EXPECT_NE(derived->note.find("uncertain"), std::string::npos);
   EXPECT_LT(derived->confidence, counted->confidence);

@@ -1,12 +1,12 @@
 // The execution analysis (analysis/execution) on made-up curves shaped like
-// the seeds' devices (Mali-G52: 8-wide, occupancy halved above 32
+// the seed articles' devices (Mali-G52: 8-wide, occupancy halved above 32
 // registers, ~8 KB instruction cache, 6-7 B per add; Adreno: 64-wide, two
-// scheduler partitions) and on the real curves recorded in tests/data.
+// scheduler partitions); tests/recorded/execution_test.cpp runs it on real
+// curves.
 #include "analysis/analyze.hpp"
 #include "analysis/execution.hpp"
-#include "report/results_json.hpp"
 
-#include "recorded.hpp"
+#include "support/findings.hpp"
 
 #include <gtest/gtest.h>
 
@@ -48,20 +48,11 @@ std::vector<double> powers_of_two(double from, double to) {
   return xs;
 }
 
-double value(const std::vector<Finding>& fs, const std::string& id) {
-  for (const auto& f : fs)
-    if (f.id == id) return number(f);
-  ADD_FAILURE() << "no finding " << id;
-  return -1;
-}
-
 const Finding* find(const std::vector<Finding>& fs, const std::string& id) {
   for (const auto& f : fs)
     if (f.id == id) return &f;
   return nullptr;
 }
-
-std::vector<double> list(const Finding& f) { return std::get<std::vector<double>>(f.value); }
 
 // --- wave width ---
 
@@ -214,7 +205,7 @@ TEST(Occupancy, NvidiaLikeCliffsAndRegisterFile) {
   EXPECT_EQ(cliffs->unit, "registers");
   // Used counts 16..168; cliffs at the first count measured past 32, 40, 48, ...
   const std::vector<double> want = {40, 48, 56, 64, 72, 80, 96, 128, 168};
-  EXPECT_EQ(list(*cliffs), want);
+  EXPECT_EQ(test::finding_list(*cliffs), want);
   const Finding* rf = find(fs, "exec.registers.per_cu");
   ASSERT_NE(rf, nullptr);
   EXPECT_NEAR(number(*rf), 65536, 0.08 * 65536);
@@ -227,7 +218,7 @@ TEST(Occupancy, MaliLikeHalvingAbove32) {
   const auto fs = occupancy_findings(s, std::nullopt, std::nullopt);
   const Finding* cliffs = find(fs, "exec.registers.occupancy_cliffs");
   ASSERT_NE(cliffs, nullptr);
-  EXPECT_EQ(list(*cliffs), std::vector<double>{40});
+  EXPECT_EQ(test::finding_list(*cliffs), std::vector<double>{40});
   EXPECT_EQ(find(fs, "exec.registers.per_cu"), nullptr);  // waves per unit unknown
 }
 
@@ -240,7 +231,7 @@ TEST(Occupancy, SpilledBuildsAndNoiseBumpsAreNotCliffs) {
   const auto fs = occupancy_findings(s, std::nullopt, std::nullopt);
   const Finding* cliffs = find(fs, "exec.registers.occupancy_cliffs");
   ASSERT_NE(cliffs, nullptr);
-  EXPECT_TRUE(list(*cliffs).empty());
+  EXPECT_TRUE(test::finding_list(*cliffs).empty());
   EXPECT_NE(cliffs->note.find("spilled"), std::string::npos);
 }
 
@@ -251,7 +242,7 @@ TEST(Occupancy, LocalMemoryCliffs) {
   });
   const auto fs = local_occupancy_findings(s);
   ASSERT_EQ(fs.size(), 1u);
-  EXPECT_EQ(list(fs[0]), (std::vector<double>{8192, 16384, 32768}));
+  EXPECT_EQ(test::finding_list(fs[0]), (std::vector<double>{8192, 16384, 32768}));
 }
 
 // --- instruction cache and code size ---
@@ -270,8 +261,8 @@ TEST(Icache, SeedZeroMaliShape) {
   ASSERT_EQ(cb.size(), 1u);
   EXPECT_NEAR(number(cb[0]), 6.5, 1e-9);
   const auto fs = icache_findings(body, &binary);
-  EXPECT_EQ(value(fs, "exec.icache_ops"), 512);
-  EXPECT_NEAR(value(fs, "exec.icache_bytes"), 512 * 6.5, 1e-9);  // ~3.3 KB from the fitting body alone
+  EXPECT_EQ(test::finding_value(fs, "exec.icache_ops"), 512);
+  EXPECT_NEAR(test::finding_value(fs, "exec.icache_bytes"), 512 * 6.5, 1e-9);  // ~3.3 KB from the fitting body alone
   EXPECT_NE(find(fs, "exec.icache_ops")->note.find("second drop"), std::string::npos);
 }
 
@@ -282,7 +273,7 @@ TEST(Icache, TextBinaryGivesOpsOnly) {
       "icache.binary", bodies, [](double n) { return 2000 + 34 * n; }, 0);
   binary.meta["binary_format"] = "ptx";
   const auto fs = icache_findings(body, &binary);
-  EXPECT_EQ(value(fs, "exec.icache_ops"), 1024);
+  EXPECT_EQ(test::finding_value(fs, "exec.icache_ops"), 1024);
   EXPECT_EQ(find(fs, "exec.icache_bytes"), nullptr);
   EXPECT_NE(code_bytes_findings(binary)[0].note.find("PTX"), std::string::npos);
 }
@@ -294,117 +285,6 @@ TEST(Icache, NoDropIsALowerBound) {
   EXPECT_EQ(number(fs[0]), 4096);
   EXPECT_LT(fs[0].confidence, 0.5);
 }
-
-// --- recorded curves (tests/data/README.md) ---
-
-const Finding& need(const Results& r, const std::string& id) {
-  const Finding* f = r.find_finding(id);
-  if (f == nullptr) throw std::runtime_error("no finding " + id);
-  return *f;
-}
-
-class H200Exec : public ::testing::TestWithParam<const char*> {};
-
-// Wave width 32, 4 partitions per SM, 64 warps per SM, an instruction-cache
-// knee at 2-3 K FADDs (32-48 KiB of 16-byte instructions), PTX text.
-TEST_P(H200Exec, WarpPartitionsWavesIcache) {
-  const Results r = load_recorded(GetParam());
-  const Finding& w = need(r, "exec.wave_width");
-  EXPECT_EQ(number(w), 32);
-  EXPECT_GE(w.confidence, 0.8);
-  const Finding& p = need(r, "exec.scheduler_partitions");
-  EXPECT_EQ(number(p), 4);
-  EXPECT_GE(p.confidence, 0.8);
-  EXPECT_EQ(number(need(r, "exec.max_waves_per_cu")), 64);
-  const double icache = number(need(r, "exec.icache_bytes"));
-  EXPECT_GE(icache, 32 * 1024);
-  EXPECT_LE(icache, 48 * 1024);
-  const Finding& cb = need(r, "exec.code_bytes_per_op");
-  EXPECT_NEAR(number(cb), 34, 2);
-  EXPECT_NE(cb.note.find("PTX"), std::string::npos);
-  // Local memory: 32 work-groups of 64 fit up to 4 KiB each, not at 8 KiB.
-  const auto local = list(need(r, "exec.local.occupancy_cliffs_bytes"));
-  ASSERT_FALSE(local.empty());
-  EXPECT_EQ(local.front(), 8192);
-}
-
-INSTANTIATE_TEST_SUITE_P(Recorded, H200Exec, ::testing::Values("h200_exec_run1.json", "h200_exec_run2.json"));
-
-// The H100 with the third partition set: 3 waves at stride 3 run as fast as
-// at stride 1 (they land on 3 of 4 partitions), which rules out 3 and 6;
-// at stride 2 they slow to 0.63x, as 4 partitions predict.
-class H100Partitions : public ::testing::TestWithParam<const char*> {};
-
-TEST_P(H100Partitions, TriplesAgreeWithFour) {
-  const Results r = load_recorded(GetParam());
-  const Series* triples = r.find_series("divergence.partition_triples");
-  ASSERT_NE(triples, nullptr);
-  ASSERT_EQ(triples->points.size(), 3u);
-  EXPECT_NEAR(triples->points[2].y / triples->points[0].y, 1.0, 0.05);  // stride 3
-  EXPECT_LT(triples->points[1].y / triples->points[0].y, 0.75);         // stride 2
-  const Finding& p = need(r, "exec.scheduler_partitions");
-  EXPECT_EQ(number(p), 4);
-  EXPECT_GE(p.confidence, 0.8);
-  ASSERT_TRUE(p.low && p.high);
-  EXPECT_EQ(*p.low, 4);
-  EXPECT_EQ(*p.high, 4);
-}
-
-INSTANTIATE_TEST_SUITE_P(Recorded, H100Partitions,
-                         ::testing::Values("h100_divergence_triples_run1.json", "h100_divergence_triples_run2.json"));
-
-// The register sweep with ptxas' counts: cliffs where 65,536 registers per
-// SM, dealt to 4 partitions in whole warps, lose a warp per partition.
-TEST(H200ExecRecorded, RegisterCliffsAgreeWith64KRegistersPerSm) {
-  const Results r = load_recorded("h200_exec_early.json");
-  const Finding& cliffs = need(r, "exec.registers.occupancy_cliffs");
-  EXPECT_EQ(cliffs.unit, "registers");
-  EXPECT_EQ(list(cliffs), (std::vector<double>{48, 56, 64, 72, 80, 96}));
-  // waves = 4 x floor(16384 / (32 x registers)): 48 -> 40, 56 -> 36, 64 -> 32, 72 -> 28, 80 -> 24, 96 -> 20.
-  const Series* s = r.find_series("occupancy.registers");
-  ASSERT_NE(s, nullptr);
-  const double full = s->points.front().y;  // 32 registers: 64 warps
-  for (const auto& k : s->meta["kernels"]) {
-    const double used = k["registers_used"].get<double>();
-    if (used <= 32) continue;
-    const double want = 4 * std::floor(16384 / (32 * used)) / 64;
-    for (const auto& p : s->points)
-      if (p.x == k["regs"].get<double>()) EXPECT_NEAR(p.y / full, want, 0.03) << used << " registers";
-  }
-  const Finding& rf = need(r, "exec.registers.per_cu");
-  EXPECT_NEAR(number(rf), 65536, 0.05 * 65536);
-}
-
-// The quick form on the H200: the same width and waves from fewer points.
-TEST(H200ExecRecorded, QuickForm) {
-  const Results r = load_recorded("h200_exec_quick.json");
-  EXPECT_EQ(number(need(r, "exec.wave_width")), 32);
-  const Finding& waves = need(r, "exec.max_waves_per_cu");
-  EXPECT_LE(*waves.low, 64);
-  EXPECT_GE(*waves.high, 64);
-}
-
-class PoclExec : public ::testing::TestWithParam<const char*> {};
-
-// CPUs through PoCL: no lockstep lanes (wave width 1, a guess), no
-// partition test, program binaries in PoCL's container.
-TEST_P(PoclExec, HonestLowConfidence) {
-  const Results r = load_recorded(GetParam());
-  const Finding& w = need(r, "exec.wave_width");
-  EXPECT_EQ(number(w), 1);
-  EXPECT_LT(w.confidence, 0.5);
-  EXPECT_EQ(r.find_finding("exec.scheduler_partitions"), nullptr);
-  // A CPU's step time grows from the first doubling, or rises unevenly
-  // (then there is no reading at all).
-  if (const Finding* waves = r.find_finding("exec.max_waves_per_cu")) EXPECT_LT(waves->confidence, 0.5);
-  const Finding& cb = need(r, "exec.code_bytes_per_op");
-  EXPECT_NE(cb.note.find("PoCL"), std::string::npos);
-  EXPECT_EQ(r.find_finding("exec.icache_bytes"), nullptr);  // no machine-code size known
-}
-
-INSTANTIATE_TEST_SUITE_P(Recorded, PoclExec,
-                         ::testing::Values("pocl_xeon_basic_exec_quick.json", "pocl_xeon_pthread_exec.json",
-                                           "pocl_epyc_basic_exec_quick.json"));
 
 }  // namespace
 }  // namespace gpuscope

@@ -1,17 +1,12 @@
 // The lattice Boltzmann mini-app: its storage formats and host step
-// (core/lbm_lattice.hpp), its analysis (analysis/application.hpp) on made-up
-// series, and the probe on PoCL (kernel against the host step, physics).
+// (core/lbm_lattice.hpp) and its analysis (analysis/application.hpp) on
+// made-up series; tests/device/probes_lbm_test.cpp runs the probe on PoCL.
 #include "analysis/application.hpp"
-#include "cli_runner.hpp"
 #include "core/lbm_lattice.hpp"
-#include "report/results_json.hpp"
-
-#include "cpu_device.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <filesystem>
 
 namespace gpuscope {
 namespace {
@@ -121,30 +116,6 @@ TEST(LbmAnalysis, WithoutDramTheModesAreComparedAndTheVerdictIsAGuess) {
   EXPECT_TRUE(std::get<bool>(get(fs, "app.lbm.fp32.bound").value));
   EXPECT_FALSE(std::get<bool>(get(fs, "app.lbm.fp16c.bound").value));
   EXPECT_LT(get(fs, "app.lbm.fp32.bound").confidence, 0.5);
-}
-
-TEST(LbmProbeOnPocl, KernelsMatchTheHostAndThePhysicsHolds) {
-  const auto dir = std::filesystem::temp_directory_path() / "gpuscope_pocl_lbm";
-  std::filesystem::remove_all(dir);
-  const auto r = test::run_gpuscope(
-      "run --quiet --quick --probes lbm --device " + cpu_device_id() + " --out " + dir.string(),
-      "POCL_DEVICES=basic");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  const Results res = read_results_file((dir / "results.json").string());
-  ASSERT_TRUE(res.skipped.empty()) << res.skipped.front().reason;
-  for (const char* mode : {"fp32", "fp16s", "fp16c"}) {
-    const Series* s = res.find_series(std::string("lbm.") + mode);
-    ASSERT_NE(s, nullptr) << mode;
-    ASSERT_FALSE(s->points.empty());
-    EXPECT_GT(s->points.front().y, 0);
-    const auto& ph = s->meta["physics"];
-    EXPECT_LE(std::abs(ph["nu_rel_error"].get<double>()), 0.01) << mode;
-    EXPECT_LE(std::abs(ph["mass_rel_error"].get<double>()), 1e-5) << mode;
-    const std::string base = std::string("app.lbm.") + mode;
-    ASSERT_NE(res.find_finding(base + ".mlups"), nullptr);
-    ASSERT_NE(res.find_finding(base + ".bound"), nullptr);
-    EXPECT_DOUBLE_EQ(s->meta["bytes_per_cell_update"].get<double>(), std::string(mode) == "fp32" ? 153 : 77);
-  }
 }
 
 }  // namespace

@@ -1,16 +1,11 @@
-// The sustain probe: its analysis on made-up curves (a ramp, throttling, a
-// clock that drops after idle gaps, and one that does none of these), and
-// the probe on PoCL (runs, validates, yields its curves).
+// The sustain probe's analysis on made-up curves: a ramp, throttling, a
+// clock that drops after idle gaps, and one that does none of these;
+// tests/device/probes_sustain_test.cpp runs the probe on PoCL.
 #include "analysis/application.hpp"
-#include "cli_runner.hpp"
-#include "report/results_json.hpp"
-
-#include "cpu_device.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <filesystem>
 #include <functional>
 
 namespace gpuscope {
@@ -72,29 +67,6 @@ TEST(SustainAnalysis, SteadyClockNoThrottlingNoDrops) {
   EXPECT_LE(number(*get(fs, "sustain.ramp_ms")), 25);
   EXPECT_EQ(get(fs, "sustain.sustained_clock_mhz"), nullptr);  // no counters, no driver clock
   EXPECT_FALSE(std::get<bool>(get(fs, "sustain.dvfs.clock_drops_between_launches")->value));
-}
-
-TEST(SustainProbeOnPocl, RunsValidatesAndYieldsItsCurves) {
-  const auto dir = std::filesystem::temp_directory_path() / "gpuscope_pocl_sustain";
-  std::filesystem::remove_all(dir);
-  const auto r = test::run_gpuscope(
-      "run --quiet --probes sustain --sustain-s 0.5 --device " + cpu_device_id() + " --out " + dir.string(),
-      "POCL_DEVICES=basic");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  const Results res = read_results_file((dir / "results.json").string());
-  ASSERT_TRUE(res.skipped.empty()) << res.skipped.front().reason;
-  const Series* tp = res.find_series("sustain.throughput");
-  ASSERT_NE(tp, nullptr);
-  EXPECT_GE(tp->points.size(), 5u);
-  EXPECT_GE(tp->points.back().x, 0.4);
-  EXPECT_LE(tp->points.back().x, 0.6);
-  EXPECT_EQ(tp->meta.value("x_scale", std::string()), "linear");  // a time axis, charted linearly
-  const Series* gap = res.find_series("sustain.gap.throughput");
-  ASSERT_NE(gap, nullptr);
-  EXPECT_EQ(gap->points.size(), 5u);
-  for (const char* id :
-       {"sustain.ramp_ms", "sustain.throttling", "sustain.dvfs.clock_drops_between_launches"})
-    EXPECT_NE(res.find_finding(id), nullptr) << id;
 }
 
 }  // namespace

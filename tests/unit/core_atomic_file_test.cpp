@@ -2,6 +2,8 @@
 // temporary file, and says why.
 #include "core/atomic_file.hpp"
 
+#include "support/temp_dir.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
@@ -16,8 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(AtomicFile, FullDiskLeavesNoTemporaryFileAndSaysWhy) {
-  const fs::path dir = fs::temp_directory_path() / "gpuscope_atomic_file";
-  fs::remove_all(dir);
+  const fs::path dir = test::fresh_temp_dir("atomic_file");
   const std::string path = (dir / "report.html").string();
   write_file_atomic("old", path);
 

@@ -1,11 +1,14 @@
 // The driver-fact readers on sysfs trees laid out as each driver writes them
 // (tests/data/sysfs/), their filtering by device, their round trip through
-// results.json, the agreement checks, and the command line around them.
+// results.json and the agreement checks. The command line around them:
+// tests/device/app_driver_facts_cli_test.cpp; the checks on recorded H100
+// runs: tests/recorded/driver_agreement_test.cpp.
 #include "analysis/driver_agreement.hpp"
-#include "cli_runner.hpp"
 #include "driver/driver_readers.hpp"
 #include "report/driver_section.hpp"
 #include "report/results_json.hpp"
+
+#include "support/driver_facts.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,21 +18,8 @@
 namespace gpuscope::test {
 namespace {
 
-const std::filesystem::path kTrees = std::filesystem::path(GPUSCOPE_TEST_DATA) / "sysfs";
-
-const DriverFact& fact(const DriverSnapshot& s, const std::string& key) {
-  const DriverFact* f = s.find(key);
-  if (!f) throw std::runtime_error("no fact " + key + " from " + s.driver);
-  return *f;
-}
-
-double num(const DriverSnapshot& s, const std::string& key) { return fact(s, key).value.get<double>(); }
-std::string str(const DriverSnapshot& s, const std::string& key) {
-  return fact(s, key).value.get<std::string>();
-}
-
 TEST(DriverFacts, MaliKbaseGpuinfoCoreMaskAndDevfreq) {
-  const auto snaps = read_mali_kbase(kTrees / "mali_kbase_g52_2core");
+  const auto snaps = read_mali_kbase(kSysfsTrees / "mali_kbase_g52_2core");
   ASSERT_EQ(snaps.size(), 1u);
   const auto& s = snaps[0];
   EXPECT_EQ(s.driver, "mali_kbase");
@@ -47,7 +37,7 @@ TEST(DriverFacts, MaliKbaseGpuinfoCoreMaskAndDevfreq) {
 }
 
 TEST(DriverFacts, KgslModelClocksAndBusy) {
-  const auto snaps = read_kgsl(kTrees / "kgsl_adreno530");
+  const auto snaps = read_kgsl(kSysfsTrees / "kgsl_adreno530");
   ASSERT_EQ(snaps.size(), 1u);
   const auto& s = snaps[0];
   EXPECT_EQ(str(s, "model"), "Adreno530v2");
@@ -59,7 +49,7 @@ TEST(DriverFacts, KgslModelClocksAndBusy) {
 }
 
 TEST(DriverFacts, AmdgpuDpmTablesHwmonAndPci) {
-  const auto cards = read_drm_cards(kTrees / "amdgpu_navi21");
+  const auto cards = read_drm_cards(kSysfsTrees / "amdgpu_navi21");
   ASSERT_EQ(cards.size(), 1u);
   const auto& c = cards[0];
   EXPECT_EQ(c.driver, "amdgpu");
@@ -70,7 +60,7 @@ TEST(DriverFacts, AmdgpuDpmTablesHwmonAndPci) {
   EXPECT_DOUBLE_EQ(num(c, "busy_percent"), 97);
   EXPECT_DOUBLE_EQ(num(c, "temperature_c"), 61);
   EXPECT_DOUBLE_EQ(num(c, "power_w"), 255);
-  const auto pci = read_pci_display_devices(kTrees / "amdgpu_navi21");
+  const auto pci = read_pci_display_devices(kSysfsTrees / "amdgpu_navi21");
   ASSERT_EQ(pci.size(), 1u) << "the host bridge is not a display device";
   EXPECT_EQ(str(pci[0], "pci.vendor_id"), "0x1002");
   EXPECT_EQ(str(pci[0], "pci.device_id"), "0x73bf");
@@ -79,13 +69,13 @@ TEST(DriverFacts, AmdgpuDpmTablesHwmonAndPci) {
 }
 
 TEST(DriverFacts, I915AndXeFrequencies) {
-  const auto i915 = read_drm_cards(kTrees / "i915_tigerlake");
+  const auto i915 = read_drm_cards(kSysfsTrees / "i915_tigerlake");
   ASSERT_EQ(i915.size(), 1u);
   EXPECT_EQ(i915[0].driver, "i915");
   EXPECT_DOUBLE_EQ(num(i915[0], "clock.current_mhz"), 1300);
   EXPECT_DOUBLE_EQ(num(i915[0], "clock.actual_mhz"), 1295);
   EXPECT_DOUBLE_EQ(num(i915[0], "clock.rp0_mhz"), 1350);
-  const auto xe = read_drm_cards(kTrees / "xe_battlemage");
+  const auto xe = read_drm_cards(kSysfsTrees / "xe_battlemage");
   ASSERT_EQ(xe.size(), 1u);
   EXPECT_EQ(xe[0].driver, "xe");
   EXPECT_DOUBLE_EQ(num(xe[0], "clock.max_mhz"), 2850);
@@ -95,7 +85,7 @@ TEST(DriverFacts, I915AndXeFrequencies) {
 TEST(DriverFacts, MalformedFilesAreIgnoredWithANote) {
   DeviceInfo any;
   DriverQuery q;
-  q.sysfs_root = kTrees / "malformed";
+  q.sysfs_root = kSysfsTrees / "malformed";
   q.explicit_root = true;
   q.use_nvml = false;
   const auto snaps = read_driver_facts(any, q);
@@ -115,7 +105,7 @@ TEST(DriverFacts, MalformedFilesAreIgnoredWithANote) {
 
 TEST(DriverFacts, OnlyDriversThatFitTheDeviceAreRead) {
   DriverQuery q;
-  q.sysfs_root = kTrees / "amdgpu_navi21";
+  q.sysfs_root = kSysfsTrees / "amdgpu_navi21";
   q.use_nvml = false;
   DeviceInfo amd;
   amd.type = "gpu";
@@ -136,7 +126,7 @@ TEST(DriverFacts, SnapshotsSurviveResultsJson) {
   Results r;
   r.device.id = "opencl:0:0";
   r.device.name = "Mali-G52";
-  r.device.driver = read_mali_kbase(kTrees / "mali_kbase_g52_2core");
+  r.device.driver = read_mali_kbase(kSysfsTrees / "mali_kbase_g52_2core");
   r.device.driver[0].when = "end";
   r.device.driver[0].notes.push_back("a note");
   const Results back = results_from_json(to_json(r));
@@ -163,7 +153,7 @@ TEST(DriverAgreement, CoresAndClockAgreeOrSayWhyNot) {
   r.device.name = "Mali-G52 r1p0";
   r.device.compute_units = 2;
   r.device.vendor_info["arm_compute_units_bitfield"] = uint64_t{0x3};
-  r.device.driver = read_mali_kbase(kTrees / "mali_kbase_g52_2core");
+  r.device.driver = read_mali_kbase(kSysfsTrees / "mali_kbase_g52_2core");
   r.findings.push_back(measured("memory.bandwidth.workgroup_period", 2));
   r.findings.push_back(measured("device.measured_clock_mhz", 795));
   auto checks = analysis::check_driver_facts(r);
@@ -188,80 +178,6 @@ TEST(DriverAgreement, NoSnapshotsNoSection) {
   EXPECT_TRUE(analysis::check_driver_facts(r).empty());
   EXPECT_EQ(driver_section_html(r), "");
   EXPECT_EQ(driver_section_text(r), "");
-}
-
-TEST(DriverFactsCli, RunRecordsTheTreeNamedBySysfsRoot) {
-  const auto out = std::filesystem::temp_directory_path() / "gpuscope_driver_cli";
-  std::filesystem::remove_all(out);
-  const auto r = run_gpuscope("run --device sim:mali-g52 --probes clock --quick -q --out " + out.string() +
-                              " --sysfs-root " + (kTrees / "mali_kbase_g52_2core").string());
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("What the driver says"), std::string::npos) << r.output;
-  const Results res = read_results_file((out / "results.json").string());
-  ASSERT_EQ(res.device.driver.size(), 2u);  // start and end
-  EXPECT_EQ(res.device.driver[0].when, "start");
-  EXPECT_EQ(res.device.driver[1].when, "end");
-  EXPECT_EQ(num(res.device.driver[0], "cores"), 2);
-  std::ifstream html(out / "report.html");
-  const std::string page((std::istreambuf_iterator<char>(html)), std::istreambuf_iterator<char>());
-  EXPECT_NE(page.find("id=\"driver\""), std::string::npos);
-
-  const auto bad =
-      run_gpuscope("run --device sim:mali-g52 --sysfs-root /nonexistent/tree --out " + out.string());
-  EXPECT_EQ(bad.exit_code, 2) << bad.output;
-  EXPECT_NE(bad.output.find("/nonexistent/tree"), std::string::npos) << bad.output;
-}
-
-TEST(OpenClLibraryCli, APathThatIsNoOpenClLibraryIsBadInput) {
-  const auto r = run_gpuscope("list --opencl-library /etc/hostname");
-  EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("'/etc/hostname'"), std::string::npos) << r.output;
-  const auto missing = run_gpuscope("list --opencl-library /no/such/libOpenCL.so");
-  EXPECT_EQ(missing.exit_code, 2) << missing.output;
-  EXPECT_NE(missing.output.find("/no/such/libOpenCL.so"), std::string::npos) << missing.output;
-}
-
-TEST(OpenClLibraryCli, VerboseListSaysWhereEachApiCameFrom) {
-  const auto r = run_gpuscope("list --verbose");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("opencl  "), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("libOpenCL"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("sim     built in"), std::string::npos) << r.output;
-}
-
-// Recorded on the H100: NVML's and the measurements' view of the same GPU.
-TEST(DriverAgreementRecorded, H100ModelClockAndSmCountAgree) {
-  const Results full =
-      read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h100_full_run_with_driver_facts.json");
-  ASSERT_FALSE(full.device.driver.empty());
-  auto checks = analysis::check_driver_facts(full);
-  ASSERT_EQ(checks.size(), 3u);  // model, clock against the maximum and the current clock
-  for (const auto& c : checks) EXPECT_TRUE(c.agrees) << c.what << ": " << c.measured << " vs " << c.claimed;
-
-  const Results lib =
-      read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h100_opencl_library_option_run.json");
-  checks = analysis::check_driver_facts(lib);
-  int cores = 0;
-  for (const auto& c : checks) {
-    EXPECT_TRUE(c.agrees) << c.what << ": " << c.measured << " vs " << c.claimed;
-    cores += c.what == "shader cores" ? 1 : 0;
-  }
-  EXPECT_EQ(cores, 2);  // the API's 132 compute units and the measured work-group period of 132
-  const DriverSnapshot* end = nullptr;
-  for (const auto& s : lib.device.driver)
-    if (s.driver == "nvml" && s.when == "end") end = &s;
-  ASSERT_NE(end, nullptr);
-  EXPECT_EQ(num(*end, "cores"), 132);
-  EXPECT_EQ(num(*end, "clock.max_mhz"), 1980);
-}
-
-
-// The whole default run with the SM count: every check the snapshots allow agrees.
-TEST(DriverAgreementRecorded, H100WholeRunAgreesOnModelCoresAndClock) {
-  const Results r = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h100_full_run_with_nvml_sm_count.json");
-  const auto checks = analysis::check_driver_facts(r);
-  ASSERT_EQ(checks.size(), 5u);  // model, cores twice (API, measured period), clock twice (maximum, current)
-  for (const auto& c : checks) EXPECT_TRUE(c.agrees) << c.what << ": " << c.measured << " vs " << c.claimed;
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // report.html's first screen (report/first_screen): the headline curves'
 // data, with the known GPUs' published levels as steps beside them, and the
 // section around the diagram.
+#include "support/recorded.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -77,7 +79,7 @@ TEST(HeadlineData, PublishedLevelsAsStepsOverTheirFootprints) {
 
 TEST(HeadlineData, ComparedRunsAndAGivenReference) {
   const Results h200 = h200_example();
-  const Results h100 = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h100_full_run1.json");
+  const Results h100 = read_recorded("h100/full_run_first.json");
   const Results published = reference_as_results(find_reference("h100"));
   const json data =
       headline_data({{"NVIDIA H200", &h200, false}, {"H100 run", &h100, false}, {"H100", &published, true}});

@@ -4,6 +4,8 @@
 
 #include "core/error.hpp"
 
+#include "support/temp_dir.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -34,15 +36,8 @@ std::string read_rejection(const std::string& path, size_t max_bytes = 1 << 20) 
   return "";
 }
 
-fs::path temp_dir() {
-  const fs::path dir = fs::temp_directory_path() / "gpuscope_json_input";
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 TEST(JsonInput, FifoWithoutWriterIsRefusedAtOnce) {
-  const std::string fifo = (temp_dir() / "fifo").string();
+  const std::string fifo = (test::fresh_temp_dir("json_input") / "fifo").string();
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   const auto t0 = std::chrono::steady_clock::now();
   const std::string msg = read_rejection(fifo);
@@ -53,11 +48,11 @@ TEST(JsonInput, FifoWithoutWriterIsRefusedAtOnce) {
 TEST(JsonInput, DevicesAndDirectoriesAreRefused) {
   for (const char* dev : {"/dev/zero", "/dev/urandom", "/dev/null"})
     EXPECT_NE(read_rejection(dev).find("is a device"), std::string::npos) << dev;
-  EXPECT_NE(read_rejection(temp_dir().string()).find("is a directory"), std::string::npos);
+  EXPECT_NE(read_rejection(test::fresh_temp_dir("json_input").string()).find("is a directory"), std::string::npos);
 }
 
 TEST(JsonInput, FileLargerThanTheLimitIsRefused) {
-  const fs::path path = temp_dir() / "big.json";
+  const fs::path path = test::fresh_temp_dir("json_input") / "big.json";
   std::ofstream(path) << std::string(3 << 20, ' ');
   EXPECT_NE(read_rejection(path.string(), 2 << 20).find("larger than the 2 MiB limit"), std::string::npos);
   EXPECT_EQ(read_input_file(path.string(), "input", 3 << 20).size(), size_t{3} << 20);

@@ -6,13 +6,17 @@
 // Golden files live in tests/golden/. After an intended change to a report's
 // layout, regenerate them with GPUSCOPE_UPDATE_GOLDEN=1 and review the diff.
 #include "analysis/analyze.hpp"
-#include "cli_runner.hpp"
+#include "support/cli.hpp"
 #include "core/error.hpp"
 #include "report/html_report.hpp"
 #include "report/markdown_report.hpp"
 #include "report/reference.hpp"
 #include "report/results_json.hpp"
 #include "report/terminal_summary.hpp"
+
+#include "support/temp_dir.hpp"
+
+#include "support/recorded.hpp"
 
 #include <gtest/gtest.h>
 
@@ -151,7 +155,7 @@ TEST(ReportGolden, MarkdownWithReferenceBeside) {
 class H200Report : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    r_ = new Results(read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h200_full_run1.json"));
+    r_ = new Results(read_recorded("h200/full_run_cold_cache.json"));
     r_->findings = analysis::analyze_all(*r_);
   }
   static void TearDownTestSuite() {
@@ -302,51 +306,42 @@ TEST(ReferenceProfiles, BadProfilesAreRejectedNamingTheField) {
 
 // ---- the commands ----
 
-fs::path temp_dir(const std::string& name) {
-  auto dir = fs::temp_directory_path() / ("gpuscope_reports_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string data_file(const char* name) { return std::string(GPUSCOPE_TEST_DATA) + "/" + name; }
-
 TEST(ReportCli, ReportWritesOut) {
-  const fs::path out = temp_dir("report") / "x.html";
+  const fs::path out = test::fresh_temp_dir("reports_report") / "x.html";
   const auto r =
-      test::run_gpuscope("report " + data_file("pocl_xeon_basic_full_quick.json") + " --out " + out.string());
+      test::run_gpuscope("report " + recorded_path("pocl_xeon/basic_full_run_quick_first.json") + " --out " + out.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   ASSERT_TRUE(fs::exists(out)) << r.output;
   EXPECT_NE(read_file(out).find("gpuscope-data"), std::string::npos);
   const fs::path md = out.parent_path() / "x.md";
-  const auto m = test::run_gpuscope("report " + data_file("pocl_xeon_basic_full_quick.json") +
+  const auto m = test::run_gpuscope("report " + recorded_path("pocl_xeon/basic_full_run_quick_first.json") +
                                     " --format md --out " + md.string());
   ASSERT_EQ(m.exit_code, 0) << m.output;
   EXPECT_NE(read_file(md).find("### Memory hierarchy"), std::string::npos);
 }
 
 TEST(ReportCli, ReportOnMissingFileExits2) {
-  const auto r = test::run_gpuscope("report " + (temp_dir("missing") / "nope.json").string());
+  const auto r = test::run_gpuscope("report " + (test::fresh_temp_dir("reports_missing") / "nope.json").string());
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("nope.json"), std::string::npos) << r.output;
 }
 
 TEST(ReportCli, CompareTwoRunsPrintsRatios) {
-  const fs::path out = temp_dir("compare") / "cmp.html";
-  const auto r = test::run_gpuscope("compare " + data_file("h200_full_run1.json") + " " +
-                                    data_file("h200_full_run2.json") + " --out " + out.string());
+  const fs::path out = test::fresh_temp_dir("reports_compare") / "cmp.html";
+  const auto r = test::run_gpuscope("compare " + recorded_path("h200/full_run_cold_cache.json") + " " +
+                                    recorded_path("h200/full_run_warm_cache.json") + " --out " + out.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("[2]/[1]"), std::string::npos) << r.output;
   EXPECT_TRUE(fs::exists(out));
   const auto h =
-      test::run_gpuscope("compare " + data_file("h200_full_run1.json") + " h100 --out " + out.string());
+      test::run_gpuscope("compare " + recorded_path("h200/full_run_cold_cache.json") + " h100 --out " + out.string());
   EXPECT_EQ(h.exit_code, 0) << h.output;
 }
 
 TEST(ReportCli, UnknownCompareDeviceExits2) {
   const auto r =
-      test::run_gpuscope("report " + data_file("pocl_xeon_basic_full_quick.json") +
-                         " --compare nosuchdevice --out " + (temp_dir("nosuch") / "r.html").string());
+      test::run_gpuscope("report " + recorded_path("pocl_xeon/basic_full_run_quick_first.json") +
+                         " --compare nosuchdevice --out " + (test::fresh_temp_dir("reports_nosuch") / "r.html").string());
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("nosuchdevice"), std::string::npos) << r.output;
 }
