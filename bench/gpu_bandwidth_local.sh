@@ -1,5 +1,5 @@
 #!/bin/bash
-# The runs behind tests/data/h200_*bandwidth_local*.json: on the GPU machine, from the repository
+# The runs behind tests/data/h200/*bandwidth_local*.json: on the GPU machine, from the repository
 # root, with the binary and libOpenCL.so.1 in .devcarry-bw/ and OUT set to an output folder.
 # NVIDIA is opencl:0:0 there, PoCL opencl:1:0; nvidia-smi logs the clocks beside the runs.
 B=.devcarry-bw/gpuscope

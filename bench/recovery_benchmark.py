@@ -18,7 +18,7 @@ Tolerances (the issue's): sizes 10% (TLB reach 25%), latencies 5%,
 bandwidths and rates 10%, counts and flags exact.
 
 --check exits 1 when any finding is confidently wrong or any missing finding
-has no reason (the CI subset, tests/CMakeLists: recovery_benchmark_ci).
+has no reason (the CI subset: tests/sim/recovery_benchmark_test.cpp).
 
 The wide generator (draw()) covers: sectored lines (128 B lines filled in 32
 or 64 B sectors); non-power-of-two capacities and associativities (a 96 KiB

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Seeds the fuzz corpora: DIR/results from tests/data's results files and the
+# Seeds the fuzz corpora: DIR/results from tests/data/<device>/'s results files and the
 # examples', DIR/sim from the sim presets. Existing entries are kept, so a
 # corpus grows across runs.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dir="${1:?usage: make_corpus.sh DIR}"
 mkdir -p "$dir/results" "$dir/sim"
-cp -n "$root"/tests/data/*.json "$dir/results/"
+# Named <device>_<file>: the device folders hold files of the same name.
+for recorded in "$root"/tests/data/*/*.json; do
+  cp -n "$recorded" "$dir/results/$(basename "$(dirname "$recorded")")_$(basename "$recorded")"
+done
 for example in "$root"/docs/examples/*/results.json; do
   cp -n "$example" "$dir/results/example-$(basename "$(dirname "$example")").json"
 done

@@ -106,6 +106,8 @@ class FamilyTable {
  public:
   void add(KernelModel m);
   const KernelModel* find(const std::string& family, const std::string& entry) const;
+  // Every (family, entry) modelled, in order.
+  std::vector<std::pair<std::string, std::string>> entries() const;
 
  private:
   std::map<std::pair<std::string, std::string>, KernelModel> models_;

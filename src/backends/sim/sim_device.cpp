@@ -167,6 +167,12 @@ const KernelModel* FamilyTable::find(const std::string& family, const std::strin
   return it == models_.end() ? nullptr : &it->second;
 }
 
+std::vector<std::pair<std::string, std::string>> FamilyTable::entries() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [key, model] : models_) out.push_back(key);
+  return out;
+}
+
 // ---- SimDevice -----------------------------------------------------------
 
 DeviceInfo sim_device_info(const SimConfig& c, const std::string& id) {
