@@ -9,6 +9,8 @@
 // missing must carry its reason in results.json. Needs python3.
 #include <gtest/gtest.h>
 
+#include "support/temp_dir.hpp"
+
 #include <sys/wait.h>
 
 #include <array>
@@ -20,8 +22,7 @@ namespace {
 
 TEST(RecoveryBenchmark, CiSubsetIsNeverConfidentlyWrong) {
   if (std::system("python3 -c '' >/dev/null 2>&1") != 0) GTEST_SKIP() << "python3 not installed";
-  const auto out = std::filesystem::temp_directory_path() / "gpuscope-recovery-ci";
-  std::filesystem::remove_all(out);
+  const auto out = gpuscope::test::fresh_temp_dir("recovery_ci");
   const std::string cmd = std::string("python3 ") + GPUSCOPE_SOURCE_DIR +
                           "/bench/recovery_benchmark.py --check --no-presets --seeds 5,12,39 "
                           "--probes latency,tlb,geometry,scheduling,occupancy,divergence --gpuscope " +

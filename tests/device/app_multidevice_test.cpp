@@ -2,7 +2,7 @@
 // folder per device, the comparison page, and a failing device that leaves
 // the others running and the exit code 1.
 #include "app/run_options.hpp"
-#include "cli_runner.hpp"
+#include "support/cli.hpp"
 #include "core/error.hpp"
 #include "report/results_json.hpp"
 

@@ -8,7 +8,7 @@
 #include "backends/backend.hpp"
 #include "backends/vulkan/vulkan_backend.hpp"
 #include "backends/vulkan/vulkan_glsl.hpp"
-#include "cli_runner.hpp"
+#include "support/cli.hpp"
 #include "report/results_json.hpp"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // Cross-API reconciliation (report/reconcile.hpp) and `gpuscope compare` of
 // two runs of one GPU: the tolerance classes, the flags, the likely reasons,
 // and what is said when the runs are of different GPUs.
-#include "cli_runner.hpp"
+#include "support/cli.hpp"
 #include "core/finding_catalogue.hpp"
 #include "report/html_report.hpp"
 #include "report/markdown_report.hpp"
@@ -142,8 +142,8 @@ TEST(Reconcile, FlagsByClassAndSaysWhy) {
 // with itself, where everything outside tolerance has a recorded reason or
 // says it has none.
 TEST(Reconcile, RecordedRunsOfOneGpu) {
-  Results a = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h200_full_run1.json");
-  Results b = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h200_full_run2.json");
+  Results a = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h200/full_run_cold_cache.json");
+  Results b = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h200/full_run_warm_cache.json");
   a.device.uuid = b.device.uuid = kUuid;
   const Reconciliation rc = reconcile(a, b, "[1]", "[2]");
   using S = ReconciledFinding::Status;
@@ -201,8 +201,8 @@ TEST(Reconcile, CompareCommandOnTwoFilesOfOneGpu) {
   const fs::path dir = fs::temp_directory_path() / "gpuscope_reconcile_cli";
   fs::remove_all(dir);
   fs::create_directories(dir);
-  Results a = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h200_full_run1.json");
-  Results b = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h200_full_run2.json");
+  Results a = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h200/full_run_cold_cache.json");
+  Results b = read_results_file(std::string(GPUSCOPE_TEST_DATA) + "/h200/full_run_warm_cache.json");
   a.device.pci_address = b.device.pci_address = "0000:1b:00.0";
   write_results_file_atomic(a, (dir / "a.json").string());
   write_results_file_atomic(b, (dir / "b.json").string());

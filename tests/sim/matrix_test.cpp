@@ -10,7 +10,7 @@
 #include "core/matrix_chain.hpp"
 #include "probes/probe.hpp"
 
-#include "sim_configs.hpp"
+#include "support/sim_configs.hpp"
 
 #include <gtest/gtest.h>
 
