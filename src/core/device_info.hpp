@@ -23,6 +23,10 @@ struct DeviceFeatures {
   bool host_mapping = false;          // device buffers mapped into the host's address space
   bool shared_virtual_memory = false; // one pointer valid on host and device (OpenCL SVM)
   std::vector<uint32_t> subgroup_sizes;  // wave widths the driver claims; empty: it claims none
+  // Kernels can be built for one wave width of subgroup_sizes, named by the
+  // kernel parameter `required_subgroup_size` (Vulkan's
+  // VK_EXT_subgroup_size_control, compute stage).
+  bool subgroup_size_control = false;
   // Vendor assembly kernels may embed ("nvidia-ptx"; "" for none) and the
   // version of its instruction set (NVIDIA: the compute capability, 9.0),
   // which decides what instructions exist.

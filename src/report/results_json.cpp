@@ -265,6 +265,7 @@ DeviceFeatures features_from_json(const json& j, const std::string& path) {
   o.get_optional("host_mapping", f.host_mapping);
   o.get_optional("shared_virtual_memory", f.shared_virtual_memory);
   o.get_optional("subgroup_sizes", f.subgroup_sizes);
+  o.get_optional("subgroup_size_control", f.subgroup_size_control);
   o.get_optional("inline_asm", f.inline_asm);
   o.get_optional("isa_version", f.isa_version);
   o.get_optional("cycle_counter", f.cycle_counter);
@@ -281,6 +282,7 @@ json features_to_json(const DeviceFeatures& f) {
           {"host_mapping", f.host_mapping},
           {"shared_virtual_memory", f.shared_virtual_memory},
           {"subgroup_sizes", f.subgroup_sizes},
+          {"subgroup_size_control", f.subgroup_size_control},
           {"inline_asm", f.inline_asm},
           {"isa_version", f.isa_version},
           {"cycle_counter", f.cycle_counter},
