@@ -8,6 +8,8 @@ packages=(
   ocl-icd-libopencl1 opencl-headers opencl-clhpp-headers  # Khronos ICD loader (opened at run time), C and C++ headers
   libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev  # header-only or static at link time
   pocl-opencl-icd clinfo                                   # the CPU as an OpenCL device
+  libvulkan-dev libvulkan-volk-dev glslang-dev spirv-tools  # Vulkan headers, volk (loader opened at run time), static glslang
+  mesa-vulkan-drivers vulkan-validationlayers              # lavapipe (the CPU as a Vulkan device) and the Khronos validation layer
   libjs-chart.js                                           # the chart library report.html embeds
   chromium                                                 # headless: the report's real-browser test
   clang libclang-rt-14-dev                                 # libFuzzer and sanitizer runtimes: fuzz/ (docs/fuzzing.md)

@@ -5,6 +5,9 @@
 #include "backends/opencl/opencl_backend.hpp"
 #include "backends/opencl/opencl_library.hpp"
 #endif
+#if GPUSCOPE_WITH_VULKAN
+#include "backends/vulkan/vulkan_backend.hpp"
+#endif
 
 #include <fmt/format.h>
 
@@ -26,6 +29,9 @@ std::vector<std::unique_ptr<Backend>> make_backends() {
   std::vector<std::unique_ptr<Backend>> backends;
 #if GPUSCOPE_WITH_OPENCL
   backends.push_back(make_opencl_backend());
+#endif
+#if GPUSCOPE_WITH_VULKAN
+  backends.push_back(make_vulkan_backend());  // after OpenCL: the first OpenCL GPU stays the default
 #endif
   backends.push_back(sim::make_sim_backend());  // after real devices: never the default
   return backends;

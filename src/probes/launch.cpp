@@ -85,8 +85,11 @@ std::vector<Series> run_launch_probe(ProbeContext& ctx) {
     add_point(per_launch, count, host);
     add_point(gap, count, gaps);
   }
-  ctx.progress(fmt::format("launch: dispatch {:.1f} us, round trip {:.1f} us, back to back {:.1f} us",
-                           dispatch.points.front().y, roundtrip.points.front().y,
+  // Queueing is stamped by some APIs only (OpenCL, not Vulkan).
+  ctx.progress(fmt::format("launch: {}round trip {:.1f} us, back to back {:.1f} us",
+                           dispatch.points.empty() ? ""
+                                                   : fmt::format("dispatch {:.1f} us, ", dispatch.points.front().y),
+                           roundtrip.points.front().y,
                            per_launch.points.empty() ? 0.0 : per_launch.points.back().y));
   std::vector<Series> out;
   for (Series* s : {&dispatch, &submit, &roundtrip, &duration, &per_launch, &gap}) {

@@ -1,6 +1,6 @@
 #include "backends/opencl/opencl_kernel_source.hpp"
 
-#include <cctype>
+#include "backends/kernel_defines.hpp"
 
 namespace gpuscope {
 
@@ -21,35 +21,10 @@ std::string_view opencl_type_name(Scalar s) {
   return "?";
 }
 
-namespace {
-
-std::string upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
-}  // namespace
-
 std::string opencl_build_options(const KernelSpec& spec) {
   std::string out;
-  auto define = [&](const std::string& name, std::string_view value) {
-    out += (out.empty() ? "-D" : " -D") + name + "=" + std::string(value);
-  };
-  for (const auto& [name, param] : spec.params) {
-    const std::string macro = upper(name);
-    const auto& v = param.value();
-    if (const auto* i = std::get_if<int64_t>(&v)) {
-      define(macro, std::to_string(*i));
-    } else if (const auto* b = std::get_if<bool>(&v)) {
-      define(macro, *b ? "1" : "0");
-    } else if (const auto* s = std::get_if<Scalar>(&v)) {
-      define(macro, opencl_type_name(*s));
-      define(macro + "_IS_" + upper(scalar_tag(*s)), "1");
-    } else {
-      define(macro + "_" + upper(std::get<std::string>(v)), "1");
-    }
-  }
+  for (const auto& [name, value] : kernel_defines(spec, opencl_type_name))
+    out += (out.empty() ? "-D" : " -D") + name + "=" + value;
   return out;
 }
 

@@ -1,0 +1,71 @@
+#include "backends/vulkan/vulkan_glsl.hpp"
+
+#include "core/error.hpp"
+
+#include <glslang/Public/ResourceLimits.h>
+#include <glslang/Public/ShaderLang.h>
+#include <glslang/SPIRV/GlslangToSpv.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <mutex>
+
+namespace gpuscope {
+
+namespace {
+
+// glslang's process state: initialised once, never finalised (shaders are
+// compiled until exit, from whichever thread runs the probes).
+void init_glslang() {
+  static std::once_flag once;
+  std::call_once(once, [] { glslang::InitializeProcess(); });
+}
+
+}  // namespace
+
+GlslShader compile_glsl_compute(const std::string& source, const std::string& name, int vulkan_minor) {
+  init_glslang();
+  const auto client = vulkan_minor >= 3   ? glslang::EShTargetVulkan_1_3
+                      : vulkan_minor == 2 ? glslang::EShTargetVulkan_1_2
+                                          : glslang::EShTargetVulkan_1_1;
+  const auto spirv = vulkan_minor >= 3   ? glslang::EShTargetSpv_1_6
+                     : vulkan_minor == 2 ? glslang::EShTargetSpv_1_5
+                                         : glslang::EShTargetSpv_1_3;
+  glslang::TShader shader(EShLangCompute);
+  const char* text = source.c_str();
+  const char* names[] = {name.c_str()};
+  shader.setStringsWithLengthsAndNames(&text, nullptr, names, 1);
+  shader.setEnvInput(glslang::EShSourceGlsl, EShLangCompute, glslang::EShClientVulkan, 100);
+  shader.setEnvClient(glslang::EShClientVulkan, client);
+  shader.setEnvTarget(glslang::EShTargetSpv, spirv);
+  const auto messages = static_cast<EShMessages>(EShMsgSpvRules | EShMsgVulkanRules);
+  if (!shader.parse(GetDefaultResources(), 450, false, messages))
+    throw BuildError(fmt::format("compiling {} (GLSL) failed", name),
+                     std::string(shader.getInfoLog()) + shader.getInfoDebugLog());
+  glslang::TProgram program;
+  program.addShader(&shader);
+  if (!program.link(messages))
+    throw BuildError(fmt::format("linking {} (GLSL) failed", name),
+                     std::string(program.getInfoLog()) + program.getInfoDebugLog());
+  GlslShader out;
+  std::vector<uint32_t>& words = out.spirv;
+  spv::SpvBuildLogger logger;
+  glslang::SpvOptions options;
+  options.disableOptimizer = true;  // the driver optimises; glslang's optimizer needs SPIRV-Tools-opt at run time
+  glslang::GlslangToSpv(*program.getIntermediate(EShLangCompute), words, &logger, &options);
+  if (words.empty())
+    throw BuildError(fmt::format("generating SPIR-V for {} failed", name), logger.getAllMessages());
+  if (program.buildReflection(EShReflectionSeparateBuffers)) {
+    for (int i = 0; i < program.getNumBufferBlocks(); ++i) {
+      const auto& block = program.getBufferBlock(i);
+      if (block.getBinding() >= 0) out.buffer_bindings.push_back(static_cast<uint32_t>(block.getBinding()));
+    }
+  }
+  std::sort(out.buffer_bindings.begin(), out.buffer_bindings.end());
+  out.buffer_bindings.erase(std::unique(out.buffer_bindings.begin(), out.buffer_bindings.end()),
+                            out.buffer_bindings.end());
+  return out;
+}
+
+}  // namespace gpuscope

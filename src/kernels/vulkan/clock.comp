@@ -1,0 +1,47 @@
+// The running clock: the twin of opencl/clock.cl. One invocation runs a
+// dependent chain x = x * x + c, rounds x 16 steps; the host checks x.
+//
+// out[0] = cycles of the compute unit's clock across the chain, out[1] = ns
+// of the device's constant-rate clock across it, out[2] = the final value.
+// NV_PTX=1 asks for the counters (the probe's name for them, after the
+// OpenCL build that reads NVIDIA's); here they are read through
+// GL_ARB_shader_clock and GL_EXT_shader_realtime_clock where the device has
+// both, and are 0 otherwise. The realtime clock is taken to count ns, as
+// NVIDIA's %globaltimer does; other devices' units are their own.
+
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+#define STEP x = x * x + c;
+#define STEP4 STEP STEP STEP STEP
+#define STEP16 STEP4 STEP4 STEP4 STEP4
+
+#if defined(ENTRY_CHAIN)
+// chain(out: u64[], rounds, seed)
+layout(set = 0, binding = 0) restrict writeonly buffer Out { uint64_t out_v[]; };
+layout(push_constant) uniform Args { uint rounds; uint seed; } args;
+
+#define COUNTERS (NV_PTX && HAS_SUBGROUP_CLOCK && HAS_DEVICE_CLOCK)
+
+void main() {
+  uint x = args.seed;
+  const uint c = args.seed | 1u;
+#if COUNTERS
+  const uint64_t t0 = clockRealtimeEXT();
+  const uint64_t c0 = clockARB();
+#endif
+  for (uint r = 0; r < args.rounds; ++r) {
+    STEP16
+  }
+#if COUNTERS
+  // Ties the final reads to x, so they cannot move above the chain.
+  const uint64_t c1 = clockARB() + uint64_t(x & 0u);
+  const uint64_t t1 = clockRealtimeEXT() + uint64_t(x & 0u);
+  out_v[0] = c1 - c0;
+  out_v[1] = t1 - t0;
+#else
+  out_v[0] = 0;
+  out_v[1] = 0;
+#endif
+  out_v[2] = uint64_t(x);
+}
+#endif

@@ -1,0 +1,89 @@
+// Memory latency by dependent pointer chase: the twin of opencl/latency.cl
+// (same entries, arguments and results; its comments say why the chase is
+// shaped so).
+//
+// Parameters: ADDR_BITS must be 64 (the Vulkan backend reports 64-bit
+// addresses; a slot is one uint64_t word).
+//
+// With buffer device addresses (HAS_BUFFER_ADDRESS) a slot holds the absolute
+// address of the next slot and the chase is `p = *p` through
+// GL_EXT_buffer_reference, as in OpenCL: the load-to-use latency with nothing
+// else on the critical path. Without them a slot holds the next slot's word
+// index and the chase is `p = slots[p]`, which adds the index's scaling and
+// the add of the buffer's base to every hop (the probe's finding says which).
+
+#if ADDR_BITS != 64
+#error "the Vulkan latency shaders use 64-bit slots"
+#endif
+
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+
+#if HAS_BUFFER_ADDRESS
+layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Slot { uint64_t next; };
+#endif
+
+#if defined(ENTRY_LINK)
+
+// link(slots, next, stride_words, count): one invocation per slot.
+layout(set = 0, binding = 0) restrict writeonly buffer Slots { uint64_t slots[]; };
+layout(set = 0, binding = 1) restrict readonly buffer Next { uint next[]; };
+layout(push_constant) uniform Args {
+  uint stride_words;
+  uint count;
+#if HAS_BUFFER_ADDRESS
+  uint64_t slots_addr;
+#endif
+} args;
+
+void main() {
+  const uint i = gl_GlobalInvocationID.x;
+  if (i < args.count) {
+    const uint target = next[i] * args.stride_words;
+#if HAS_BUFFER_ADDRESS
+    slots[i * args.stride_words] = args.slots_addr + 8ul * target;
+#else
+    slots[i * args.stride_words] = uint64_t(target);
+#endif
+  }
+}
+
+#elif defined(ENTRY_CHASE)
+
+// chase(slots, start, stride_words, rounds, end_slot): one invocation walks
+// rounds * 16 hops and writes the slot it ends on.
+layout(set = 0, binding = 0) restrict readonly buffer Slots { uint64_t slots[]; };
+layout(set = 0, binding = 4) restrict writeonly buffer End { uint end_slot[]; };
+layout(push_constant) uniform Args {
+  uint start;
+  uint stride_words;
+  uint rounds;
+#if HAS_BUFFER_ADDRESS
+  uint64_t slots_addr;
+#endif
+} args;
+
+#if HAS_BUFFER_ADDRESS
+#define HOP p = Slot(p.next);
+#else
+#define HOP p = uint(slots[p]);
+#endif
+#define HOP4 HOP HOP HOP HOP
+#define HOP16 HOP4 HOP4 HOP4 HOP4
+
+void main() {
+#if HAS_BUFFER_ADDRESS
+  Slot p = Slot(args.slots_addr + 8ul * uint64_t(args.start * args.stride_words));
+  for (uint r = 0; r < args.rounds; ++r) {
+    HOP16
+  }
+  end_slot[0] = uint((uint64_t(p) - args.slots_addr) / 8ul) / args.stride_words;
+#else
+  uint p = args.start * args.stride_words;
+  for (uint r = 0; r < args.rounds; ++r) {
+    HOP16
+  }
+  end_slot[0] = p / args.stride_words;
+#endif
+}
+
+#endif
