@@ -34,6 +34,9 @@ struct DeviceFeatures {
   double isa_version = 0;
   bool cycle_counter = false;      // kernels can read their core's cycle counter
   uint32_t instruction_bytes = 0;  // the machine code's fixed instruction size; 0: variable or unknown
+  // Most loop iterations one kernel invocation may run, all its loops
+  // together, before the device ends them (llvmpipe: 65535); 0: no limit.
+  uint32_t max_loop_trips = 0;
 
   bool operator==(const DeviceFeatures&) const = default;
 };

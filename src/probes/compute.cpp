@@ -18,6 +18,7 @@
 // specialise the timed launches).
 #include "core/error.hpp"
 #include "core/random.hpp"
+#include "probes/loop_trips.hpp"
 #include "probes/probe.hpp"
 
 #include <fmt/format.h>
@@ -707,7 +708,7 @@ class ComputeRunner {
           static_cast<double>(plan_.global) * plan_.steps(op) * plan_.chains * 2 * f.lanes();
       const Measurement m =
           measure([&](uint64_t iters) { return launch_tp(*k, b, static_cast<uint32_t>(iters)); }, 1,
-                  UINT32_MAX, harness_);
+                  loop_trip_cap(info_.features, UINT32_MAX, 8), harness_);
       Point p;
       p.x = f.lanes();
       for (double ns_per_iter : m.ns_per_unit) p.samples.push_back(ops_per_iter / ns_per_iter);  // Gop/s
@@ -768,7 +769,7 @@ class ComputeRunner {
           if (ptx_ && ptx_ok_) cycles.emplace_back(iters, dev_.read_values<uint64_t>(*b.cycles, 1)[0]);
           return ns;
         },
-        1, UINT32_MAX, harness_);
+        1, loop_trip_cap(info_.features, UINT32_MAX, 8), harness_);
     Series s = new_series(id, "oplatency", {"chains", ""}, {"latency", "ns"});
     Point p;
     p.x = 1;

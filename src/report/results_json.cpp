@@ -270,6 +270,7 @@ DeviceFeatures features_from_json(const json& j, const std::string& path) {
   o.get_optional("isa_version", f.isa_version);
   o.get_optional("cycle_counter", f.cycle_counter);
   o.get_optional("instruction_bytes", f.instruction_bytes);
+  o.get_optional("max_loop_trips", f.max_loop_trips);
   return f;
 }
 
@@ -286,7 +287,8 @@ json features_to_json(const DeviceFeatures& f) {
           {"inline_asm", f.inline_asm},
           {"isa_version", f.isa_version},
           {"cycle_counter", f.cycle_counter},
-          {"instruction_bytes", f.instruction_bytes}};
+          {"instruction_bytes", f.instruction_bytes},
+          {"max_loop_trips", f.max_loop_trips}};
 }
 
 DeviceInfo device_from_json_at(const json& j, const std::string& path) {

@@ -38,7 +38,7 @@ layout(constant_id = 3) const uint LOCAL_WORDS = 1;
   result[2 + player] = spins;
 
 #if defined(ENTRY_PING_PONG_GLOBAL)
-layout(set = 0, binding = 0) coherent volatile buffer Counter { count_t counter; };
+layout(set = 0, binding = 0) buffer Counter { count_t counter; };
 layout(set = 0, binding = 3) writeonly buffer Result { uint result[]; };
 layout(push_constant) uniform Args {
   uint rounds;
@@ -76,7 +76,7 @@ void main() {
 #endif
 
 #if defined(ENTRY_ADD_THROUGHPUT)
-layout(set = 0, binding = 0) coherent volatile buffer Words { count_t words[]; };
+layout(set = 0, binding = 0) buffer Words { count_t words[]; };
 layout(push_constant) uniform Args {
   uint iters;
   uint contended;
