@@ -3,7 +3,7 @@
 # qemu-user beside the x86-64 one on the same inputs: `list`, a whole default
 # run on a sim preset (lbm apart, sustain left to the x86-64 tests), and
 # `analyze` and `report` on a recorded run. Fails when the two binaries
-# disagree. Also starts the x86-64 binary where no OpenCL
+# disagree. Also starts the x86-64 binary where no OpenCL or Vulkan
 # library can be found, as on a machine without OpenCL.
 #
 # Usage: scripts/check_arm64.sh [X86_BINARY]   (default build/release/gpuscope)
@@ -103,14 +103,18 @@ for b in bad: print("  " + b)
 sys.exit(1 if bad else 0)
 PY
 
-# The x86-64 binary with no OpenCL library to be found: the loader's search
-# sees only an empty library folder, and the system's libOpenCL is hidden
-# behind /dev/null in a private mount namespace (root; skipped without it).
+# The x86-64 binary with no OpenCL library and no Vulkan loader to be found:
+# the loader's search sees only an empty library folder, and the system's
+# libOpenCL and libvulkan are hidden behind /dev/null in a private mount
+# namespace (root; skipped without it).
 if unshare -m true 2>/dev/null; then
-  libs=$(ldconfig -p | awk '/libOpenCL\.so/{print $NF}' | sort -u | tr '\n' ' ')
+  libs=$(ldconfig -p | awk '/libOpenCL\.so|libvulkan\.so/{print $NF}' | sort -u | tr '\n' ' ')
   unshare -m sh -c "for f in $libs; do mount --bind /dev/null \$f; done
     $x86 list --verbose && $x86 analyze $recorded >/dev/null" | tee "$out/x86-no-opencl.txt"
   grep -q "^opencl  no OpenCL library found" "$out/x86-no-opencl.txt"
+  if grep -q "^vulkan " "$out/x86-no-opencl.txt"; then  # built with the Vulkan backend
+    grep -q "^vulkan  absent: no Vulkan loader" "$out/x86-no-opencl.txt"
+  fi
   grep -q "^sim:mali-g52" "$out/x86-no-opencl.txt"
 else
   echo "check_arm64: cannot make a mount namespace here; the no-OpenCL start was checked on arm64 only"

@@ -59,6 +59,18 @@ std::string valid_ids(const std::vector<DeviceInfo>& devices) {
 
 std::unique_ptr<Device> open_device(const std::string& id) {
   auto backends = make_backends();
+  // A device named by ID is looked for in its own backend first, so that
+  // opening an OpenCL device does not start the Vulkan driver (whose
+  // threads would share the machine with the measurement) and vice versa.
+  if (!id.empty()) {
+    const std::string prefix = id.substr(0, id.find(':'));
+    for (auto& b : backends) {
+      if (b->name() != prefix) continue;
+      bool listed = false;
+      for (const auto& d : b->enumerate()) listed = listed || d.id == id;
+      if (listed || b->opens_unlisted(id)) return b->open(id);
+    }
+  }
   std::vector<DeviceInfo> devices;
   for (auto& b : backends) {
     auto ds = b->enumerate();

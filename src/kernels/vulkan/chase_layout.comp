@@ -104,21 +104,28 @@ layout(push_constant) uniform Args {
 #endif
 #define HOP4 HOP HOP HOP HOP
 #define HOP16 HOP4 HOP4 HOP4 HOP4
+#define HOP256 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16
+
+// 16 rounds per iteration while they last (README.md: lavapipe's loop limit).
+#define WALK(rounds)                 \
+  uint r = rounds;                   \
+  for (; r >= 16; r -= 16) {         \
+    HOP256                           \
+  }                                  \
+  for (; r > 0; --r) {               \
+    HOP16                            \
+  }
 
 void main() {
   const uint g = gl_WorkGroupID.x;
   if (gl_LocalInvocationIndex != 0) return;
 #if HAS_BUFFER_ADDRESS
   Word p = Word(REF(starts[g]));
-  for (uint r = 0; r < args.rounds; ++r) {
-    HOP16
-  }
+  WALK(args.rounds)
   ends[g] = uint((uint64_t(p) - args.mem_addr) / 8ul);
 #else
   uint p = starts[g];
-  for (uint r = 0; r < args.rounds; ++r) {
-    HOP16
-  }
+  WALK(args.rounds)
   ends[g] = p;
 #endif
 }

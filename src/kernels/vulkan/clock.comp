@@ -14,6 +14,8 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 #define STEP x = x * x + c;
 #define STEP4 STEP STEP STEP STEP
 #define STEP16 STEP4 STEP4 STEP4 STEP4
+#define STEP256 STEP16 STEP16 STEP16 STEP16 STEP16 STEP16 STEP16 STEP16 \
+                STEP16 STEP16 STEP16 STEP16 STEP16 STEP16 STEP16 STEP16
 
 #if defined(ENTRY_CHAIN)
 // chain(out: u64[], rounds, seed)
@@ -29,7 +31,12 @@ void main() {
   const uint64_t t0 = clockRealtimeEXT();
   const uint64_t c0 = clockARB();
 #endif
-  for (uint r = 0; r < args.rounds; ++r) {
+  // 16 rounds per iteration while they last (README.md: lavapipe's loop limit).
+  uint r = args.rounds;
+  for (; r >= 16; r -= 16) {
+    STEP256
+  }
+  for (; r > 0; --r) {
     STEP16
   }
 #if COUNTERS

@@ -69,19 +69,26 @@ layout(push_constant) uniform Args {
 #endif
 #define HOP4 HOP HOP HOP HOP
 #define HOP16 HOP4 HOP4 HOP4 HOP4
+#define HOP256 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16
+
+// 16 rounds per iteration while they last (README.md: lavapipe's loop limit).
+#define WALK(rounds)                 \
+  uint r = rounds;                   \
+  for (; r >= 16; r -= 16) {         \
+    HOP256                           \
+  }                                  \
+  for (; r > 0; --r) {               \
+    HOP16                            \
+  }
 
 void main() {
 #if HAS_BUFFER_ADDRESS
   Slot p = Slot(args.slots_addr + 8ul * uint64_t(args.start * args.stride_words));
-  for (uint r = 0; r < args.rounds; ++r) {
-    HOP16
-  }
+  WALK(args.rounds)
   end_slot[0] = uint((uint64_t(p) - args.slots_addr) / 8ul) / args.stride_words;
 #else
   uint p = args.start * args.stride_words;
-  for (uint r = 0; r < args.rounds; ++r) {
-    HOP16
-  }
+  WALK(args.rounds)
   end_slot[0] = p / args.stride_words;
 #endif
 }

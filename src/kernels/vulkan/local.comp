@@ -34,6 +34,18 @@ uint hsum(uvec4 v) { return v.x + v.y + v.z + v.w; }
 #endif
 
 #define X16(h) h h h h h h h h h h h h h h h h
+#define X256(h) X16(h) X16(h) X16(h) X16(h) X16(h) X16(h) X16(h) X16(h) \
+                X16(h) X16(h) X16(h) X16(h) X16(h) X16(h) X16(h) X16(h)
+
+// 16 rounds per iteration while they last (README.md: lavapipe's loop limit).
+#define WALK(rounds, h)              \
+  uint r = rounds;                   \
+  for (; r >= 16; r -= 16) {         \
+    X256(h)                          \
+  }                                  \
+  for (; r > 0; --r) {               \
+    X16(h)                           \
+  }
 
 #if defined(ENTRY_LOCAL_CHASE)
 // local_chase(next, n, rounds, end) with n words of local memory.
@@ -48,9 +60,7 @@ void main() {
   memoryBarrierShared();
   barrier();
   uint p = 0;
-  for (uint r = 0; r < args.rounds; ++r) {
-    X16(HOP)
-  }
+  WALK(args.rounds, HOP)
   end_off[0] = p;
 }
 
@@ -63,9 +73,7 @@ layout(push_constant) uniform Args { uint rounds; } args;
 
 void main() {
   uint p = 0;
-  for (uint r = 0; r < args.rounds; ++r) {
-    X16(GHOP)
-  }
+  WALK(args.rounds, GHOP)
   end_off[0] = p;
 }
 
