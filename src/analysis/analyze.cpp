@@ -290,6 +290,8 @@ std::vector<Finding> analyze_usable(const Results& r) {
     if (!fs.empty() && fs.front().confidence >= 0.5) wave_width = number(fs.front());
     add(fs);
   }
+  for (const Series& s : r.series)
+    if (s.id.starts_with("divergence.blocks.subgroup_")) add(required_wave_width_findings(s));
   if (const Series* s = r.find_series("divergence.partition"))
     add(partition_findings(
         {s, r.find_series("divergence.partition_pairs"), r.find_series("divergence.partition_triples")}));

@@ -162,6 +162,27 @@ std::vector<Finding> wave_width_findings(const Series& s) {
   return {f};
 }
 
+std::vector<Finding> required_wave_width_findings(const Series& s) {
+  const auto required = s.meta.value("required_subgroup_size", 0);
+  auto fs = wave_width_findings(s);
+  if (fs.empty() || required <= 0) return {};
+  Finding& width = fs.front();
+  const std::string id = fmt::format("exec.wave_width.subgroup_{}", required);
+  width.id = id;
+  width.method = fmt::format("As exec.wave_width, with the kernel built to require subgroup size {}. ", required) +
+                 width.method;
+  Finding agrees;
+  agrees.id = id + ".as_required";
+  agrees.unit = "";
+  agrees.evidence = {s.id};
+  agrees.value = number(width) == required;
+  agrees.confidence = width.confidence;
+  agrees.method = "Whether the wave width measured under the request is the size required.";
+  agrees.note = fmt::format("Required {}, measured {}.", required, fmt_x(number(width)));
+  fs.push_back(agrees);
+  return fs;
+}
+
 std::vector<Finding> partition_findings(const std::vector<const Series*>& series) {
   // Observations: throughput at each stride relative to stride 1, with the
   // number of working waves of that series.

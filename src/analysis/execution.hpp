@@ -19,6 +19,12 @@ namespace gpuscope::analysis {
 // for both sides (twice the time below it) -> exec.wave_width.
 std::vector<Finding> wave_width_findings(const Series& blocks);
 
+// "divergence.blocks.subgroup_<n>": the same sweep with a kernel built to
+// require wave width n (meta "required_subgroup_size") ->
+// exec.wave_width.subgroup_<n>, the width measured under that request, and
+// exec.wave_width.subgroup_<n>.as_required (bool): whether it is n.
+std::vector<Finding> required_wave_width_findings(const Series& blocks);
+
 // "divergence.partition" series (meta "active_waves_per_group" = a): x =
 // stride between the a working waves of one work-group per compute unit,
 // y = throughput of the working lanes. P round-robin scheduler partitions

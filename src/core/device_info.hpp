@@ -35,6 +35,10 @@ struct DeviceFeatures {
   bool host_mapping = false;          // device buffers mapped into the host's address space
   bool shared_virtual_memory = false; // one pointer valid on host and device (OpenCL SVM)
   std::vector<uint32_t> subgroup_sizes;  // wave widths the driver claims; empty: it claims none
+  // Kernels can be built for one wave width of subgroup_sizes, named by the
+  // kernel parameter `required_subgroup_size` (Vulkan's
+  // VK_EXT_subgroup_size_control, compute stage).
+  bool subgroup_size_control = false;
   // Vendor assembly kernels may embed ("nvidia-ptx"; "" for none) and the
   // version of its instruction set (NVIDIA: the compute capability, 9.0),
   // which decides what instructions exist.
@@ -45,6 +49,9 @@ struct DeviceFeatures {
   // The matrix multiply-accumulates kernels can run on the matrix engine
   // (Vulkan: VK_KHR_cooperative_matrix's list); empty: none.
   std::vector<MatrixShape> matrix_shapes;
+  // Most loop iterations one kernel invocation may run, all its loops
+  // together, before the device ends them (llvmpipe: 65535); 0: no limit.
+  uint32_t max_loop_trips = 0;
 
   bool operator==(const DeviceFeatures&) const = default;
 };

@@ -79,6 +79,8 @@ const Entry kEntries[] = {
     {kCompute, "compute.<type>.<op>.rate_vs_fp32_fma", "<type> <op> rate vs fp32 fma"},
 
     {kExec, "exec.wave_width", "wave width"},
+    {kExec, "exec.wave_width.subgroup_<k>", "wave width asking for <k>"},
+    {kExec, "exec.wave_width.subgroup_<k>.as_required", "wave width <k> as asked"},
     {kExec, "exec.scheduler_partitions", "scheduler partitions"},
     {kExec, "exec.max_waves_per_cu", "waves per CU"},
     {kExec, "exec.registers.occupancy_cliffs", "register occupancy cliffs"},

@@ -4,8 +4,9 @@
 // both use it.
 #pragma once
 
-#include <cmath>
 #include <cstdint>
+
+#include "kernels/fma_forms.hpp"
 
 namespace gpuscope::sustain_twin {
 
@@ -13,13 +14,14 @@ namespace gpuscope::sustain_twin {
 inline constexpr uint32_t kItemPeriod = 64;
 
 // out[gid] after `rounds` trips: eight chains from (gid & 63) / 128 + i / 8,
-// each 8 x rounds x fma(x, a, b), summed pairwise as the kernel does.
-inline float item_result(uint32_t gid, uint64_t rounds, float a, float b) {
+// each 8 x rounds x fma(x, a, b) rounded as `form` says, summed pairwise as
+// the kernel does.
+inline float item_result(uint32_t gid, uint64_t rounds, float a, float b, FmaForm form = FmaForm::fused) {
   const float s = static_cast<float>(gid & (kItemPeriod - 1)) * 0.0078125f;
   float x[8];
   for (int i = 0; i < 8; ++i) x[i] = s + 0.125f * static_cast<float>(i);
   for (uint64_t r = 0; r < rounds * 8; ++r)
-    for (float& v : x) v = std::fma(v, a, b);
+    for (float& v : x) v = fma_as(form, v, a, b);
   return ((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7]));
 }
 

@@ -20,6 +20,7 @@
 //   contended); the host checks every total. Launches are sized by the
 //   harness to ~10 ms.
 #include "core/error.hpp"
+#include "probes/loop_trips.hpp"
 #include "probes/probe.hpp"
 #include "probes/series_util.hpp"
 
@@ -37,7 +38,10 @@ struct CapHit : std::runtime_error {
 
 // Spins allowed per player: 8 per move it is asked to make (a waiting
 // player typically fails 1-3 times per move) plus a fixed 2^17.
-uint32_t spin_cap(uint32_t rounds) { return 8 * rounds + (1u << 17); }
+uint32_t spin_cap(uint32_t rounds, const DeviceFeatures& f) {
+  // Rounds and spins share one invocation's loop trips (loop_trips.hpp).
+  return static_cast<uint32_t>(loop_trip_cap(f, 8 * uint64_t{rounds} + (1u << 17), uint64_t{rounds} + 8));
+}
 
 class AtomicsProbe {
  public:
@@ -81,14 +85,14 @@ class AtomicsProbe {
       dev_.write_values<uint64_t>(*counter, std::vector<uint64_t>{0});
       double ns = 0;
       if (in_group) {
-        const KernelArg args[] = {rounds, partner, spin_cap(rounds), result.get()};
+        const KernelArg args[] = {rounds, partner, spin_cap(rounds, info_.features), result.get()};
         ns = dev_.launch(k, {Range::d1(group), Range::d1(group), 8}, args);
       } else {
-        const KernelArg args[] = {counter.get(), rounds, spin_cap(rounds), result.get()};
+        const KernelArg args[] = {counter.get(), rounds, spin_cap(rounds, info_.features), result.get()};
         ns = dev_.launch(k, Range::d1(2), Range::d1(1), args);
       }
       const auto r = dev_.read_values<uint32_t>(*result, 4);
-      if (r[2] >= spin_cap(rounds) || r[3] >= spin_cap(rounds))
+      if (r[2] >= spin_cap(rounds, info_.features) || r[3] >= spin_cap(rounds, info_.features))
         throw CapHit(fmt::format("a player gave up after {} failed attempts (moves made: {} and {} of {})",
                                  std::max(r[2], r[3]), r[0], r[1], rounds));
       if (r[0] != rounds || r[1] != rounds)
@@ -103,7 +107,9 @@ class AtomicsProbe {
       return ns;  // the harness wants the launch's time; work = rounds
     };
     try {
-      const Measurement m = measure(once, 256, 1u << 22, ctx_.options.harness);
+      // Where loop trips are capped, a quarter of them for rounds, the rest for spins.
+      const uint64_t max_rounds = loop_trip_cap(info_.features, 1u << 22, 3 * uint64_t{info_.features.max_loop_trips} / 4);
+      const Measurement m = measure(once, std::min<uint64_t>(256, max_rounds), max_rounds, ctx_.options.harness);
       std::vector<double> per_move;
       for (double v : m.ns_per_unit) per_move.push_back(v / 2);  // two moves per round
       add_point(s, width, per_move);
@@ -141,7 +147,8 @@ class AtomicsProbe {
       check_totals(*words, items, width, iters, contended);
       return ns;  // the harness wants the launch's time; work = iters
     };
-    const Measurement m = measure(once, 4, std::max<uint64_t>(1, max_iters), ctx_.options.harness);
+    const uint64_t max_trips = loop_trip_cap(info_.features, std::max<uint64_t>(1, max_iters), 8);
+    const Measurement m = measure(once, std::min<uint64_t>(4, max_trips), max_trips, ctx_.options.harness);
     std::vector<double> gops;
     // ns_per_unit is per iteration of all `items` work-items: items adds.
     for (double ns_per_iter : m.ns_per_unit) gops.push_back(static_cast<double>(items) / ns_per_iter);

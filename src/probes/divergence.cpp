@@ -12,9 +12,15 @@
 //   device's, not one unit's.
 // - The partition test runs only when the block test found a wave width
 //   with confidence: its kernel switches whole waves on and off.
+// - Where the device lets a kernel be built for a chosen wave width
+//   (DeviceFeatures::subgroup_size_control: Vulkan's subgroup size control),
+//   the block sweep runs again for each width it lists, with a build that
+//   requires it (series divergence.blocks.subgroup_<n>).
 #include "analysis/execution.hpp"
 #include "core/error.hpp"
 #include "kernels/divergence_twin.hpp"
+#include "kernels/fma_forms.hpp"
+#include "probes/loop_trips.hpp"
 #include "probes/probe.hpp"
 #include "probes/series_util.hpp"
 
@@ -31,10 +37,32 @@ constexpr int kChains = 8;  // the kernels' chains parameter
 constexpr float kA = 0.999f, kB = 0.001f;
 
 // What every work-item on one side computes: its chains start from 0 (the
-// seed buffer holds zeros).
-float expected_side(uint32_t iters, float m, float k) { return divergence_twin::side_sum(0.0f, kChains, iters, m, k); }
+// seed buffer holds zeros), each fma rounded as `form` says.
+float expected_side(uint32_t iters, float m, float k, FmaForm form) {
+  return divergence_twin::side_sum(0.0f, kChains, iters, m, k, form);
+}
 
 bool close(float got, float want) { return std::abs(got - want) <= 1e-5f * std::max(1.0f, std::abs(want)); }
+
+// The sums one side's work-items may end at: fused first, and unfused only
+// where a device needs it (fma_forms.hpp).
+class SideSums {
+ public:
+  SideSums(uint32_t iters, float m, float k) : iters_(iters), m_(m), k_(k), fused_(expected_side(iters, m, k, FmaForm::fused)) {}
+  float fused() const { return fused_; }
+  bool matches(float got) {
+    if (close(got, fused_)) return true;
+    if (!have_unfused_) unfused_ = expected_side(iters_, m_, k_, FmaForm::unfused), have_unfused_ = true;
+    return close(got, unfused_);
+  }
+
+ private:
+  uint32_t iters_;
+  float m_, k_;
+  float fused_;
+  float unfused_ = 0;
+  bool have_unfused_ = false;
+};
 
 class DivergenceProbe {
  public:
@@ -58,36 +86,79 @@ class DivergenceProbe {
   std::vector<Series> run() {
     TimeBudget budget(ctx_.budget_s);
     std::vector<Series> out;
-    Series blocks;
-    blocks.id = "divergence.blocks";
-    blocks.probe = "divergence";
-    blocks.x = {"block", "work-items"};
-    blocks.y = {"throughput", "Gop/s"};
-    blocks.meta = {{"kernel", "divergence/diverge"},
-                   {"chains", kChains},
-                   {"work_group_size", wg_},
-                   {"global_size", global_},
-                   {"op", "fp32 fma, both sides equally long"}};
-    for (size_t b = 1; b <= wg_; b *= 2) {
-      if (budget.exhausted() && blocks.points.size() >= 3) {
-        blocks.meta["budget_note"] = "the budget ran out before the largest blocks";
+    Series blocks = block_series("divergence.blocks", wg_);
+    sweep_blocks(blocks, *diverge_, wg_, budget);
+    out.push_back(blocks);
+    partition_test(out);
+    // Where the device lets a kernel be built for one of several wave
+    // widths, each is measured with a build of its own: the claim is the
+    // request, the block sweep says what the hardware did with it.
+    if (info_.features.subgroup_size_control) {
+      for (uint32_t size : info_.features.subgroup_sizes) {
+        auto not_measured = [&](const std::string& why) {
+          out.front().meta["subgroup_sizes_not_measured"][std::to_string(size)] = why;
+          ctx_.progress(fmt::format("divergence: subgroup size {} not measured: {}", size, why));
+        };
+        try {
+          Kernel& k = dev_.kernel({"divergence",
+                                   "diverge",
+                                   {{"chains", kChains}, {"required_subgroup_size", static_cast<int64_t>(size)}}});
+          const size_t wg = std::bit_floor(std::min(wg_, k.max_work_group_size()));
+          Series s = block_series(fmt::format("divergence.blocks.subgroup_{}", size), wg);
+          s.meta["required_subgroup_size"] = size;
+          sweep_blocks(s, k, wg, budget);
+          out.push_back(s);
+        } catch (const DeviceError& e) {  // the build or the pipeline refused the size
+          not_measured(e.what());
+        } catch (const Unsupported& e) {
+          not_measured(e.what());
+        }
+      }
+    }
+    return out;
+  }
+
+ private:
+  Series block_series(const std::string& id, size_t wg) const {
+    Series s;
+    s.id = id;
+    s.probe = "divergence";
+    s.x = {"block", "work-items"};
+    s.y = {"throughput", "Gop/s"};
+    s.meta = {{"kernel", "divergence/diverge"},
+              {"chains", kChains},
+              {"work_group_size", wg},
+              {"global_size", global_},
+              {"op", "fp32 fma, both sides equally long"}};
+    return s;
+  }
+
+  // Block sizes 1, 2, 4 ... up to the work-group size.
+  void sweep_blocks(Series& s, Kernel& k, size_t wg, const TimeBudget& budget) {
+    uint64_t iters = first_iters_;
+    for (size_t b = 1; b <= wg; b *= 2) {
+      if (budget.exhausted() && s.points.size() >= 3) {
+        s.meta["budget_note"] = "the budget ran out before the largest blocks";
         break;
       }
-      measure_blocks(blocks, b);
+      iters = measure_blocks(s, k, wg, b, iters);
     }
-    out.push_back(blocks);
+  }
 
+  // The partition test, on the wave width the block sweep found; its series
+  // go to `out`, or its reason for not running to out.front()'s meta.
+  void partition_test(std::vector<Series>& out) {
+    const Series& blocks = out.front();
     const auto width = analysis::wave_width_findings(blocks);
     if (width.empty() || width.front().confidence < 0.5 || number(width.front()) < 2) {
-      blocks.meta["partition_test"] = "not run: no confident wave width";
-      out.front().meta = blocks.meta;
-      return out;
+      out.front().meta["partition_test"] = "not run: no confident wave width";
+      return;
     }
     const auto wave = static_cast<size_t>(number(width.front()));
     const size_t waves_per_group = wg_ / wave;
     if (waves_per_group < 4) {
       out.front().meta["partition_test"] = "not run: fewer than 4 waves per work-group";
-      return out;
+      return;
     }
     // Three sets: 4 working waves (so up to 4 partitions all get work at
     // stride 1); 2 working waves (which tells 2 partitions from 4 where a
@@ -125,31 +196,32 @@ class DivergenceProbe {
       for (size_t stride : strides) measure_partition(part, wave, stride, set.active);
       out.push_back(part);
     }
-    return out;
   }
 
- private:
-  void measure_blocks(Series& s, size_t block) {
+  // One block size on kernel `k` (a diverge build) in work-groups of `wg`,
+  // starting the calibration from `iters`; returns the iterations it settled on.
+  uint64_t measure_blocks(Series& s, Kernel& k, size_t wg, size_t block, uint64_t iters_from) {
     const auto shift = static_cast<uint32_t>(std::countr_zero(block));
     auto launch = [&](uint64_t work) {
       const auto iters = static_cast<uint32_t>(work);
       const KernelArg args[] = {seed_.get(), out_.get(), shift, iters, iters, kA, kB};
-      const double ns = dev_.launch(*diverge_, Range::d1(global_), Range::d1(wg_), args);
+      const double ns = dev_.launch(k, Range::d1(global_), Range::d1(wg), args);
       const auto got = dev_.read_values<float>(*out_, global_);
-      const float want_a = expected_side(iters, kA, kB), want_b = expected_side(iters, kB, kA);
+      SideSums want_a(iters, kA, kB), want_b(iters, kB, kA);
       for (size_t i = 0; i < global_; ++i) {
-        const bool side_a = (((i % wg_) >> shift) & 1u) == 0;
-        if (!close(got[i], side_a ? want_a : want_b))
+        SideSums& want = (((i % wg) >> shift) & 1u) == 0 ? want_a : want_b;
+        if (!want.matches(got[i]))
           throw ValidationError(fmt::format("divergence: work-item {} computed {} but the host expects {}", i,
-                                            got[i], side_a ? want_a : want_b));
+                                            got[i], want.fused()));
       }
       return ns;
     };
     // Each block size starts from the previous one's work: rates differ by
     // at most 2x, so one calibration launch usually lands.
-    const Measurement m = measure(launch, last_iters_, 1u << 24, ctx_.options.harness);
-    last_iters_ = m.work_per_launch;
+    const uint64_t max_iters = loop_trip_cap(info_.features, 1u << 24, 64);
+    const Measurement m = measure(launch, std::min(iters_from, max_iters), max_iters, ctx_.options.harness);
     add_point(s, static_cast<double>(block), m, static_cast<double>(global_ * kChains));
+    return m.work_per_launch;
   }
 
   void measure_partition(Series& s, size_t wave, size_t stride, size_t active) {
@@ -169,16 +241,17 @@ class DivergenceProbe {
                                 kB};
       const double ns = dev_.launch(*partition_, Range::d1(global), Range::d1(wg_), args);
       const auto got = dev_.read_values<float>(*out_, global);
-      const float want = expected_side(iters, kA, kB);
+      SideSums want(iters, kA, kB);
       for (size_t i = 0; i < global; ++i) {
         const size_t w = (i % wg_) / wave;
-        if (w % stride == 0 && w / stride < active && !close(got[i], want))
+        if (w % stride == 0 && w / stride < active && !want.matches(got[i]))
           throw ValidationError(
-              fmt::format("divergence: partition work-item {} computed {}, expected {}", i, got[i], want));
+              fmt::format("divergence: partition work-item {} computed {}, expected {}", i, got[i], want.fused()));
       }
       return ns;
     };
-    const Measurement m = measure(launch, 256, 1u << 24, ctx_.options.harness);
+    const uint64_t max_iters = loop_trip_cap(info_.features, 1u << 24, 64);
+    const Measurement m = measure(launch, std::min<uint64_t>(256, max_iters), max_iters, ctx_.options.harness);
     const double lanes = static_cast<double>(global / wg_ * active * wave);
     add_point(s, static_cast<double>(stride), m, lanes * kChains);
   }
@@ -196,7 +269,7 @@ class DivergenceProbe {
   Kernel* diverge_ = nullptr;
   Kernel* partition_ = nullptr;
   size_t wg_ = 1, global_ = 1;
-  uint64_t last_iters_ = 16;
+  uint64_t first_iters_ = 16;
   std::unique_ptr<Buffer> seed_, out_;
 };
 

@@ -15,6 +15,7 @@
 //   machine-code binary's bytes are the bytes an instruction cache holds.
 #include "analysis/execution.hpp"
 #include "core/error.hpp"
+#include "probes/loop_trips.hpp"
 #include "probes/probe.hpp"
 #include "probes/series_util.hpp"
 
@@ -145,7 +146,7 @@ class IcacheProbe {
     };
     // Start from the previous body's adds per launch: one calibration
     // launch usually lands.
-    const uint64_t max_iters = kMaxAddsPerAccumulator / adds_per_iter;
+    const uint64_t max_iters = loop_trip_cap(dev_.info().features, kMaxAddsPerAccumulator / adds_per_iter, 8);
     const uint64_t initial = std::clamp<uint64_t>(last_adds_ / static_cast<uint64_t>(n), 1, max_iters);
     const Measurement m = measure(launch, initial, max_iters, ctx_.options.harness);
     last_adds_ = m.work_per_launch * static_cast<uint64_t>(n);

@@ -30,6 +30,7 @@
 #include "core/error.hpp"
 #include "core/random.hpp"
 #include "kernels/occupancy_twin.hpp"
+#include "probes/loop_trips.hpp"
 #include "probes/probe.hpp"
 #include "probes/series_util.hpp"
 
@@ -209,12 +210,15 @@ class OccupancyProbe {
     const uint64_t initial = std::max<uint64_t>(1, last_lane_steps_ / static_cast<uint64_t>(regs));
     const Measurement m = measure(
         [&](uint64_t steps) { return launch(k, regs, groups, wg_, static_cast<uint32_t>(steps), local_bytes); },
-        initial, 1u << 20, ctx_.options.harness);
+        std::min(initial, max_steps()), max_steps(), ctx_.options.harness);
     last_lane_steps_ = m.work_per_launch * static_cast<uint64_t>(regs);
     const double lane_steps = static_cast<double>(groups * wg_) * regs;
     const double y = add_rate_point(s, x, m.ns_per_unit, lane_steps);
     ctx_.progress(fmt::format("{} {:>6g}  {:8.2f} Gstep/s  (spread {:.1f}%, {:.1f} ms launches)", s.id, x, y, 100 * m.summary.rel_spread, m.launch_ms));
   }
+
+  // Chase steps per launch: the kernel's one loop runs them.
+  uint64_t max_steps() const { return loop_trip_cap(info_.features, 1u << 20, 8); }
 
   // A launch of `groups_per_cu` groups of `wg` per compute unit: its point
   // (x = work-items per unit), inserted into `s` unless `s` is null.
@@ -222,7 +226,7 @@ class OccupancyProbe {
     const size_t groups = groups_per_cu * std::max<uint32_t>(1, info_.compute_units);
     const Measurement m = measure(
         [&](uint64_t steps) { return launch(k, 8, groups, wg, static_cast<uint32_t>(steps), 0); },
-        last_wave_steps_, 1u << 20, ctx_.options.harness);
+        std::min(last_wave_steps_, max_steps()), max_steps(), ctx_.options.harness);
     last_wave_steps_ = m.work_per_launch;
     Point p;
     p.x = static_cast<double>(groups_per_cu * wg);

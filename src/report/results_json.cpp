@@ -281,12 +281,14 @@ DeviceFeatures features_from_json(const json& j, const std::string& path) {
   o.get_optional("host_mapping", f.host_mapping);
   o.get_optional("shared_virtual_memory", f.shared_virtual_memory);
   o.get_optional("subgroup_sizes", f.subgroup_sizes);
+  o.get_optional("subgroup_size_control", f.subgroup_size_control);
   o.get_optional("inline_asm", f.inline_asm);
   o.get_optional("isa_version", f.isa_version);
   o.get_optional("cycle_counter", f.cycle_counter);
   o.get_optional("instruction_bytes", f.instruction_bytes);
   if (o.optional("matrix_shapes"))
     f.matrix_shapes = array_from_json<MatrixShape>(o, "matrix_shapes", matrix_shape_from_json);
+  o.get_optional("max_loop_trips", f.max_loop_trips);
   return f;
 }
 
@@ -309,11 +311,13 @@ json features_to_json(const DeviceFeatures& f) {
           {"host_mapping", f.host_mapping},
           {"shared_virtual_memory", f.shared_virtual_memory},
           {"subgroup_sizes", f.subgroup_sizes},
+          {"subgroup_size_control", f.subgroup_size_control},
           {"inline_asm", f.inline_asm},
           {"isa_version", f.isa_version},
           {"cycle_counter", f.cycle_counter},
           {"instruction_bytes", f.instruction_bytes},
-          {"matrix_shapes", std::move(shapes)}};
+          {"matrix_shapes", std::move(shapes)},
+          {"max_loop_trips", f.max_loop_trips}};
 }
 
 DeviceInfo device_from_json_at(const json& j, const std::string& path) {

@@ -392,8 +392,13 @@ DeviceInfo describe(const Physical& p, size_t index) {
   for (uint32_t i = 0; i < p.mem.memoryTypeCount; ++i)
     if (p.mem.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) f.host_mapping = true;
   f.subgroup_sizes = p.subgroup_sizes();
+  f.subgroup_size_control = p.v13() && p.f13.subgroupSizeControl &&
+                            (p.p13.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0;
   f.cycle_counter = p.clock_ext() && p.clock.shaderSubgroupClock;
   f.matrix_shapes = p.matrix_shapes;
+  // llvmpipe (gallivm) ends every invocation's loops after 65535 iterations
+  // in all (LP_MAX_TGSI_LOOP_ITERATIONS, shared by all loops of a shader).
+  if (p.p12.driverID == VK_DRIVER_ID_MESA_LLVMPIPE) f.max_loop_trips = 65535;
   f.inline_asm = "";
 
   nlohmann::json& v = info.vendor_info;
@@ -464,6 +469,7 @@ class VkKern final : public Kernel {
   VkPipelineLayout layout = VK_NULL_HANDLE;
   std::map<std::array<uint32_t, 4>, VkPipeline> pipelines;  // by (local x, y, z, local words)
   std::array<uint32_t, 4> last_config{0, 0, 0, 0};
+  uint32_t required_subgroup_size = 0;  // the spec's required_subgroup_size; 0: the driver's choice
 
  private:
   std::string name_;
@@ -767,6 +773,7 @@ class VkDev final : public Device, public HostTransferFacet {
     def("HAS_FLOAT64", p_->f.features.shaderFloat64);
     def("HAS_FLOAT16", p_->f12.shaderFloat16 && p_->f11.storageBuffer16BitAccess);
     def("HAS_INT8", p_->f12.shaderInt8 && p_->f12.storageBuffer8BitAccess);
+    def("HAS_INT16", p_->f.features.shaderInt16 && p_->f11.storageBuffer16BitAccess);
     def("HAS_SUBGROUP_CLOCK", sclock);
     def("HAS_DEVICE_CLOCK", dclock);
     return s;
@@ -790,7 +797,7 @@ class VkDev final : public Device, public HostTransferFacet {
   Kernel& kernel(const KernelSpec& spec) override {
     const std::string key = spec.key();
     if (auto it = kernels_.find(key); it != kernels_.end()) return *it->second;
-    if (spec.family == "matrix") return build(key, spec.entry, matrix_shader(spec));
+    if (spec.family == "matrix") return build(spec, key, matrix_shader(spec));
     const std::string path = "vulkan/" + spec.family + ".comp";
     const KernelSource* src = find_kernel_source(path);
     if (!src) throw Unsupported("the Vulkan backend has no shader for kernel family '" + spec.family + "'");
@@ -801,7 +808,7 @@ class VkDev final : public Device, public HostTransferFacet {
     text += "#line 1\n";
     text += src->text;
     const int minor = static_cast<int>(VK_API_VERSION_MINOR(p_->api));
-    return build(key, spec.entry, compile_glsl_compute(text, key, minor));
+    return build(spec, key, compile_glsl_compute(text, key, minor));
   }
 
   // The matrix family is SPIR-V written by C++ (kernels/vulkan/matrix_spirv.hpp):
@@ -825,13 +832,26 @@ class VkDev final : public Device, public HostTransferFacet {
     return g;
   }
 
-  // Creates the module, set layout and pipeline layout of a shader, cached
-  // under `key`.
-  Kernel& build(const std::string& key, const std::string& entry, GlslShader shader) {
+  // Creates the module, set layout and pipeline layout of `spec`'s shader,
+  // cached under `key`.
+  Kernel& build(const KernelSpec& spec, const std::string& key, GlslShader shader) {
     for (uint32_t b : shader.buffer_bindings)
       if (b >= kMaxBindings) throw BuildError(fmt::format("{}: binding {} over {}", key, b, kMaxBindings - 1), "");
 
-    auto k = std::make_unique<VkKern>(entry, std::move(shader), info_.max_work_group_size);
+    // required_subgroup_size: the pipeline is created for that wave width
+    // (VkPipelineShaderStageRequiredSubgroupSizeCreateInfo), one the device
+    // lists; its work-groups hold at most maxComputeWorkgroupSubgroups waves.
+    const int64_t required = spec.integer("required_subgroup_size", 0);
+    size_t max_wg = info_.max_work_group_size;
+    if (required != 0) {
+      const auto& sizes = info_.features.subgroup_sizes;
+      if (!info_.features.subgroup_size_control ||
+          std::find(sizes.begin(), sizes.end(), static_cast<uint32_t>(required)) == sizes.end())
+        throw Unsupported(fmt::format("{}: the device cannot run compute shaders at subgroup size {}", key, required));
+      max_wg = std::min<size_t>(max_wg, size_t{p_->p13.maxComputeWorkgroupSubgroups} * static_cast<size_t>(required));
+    }
+    auto k = std::make_unique<VkKern>(spec.entry, std::move(shader), max_wg);
+    k->required_subgroup_size = static_cast<uint32_t>(required);
     VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     mi.codeSize = k->shader.spirv.size() * sizeof(uint32_t);
     mi.pCode = k->shader.spirv.data();
@@ -868,6 +888,12 @@ class VkDev final : public Device, public HostTransferFacet {
     ci.stage.module = k.module;
     ci.stage.pName = "main";
     ci.stage.pSpecializationInfo = &spec;
+    VkPipelineShaderStageRequiredSubgroupSizeCreateInfo rs{
+        VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
+    if (k.required_subgroup_size != 0) {
+      rs.requiredSubgroupSize = k.required_subgroup_size;
+      ci.stage.pNext = &rs;
+    }
     ci.layout = k.layout;
     VkPipeline pipe = VK_NULL_HANDLE;
     const VkResult r = vkCreateComputePipelines(dev_, VK_NULL_HANDLE, 1, &ci, nullptr, &pipe);

@@ -184,7 +184,7 @@ class ComputeRunner {
       const double ops_per_iter =
           static_cast<double>(plan_.global) * plan_.steps(op) * plan_.chains * 2 * f.lanes();
       const Measurement m = measure([&](uint64_t iters) { return launch_tp(*k, b, static_cast<uint32_t>(iters)); },
-                                    1, UINT32_MAX, harness_);
+                                    1, loop_trip_cap(info_.features, UINT32_MAX, 8), harness_);
       std::vector<double> gops;
       for (double ns_per_iter : m.ns_per_unit) gops.push_back(ops_per_iter / ns_per_iter);
       Series& s = series_in(out, id, "compute", {"values_per_op", ""}, {"throughput", "Gop/s"});
@@ -234,7 +234,7 @@ class ComputeRunner {
           if (counter) cycles.emplace_back(iters, dev_.read_values<uint64_t>(*b.cycles, 1)[0]);
           return ns;
         },
-        1, UINT32_MAX, harness_);
+        1, loop_trip_cap(info_.features, UINT32_MAX, 8), harness_);
     Series s = make_series(id, "oplatency", {"chains", ""}, {"latency", "ns"});
     std::vector<double> ns_per_op;
     for (double ns_per_iter : m.ns_per_unit) ns_per_op.push_back(ns_per_iter / ops_per_iter);
