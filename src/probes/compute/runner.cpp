@@ -18,6 +18,7 @@
 // compiler cannot specialise the timed launches).
 #include "core/error.hpp"
 #include "probes/compute/compute_probe.hpp"
+#include "probes/loop_trips.hpp"
 #include "probes/series_util.hpp"
 
 #include <fmt/format.h>
