@@ -4,13 +4,14 @@
 # sampled beside the runs, and each run's results and reports.
 #
 # Usage: bench/gpu_runs.sh OUTDIR [--bin PATH] [--api opencl|vulkan|both]
-#                          [--probes LIST] [--times N] [--pocl] [--cuda FILE.cu]...
+#                          [--probes LIST] [--times N] [--timeout S] [--pocl] [--cuda FILE.cu]...
 #                          [-- more `gpuscope run` arguments]
 #   --bin      the gpuscope binary (default build/release/gpuscope)
 #   --api      which API's GPU device to run (default opencl); both: each,
 #              then OUTDIR/opencl_vs_vulkan.md (gpuscope compare)
 #   --probes   a probe list for --probes (default: the whole default run)
 #   --times    runs per API (default 1), for run-to-run spread
+#   --timeout  seconds each gpuscope run may take before it is stopped (default: no limit)
 #   --pocl     also a --quick run on the machine's CPU (PoCL's basic driver)
 #   --cuda     build a CUDA reference under bench/ with nvcc and run it
 # Vulkan needs a loader: set VULKAN_LOADER_DIR to a folder holding
@@ -22,13 +23,14 @@
 set -uo pipefail
 out=${1:?usage: bench/gpu_runs.sh OUTDIR [options]}
 shift
-bin=build/release/gpuscope api=opencl probes="" times=1 pocl=0 cudas=() extra=()
+bin=build/release/gpuscope api=opencl probes="" times=1 limit=0 pocl=0 cudas=() extra=()
 while [ $# -gt 0 ]; do
   case $1 in
     --bin) bin=$2; shift 2 ;;
     --api) api=$2; shift 2 ;;
     --probes) probes=$2; shift 2 ;;
     --times) times=$2; shift 2 ;;
+    --timeout) limit=$2; shift 2 ;;
     --pocl) pocl=1; shift ;;
     --cuda) cudas+=("$2"); shift 2 ;;
     --) shift; extra=("$@"); break ;;
@@ -68,7 +70,7 @@ for a in "${apis[@]}"; do
     args=(run -q --device "$dev" --out "$out/${a}_$i")
     [ -n "$probes" ] && args+=(--probes "$probes")
     t0=$(now)
-    "$bin" "${args[@]}" "${extra[@]}" > "$out/${a}_$i.txt" 2>&1
+    timeout "$limit" "$bin" "${args[@]}" "${extra[@]}" > "$out/${a}_$i.txt" 2>&1
     echo "$a run $i on $dev: exit $? in $(since "$t0") s" | tee -a "$log"
   done
 done
