@@ -419,7 +419,7 @@ int cmd_compare(const std::vector<std::string>& inputs, const std::string& out, 
   if (inputs.size() < 2) throw UsageError("compare needs at least two results files (or known device names)");
   std::vector<Results> results;
   std::vector<bool> is_reference;
-  std::vector<std::string> stems;
+  std::vector<std::string> stems, folders;
   results.reserve(inputs.size());
   for (const auto& in : inputs) {
     std::error_code ec;
@@ -431,17 +431,26 @@ int cmd_compare(const std::vector<std::string>& inputs, const std::string& out, 
       results.push_back(read_results_file(in));
       is_reference.push_back(false);
     }
-    stems.push_back(std::filesystem::path(in).stem().string());
+    const std::filesystem::path path(in);
+    stems.push_back(path.stem().string());
+    folders.push_back(path.parent_path().filename().string());
   }
   std::vector<ReportRun> runs;
   for (size_t i = 0; i < results.size(); ++i) {
     const DeviceInfo& d = results[i].device;
     std::string label = is_reference[i] ? d.id.substr(d.id.find(':') + 1) : (d.name.empty() ? d.id : d.name);
-    // Two runs of one device are told apart by their file names.
-    const auto same = [&](size_t j) { return j != i && results[j].device.name == d.name; };
-    bool duplicate = false;
-    for (size_t j = 0; j < results.size(); ++j) duplicate = duplicate || same(j);
-    if (duplicate && !is_reference[i]) label += " (" + stems[i] + ")";
+    // Runs of one device name are told apart by their device ids (one GPU
+    // through two APIs), else by their file names, else by their folders
+    // (every run writes results.json).
+    bool same_name = false, same_id = false, same_stem = false;
+    for (size_t j = 0; j < results.size(); ++j) {
+      if (j == i || is_reference[j] || results[j].device.name != d.name) continue;
+      same_name = true;
+      same_id = same_id || results[j].device.id == d.id;
+      same_stem = same_stem || stems[j] == stems[i];
+    }
+    if (same_name && !is_reference[i])
+      label += " (" + (!same_id ? d.id : same_stem ? folders[i] + "/" + stems[i] : stems[i]) + ")";
     runs.push_back({label, &results[i], is_reference[i]});
   }
   if (ra.format == "md")
