@@ -164,8 +164,11 @@ std::vector<Finding> wave_width_findings(const Series& s) {
 
 std::vector<Finding> required_wave_width_findings(const Series& s) {
   const auto required = s.meta.value("required_subgroup_size", 0);
+  // A wave of `required` lanes shows as the step from blocks of `required`
+  // to smaller ones: a sweep that stopped before twice it cannot tell.
+  if (required <= 0 || s.points.empty() || s.points.back().x < 2.0 * required) return {};
   auto fs = wave_width_findings(s);
-  if (fs.empty() || required <= 0) return {};
+  if (fs.empty()) return {};
   Finding& width = fs.front();
   const std::string id = fmt::format("exec.wave_width.subgroup_{}", required);
   width.id = id;

@@ -106,7 +106,8 @@ class DivergenceProbe {
           const size_t wg = std::bit_floor(std::min(wg_, k.max_work_group_size()));
           Series s = block_series(fmt::format("divergence.blocks.subgroup_{}", size), wg);
           s.meta["required_subgroup_size"] = size;
-          sweep_blocks(s, k, wg, budget);
+          // A step at the required width shows only with blocks of twice it.
+          sweep_blocks(s, k, wg, budget, 2 * size_t{size});
           out.push_back(s);
         } catch (const DeviceError& e) {  // the build or the pipeline refused the size
           not_measured(e.what());
@@ -133,11 +134,13 @@ class DivergenceProbe {
     return s;
   }
 
-  // Block sizes 1, 2, 4 ... up to the work-group size.
-  void sweep_blocks(Series& s, Kernel& k, size_t wg, const TimeBudget& budget) {
+  // Block sizes 1, 2, 4 ... up to the work-group size; past an exhausted
+  // budget only while the blocks are below `must_reach`, the block size the
+  // sweep must measure for its reading to be possible.
+  void sweep_blocks(Series& s, Kernel& k, size_t wg, const TimeBudget& budget, size_t must_reach = 0) {
     uint64_t iters = first_iters_;
     for (size_t b = 1; b <= wg; b *= 2) {
-      if (budget.exhausted() && s.points.size() >= 3) {
+      if (budget.exhausted() && s.points.size() >= 3 && b > must_reach) {
         s.meta["budget_note"] = "the budget ran out before the largest blocks";
         break;
       }
