@@ -3,7 +3,7 @@
 // cannot reach (streaming-store hints) and the driver's own memset/memcpy.
 // Not part of gpuscope: a one-off cross-check, built with
 //   nvcc -O3 -arch=sm_90 -o cuda_stream_bw bench/cuda_stream_bw.cu
-// and run on the GPU machine (see bench/gpu_bw2.sh). 4 GiB per array, as the
+// and run on the GPU machine (bench/gpu_runs.sh --cuda bench/cuda_stream_bw.cu). 4 GiB per array, as the
 // probe's largest footprint. Prints GB/s (median and best of 10 launches).
 #include <cuda_runtime.h>
 
