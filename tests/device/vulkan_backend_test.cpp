@@ -9,6 +9,7 @@
 #include "backends/vulkan/vulkan_backend.hpp"
 #include "backends/vulkan/vulkan_glsl.hpp"
 #include "support/cli.hpp"
+#include "support/vulkan_device.hpp"
 #include "report/results_json.hpp"
 
 #include <gtest/gtest.h>
@@ -22,32 +23,7 @@
 namespace gpuscope {
 namespace {
 
-std::string vulkan_id() {
-  for (const auto& d : enumerate_devices())
-    if (d.id.starts_with("vulkan:")) return d.id;
-  return "";
-}
-
-class VulkanFamilies : public ::testing::Test {
- protected:
-  void SetUp() override {
-    // Before the process's first Vulkan call (ctest runs each test in a
-    // process of its own), so the instance is created with the layer on.
-    setenv("VK_INSTANCE_LAYERS", "VK_LAYER_KHRONOS_validation", 0);
-    const std::string id = vulkan_id();
-    if (id.empty()) GTEST_SKIP() << "no Vulkan device (install mesa-vulkan-drivers for lavapipe)";
-    dev_ = open_device(id);
-    before_ = vulkan_validation_messages();
-  }
-  void TearDown() override {
-    dev_.reset();
-    EXPECT_EQ(vulkan_validation_messages(), before_) << "the validation layer reported problems (stderr)";
-  }
-  Device& dev() { return *dev_; }
-
-  std::unique_ptr<Device> dev_;
-  size_t before_ = 0;
-};
+class VulkanFamilies : public test::VulkanDeviceTest {};
 
 // A random cycle over n slots: next[i] is the slot after i.
 std::vector<uint32_t> cycle(size_t n, uint32_t seed) {
@@ -288,7 +264,7 @@ void PrintTo(const ProbeCase& c, std::ostream* os) { *os << c.probe; }
 class VulkanProbes : public ::testing::TestWithParam<ProbeCase> {};
 
 TEST_P(VulkanProbes, QuickRunIsValidatedAndClean) {
-  const std::string id = vulkan_id();
+  const std::string id = test::vulkan_device_id();
   if (id.empty()) GTEST_SKIP() << "no Vulkan device (install mesa-vulkan-drivers for lavapipe)";
   const ProbeCase c = GetParam();
   const auto dir = std::filesystem::temp_directory_path() / ("gpuscope_vulkan_" + std::string(c.probe));

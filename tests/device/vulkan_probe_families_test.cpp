@@ -9,6 +9,7 @@
 #include "backends/backend.hpp"
 #include "backends/vulkan/vulkan_backend.hpp"
 #include "support/cli.hpp"
+#include "support/vulkan_device.hpp"
 #include "report/results_json.hpp"
 
 #include <gtest/gtest.h>
@@ -20,33 +21,7 @@
 namespace gpuscope {
 namespace {
 
-std::string vulkan_id() {
-  for (const auto& d : enumerate_devices())
-    if (d.id.starts_with("vulkan:")) return d.id;
-  return "";
-}
-
-class VulkanProbeFamilies : public ::testing::Test {
- protected:
-  void SetUp() override {
-    // Before the process's first Vulkan call (ctest runs each test in a
-    // process of its own), so the instance is created with the layer on.
-    setenv("VK_INSTANCE_LAYERS", "VK_LAYER_KHRONOS_validation", 0);
-    const std::string id = vulkan_id();
-    if (id.empty()) GTEST_SKIP() << "no Vulkan device (install mesa-vulkan-drivers for lavapipe)";
-    dev_ = open_device(id);
-    before_ = vulkan_validation_messages();
-  }
-  void TearDown() override {
-    dev_.reset();
-    EXPECT_EQ(vulkan_validation_messages(), before_) << "the validation layer reported problems (stderr)";
-  }
-  Device& dev() { return *dev_; }
-  const DeviceFeatures& features() { return dev_->info().features; }
-
-  std::unique_ptr<Device> dev_;
-  size_t before_ = 0;
-};
+class VulkanProbeFamilies : public test::VulkanDeviceTest {};
 
 // divergence/diverge: blocks of 2^shift invocations alternate sides; every
 // invocation of one side ends at the same sum, the host's.
@@ -220,7 +195,7 @@ Results run_quick(const std::string& probe, const std::string& env, const std::s
   const auto dir = std::filesystem::temp_directory_path() / ("gpuscope_vulkan_" + probe + tag);
   std::filesystem::remove_all(dir);
   const auto r = test::run_gpuscope(
-      "run --quiet --quick --probes " + probe + " --device " + vulkan_id() + " --out " + dir.string(),
+      "run --quiet --quick --probes " + probe + " --device " + test::vulkan_device_id() + " --out " + dir.string(),
       "VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation " + env);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output.find("Vulkan validation"), std::string::npos) << r.output;
@@ -229,7 +204,7 @@ Results run_quick(const std::string& probe, const std::string& env, const std::s
 }
 
 TEST_P(VulkanProbeRuns, QuickRunIsValidatedAndClean) {
-  if (vulkan_id().empty()) GTEST_SKIP() << "no Vulkan device (install mesa-vulkan-drivers for lavapipe)";
+  if (test::vulkan_device_id().empty()) GTEST_SKIP() << "no Vulkan device (install mesa-vulkan-drivers for lavapipe)";
   const std::string probe = GetParam();
   const Results res = run_quick(probe, "", "");
   EXPECT_TRUE(res.skipped.empty()) << (res.skipped.empty() ? "" : res.skipped.front().reason);
@@ -252,7 +227,7 @@ INSTANTIATE_TEST_SUITE_P(Lavapipe, VulkanProbeRuns,
 class LavapipeWaveWidth : public ::testing::TestWithParam<int> {};
 
 TEST_P(LavapipeWaveWidth, DISABLED_DivergenceMeasuresTheVectorWidth) {
-  const std::string id = vulkan_id();
+  const std::string id = test::vulkan_device_id();
   if (id.empty()) GTEST_SKIP() << "no Vulkan device (install mesa-vulkan-drivers for lavapipe)";
   const auto devices = enumerate_devices();
   const auto it = std::find_if(devices.begin(), devices.end(), [&](const DeviceInfo& d) { return d.id == id; });
