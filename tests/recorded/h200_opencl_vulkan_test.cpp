@@ -68,5 +68,15 @@ TEST_F(H200ThroughTwoApis, TooShortARequiredSizeSweepReadsNoWidth) {
   EXPECT_EQ(finding_value(*vulkan_, "exec.wave_width"), 32);
 }
 
+// The divergence probe alone through Vulkan: the sweep under the required
+// size 32 reaches blocks of 64 and reads the width the kernel asked for.
+TEST(H200ThroughVulkan, RequiredSubgroupSizeIsTheWidthMeasured) {
+  const Results r = load_recorded("h200/divergence_vulkan_required_subgroup.json");
+  EXPECT_EQ(finding_value(r, "exec.wave_width.subgroup_32"), 32);
+  const Finding* agrees = find_finding(r.findings, "exec.wave_width.subgroup_32.as_required");
+  ASSERT_NE(agrees, nullptr);
+  EXPECT_TRUE(std::get<bool>(agrees->value));
+}
+
 }  // namespace
 }  // namespace gpuscope
