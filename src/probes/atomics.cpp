@@ -95,6 +95,12 @@ class AtomicsProbe {
       if (r[2] >= spin_cap(rounds, info_.features) || r[3] >= spin_cap(rounds, info_.features))
         throw CapHit(fmt::format("a player gave up after {} failed attempts (moves made: {} and {} of {})",
                                  std::max(r[2], r[3]), r[0], r[1], rounds));
+      // A device that ends loops early (DeviceFeatures::max_loop_trips) may
+      // stop a spinning player before its own cap counts out.
+      if ((r[0] != rounds || r[1] != rounds) && info_.features.max_loop_trips != 0)
+        throw CapHit(fmt::format("the device ended the players' loops after {} and {} moves of {} ({} and {} failed "
+                                 "attempts; its loops end after {} iterations in all)",
+                                 r[0], r[1], rounds, r[2], r[3], info_.features.max_loop_trips));
       if (r[0] != rounds || r[1] != rounds)
         throw ValidationError(
             fmt::format("atomics: ping-pong made {} and {} moves of {}", r[0], r[1], rounds));
@@ -117,7 +123,7 @@ class AtomicsProbe {
                                 in_group ? "local" : "global", width, s.points.back().y));
     } catch (const CapHit& e) {
       s.meta["not_measurable"][std::to_string(width)] = fmt::format(
-          "no forward progress between the players: {} (OpenCL does not promise that "
+          "no forward progress between the players: {} (neither OpenCL nor Vulkan promises that "
           "{} run concurrently)",
           e.what(), in_group ? "work-items of a group" : "work-groups");
       ctx_.progress(fmt::format("atomics: {} ping-pong ({}-bit) not measurable: {}",

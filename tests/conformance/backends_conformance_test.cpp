@@ -55,6 +55,7 @@ const std::map<std::string, std::vector<std::string>> kFamilyProbes = {
     {"clock", {"clock"}},         {"coalescing", {"coalescing"}},       {"compute", {"compute", "oplatency"}},
     {"divergence", {"divergence"}}, {"icache", {"icache"}},             {"latency", {"latency"}},
     {"launch", {"launch"}},       {"lbm", {"lbm"}},                     {"local", {"local"}},
+    {"matrix", {"matrix"}},
     {"occupancy", {"occupancy"}}, {"scheduling", {"scheduling"}},       {"sustain", {"sustain"}},
     {"texture", {"texture"}},     {"transfer", {"transfer"}},
 };
