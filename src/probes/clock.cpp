@@ -42,7 +42,12 @@ std::vector<Series> run_clock_probe(ProbeContext& ctx) {
   Device& dev = ctx.device;
   const DeviceInfo& info = dev.info();
   TimeBudget budget(ctx.budget_s);
-  const auto [k, ptx, ptx_note] = build_counter_kernel(dev, "clock", "chain");
+  // Named values, not a structured binding: the lambdas below capture them,
+  // which clang before 16 refuses for bindings (the fuzz build's compiler).
+  const CounterKernel counter = build_counter_kernel(dev, "clock", "chain");
+  Kernel* const k = counter.kernel;
+  const bool ptx = counter.reads_counter;
+  const std::string& ptx_note = counter.note;
   auto out = dev.create_buffer(4 * sizeof(uint64_t));
 
   std::vector<double> mhz, cycles_per_step, event_mhz;

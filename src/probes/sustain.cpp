@@ -113,7 +113,12 @@ std::vector<Series> run_sustain_probe(ProbeContext& ctx) {
   const DeviceInfo& info = dev.info();
   const HarnessConfig& h = ctx.options.harness;
   const double sustain_s = ctx.options.sustain_s;
-  const auto [k, ptx, ptx_note] = build_counter_kernel(dev, "sustain", "fma_load");
+  // Named values, not a structured binding: the lambdas below capture them,
+  // which clang before 16 refuses for bindings (the fuzz build's compiler).
+  const CounterKernel counter = build_counter_kernel(dev, "sustain", "fma_load");
+  Kernel* const k = counter.kernel;
+  const bool ptx = counter.reads_counter;
+  const std::string& ptx_note = counter.note;
   const size_t local = std::min<size_t>(256, k->max_work_group_size());
   const size_t items = std::max<size_t>(1, info.compute_units) * 2048 / local * local;
   auto out = dev.create_buffer(items * sizeof(float));
