@@ -29,8 +29,8 @@ std::string format_value(const Finding& f);
 // Three significant figures, never scientific notation above 1.
 std::string format_significant(double v);
 
-// The findings of `area` in report order: by their kind's rank in the
-// catalogue, then as the analysis emitted them.
+// The findings of `area` in report order: by their rank within the area
+// (FindingDisplay::order), then as the analysis emitted them.
 std::vector<const Finding*> findings_in_area(const std::vector<Finding>& all, const std::string& area);
 
 }  // namespace gpuscope

@@ -14,8 +14,8 @@
 
 #include "core/finding_catalogue.hpp"
 #include "report/block_diagram.hpp"
-#include "report/format.hpp"
 #include "report/block_diagram_text.hpp"
+#include "report/format.hpp"
 #include "report/reconcile.hpp"
 #include "report/unmeasured.hpp"
 
