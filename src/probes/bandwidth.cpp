@@ -22,7 +22,7 @@
 //   (bandwidth.stream.*: grid-stride; bandwidth.grid.*: one vector per
 //   work-item over a grid as large as the launch), because the per-group
 //   cursors, right for matching caches, cost DRAM writes dearly. On the H200
-//   (2026-11-22, tests/data/h200/bandwidth_stream*.json) the cursors write
+//   (tests/data/h200/bandwidth_stream*.json) the cursors write
 //   3.6 TB/s and copy 3.4; grid-stride 4.3 and 3.95; the whole grid 4.69 and
 //   4.28, as CUDA does on the same GPU (4.68, 4.27; bench/cuda_stream_bw.cu).
 //   Reads barely care (4.4-4.5 vs 4.5-4.6). Not the clock (1980 MHz
