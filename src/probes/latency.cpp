@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <numeric>
 
@@ -85,6 +86,10 @@ std::string shared_core_caveat(const DeviceInfo& info) {
   if (!pocl || info.type != "cpu" || single_threaded) return "";
   return "PoCL's threaded CPU driver keeps runtime threads beside the chase; where they share a core "
          "(SMT siblings) private caches read small. For cache sizes run with POCL_DEVICES=basic.";
+}
+
+double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
 class LatencyProbe {
@@ -235,6 +240,7 @@ class LatencyProbe {
       if (p.x == static_cast<double>(footprint)) existing = &p;
     if (visit == 0 && existing) return;
     const auto n = static_cast<uint32_t>(footprint / stride_);
+    const auto t_setup = std::chrono::steady_clock::now();
     const Cycle cycle = random_cycle(n, (0x9e3779b97f4a7c15ULL * (visit + 1)) ^ n);
 
     // Lay the cycle out on the device as absolute addresses.
@@ -245,6 +251,7 @@ class LatencyProbe {
     dev_.launch(*link_, Range::d1(global), Range::d1(std::min(kLinkGroup, link_->max_work_group_size())),
                 link_args);
     cursor_ = 0;
+    const auto t_warm = std::chrono::steady_clock::now();
 
     // Warm: walk the whole cycle once if that fits in a few target-length
     // launches' worth of time, so every level able to hold it does.
@@ -263,6 +270,7 @@ class LatencyProbe {
     }
 
     // Time: the harness sizes launches from the warm-up's rate.
+    const auto t_timed = std::chrono::steady_clock::now();
     const auto initial =
         std::max<uint64_t>(1, static_cast<uint64_t>(hc.target_launch_ms * 1e6 / 8 / ns_per_round));
     const Measurement m =
@@ -280,7 +288,13 @@ class LatencyProbe {
          {"hops_per_launch", m.work_per_launch * kHopsPerRound},
          {"launch_ms", m.launch_ms},
          {"warm_fraction", static_cast<double>(warmed) / static_cast<double>(cycle_rounds)},
-         {"outliers", m.summary.outliers}});
+         {"outliers", m.summary.outliers},
+         // Where the point's wall time went: laying the cycle out (host and
+         // device), walking it warm, and the harness's timed launches.
+         {"wall_ms",
+          {{"setup", ms_between(t_setup, t_warm)},
+           {"warm", ms_between(t_warm, t_timed)},
+           {"timed", ms_between(t_timed, std::chrono::steady_clock::now())}}}});
     ctx_.progress(fmt::format("latency {:>12.1f} KiB  {:9.2f} ns  ({} samples, spread {:.1f}%){}",
                               static_cast<double>(footprint) / kKiB, p.y, p.samples.size(),
                               100 * m.summary.rel_spread, visit ? " again" : ""));
