@@ -8,6 +8,7 @@
 #include "report/reconcile.hpp"
 #include "report/results_json.hpp"
 #include "report/terminal_summary.hpp"
+#include "support/findings.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,16 +21,11 @@ namespace {
 
 constexpr const char* kUuid = "0a1b2c3d-0000-1111-2222-333344445555";
 
+// A finding at confidence 0.9 whose evidence is its area's series.
 Finding make(std::string id, FindingValue v, std::string unit, std::string method = "m") {
-  Finding f;
-  f.id = std::move(id);
-  f.value = std::move(v);
-  f.unit = std::move(unit);
-  f.confidence = 0.9;
-  f.evidence = {f.id.substr(0, f.id.find('.')) + ".series"};
-  f.method = std::move(method);
-  f.display = describe_finding(f.id);
-  return f;
+  std::string evidence = id.substr(0, id.find('.')) + ".series";
+  return test::make_finding(std::move(id), std::move(v), std::move(unit), 0.9, {}, {}, {std::move(evidence)}, "",
+                            std::move(method));
 }
 
 Results run_of(std::string id, std::string uuid) {
