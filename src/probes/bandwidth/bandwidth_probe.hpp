@@ -164,6 +164,9 @@ class BandwidthProbe {
   // Launches `a`'s kernel with its argument list (Access::args); device ns.
   double launch_args(const Access& a, Kernel& k, const Range& global, const Range& local, uint32_t n,
                      uint32_t first, uint32_t count);
+  // What the last read launch of shape `s` summed: its per-work-item sums
+  // added up, mod 2^32, for comparing with the host's circular_sum.
+  uint32_t device_read_sum(const Shape& s) const;
   // Reads back one 64-byte granule of the destination and compares it with
   // what `a` (a write or a copy kernel) must have left there in the last
   // launch; throws ValidationError otherwise. n: the walk's footprint per

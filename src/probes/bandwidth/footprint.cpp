@@ -68,8 +68,7 @@ void BandwidthProbe::check(const Access& a, const Walk& w) {
   const uint64_t n_gran = w.n * vb / kGranuleBytes;
   const uint64_t count_gran = w.last_count * vb / kGranuleBytes;
   if (a.reads_only()) {
-    const auto got = dev_.read_values<uint32_t>(*sums_, s.groups * s.local);
-    const uint32_t sum = std::accumulate(got.begin(), got.end(), uint32_t{0});
+    const uint32_t sum = device_read_sum(s);
     uint32_t want = 0;
     for (size_t g = 0; g < s.groups; ++g)
       want +=

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <numeric>
 
 namespace gpuscope {
 namespace bandwidth_probe {
@@ -227,6 +228,11 @@ double BandwidthProbe::launch_args(const Access& a, Kernel& k, const Range& glob
     }
   }
   return dev_.launch(k, global, local, std::span<const KernelArg>(args.data(), a.arg_count));
+}
+
+uint32_t BandwidthProbe::device_read_sum(const Shape& s) const {
+  const auto got = dev_.read_values<uint32_t>(*sums_, s.groups * s.local);
+  return std::accumulate(got.begin(), got.end(), uint32_t{0});
 }
 
 void BandwidthProbe::check_granule(const Access& a, uint64_t gran, const Shape& s, uint64_t n) {

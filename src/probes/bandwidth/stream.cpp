@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <numeric>
 
 namespace gpuscope::bandwidth_probe {
 
@@ -42,8 +41,7 @@ void BandwidthProbe::check_stream(const Access& a, const Stream& st) {
   const uint64_t first_gran = st.last_first * vb / kGranuleBytes;
   const uint64_t count_gran = st.last_count * vb / kGranuleBytes;
   if (a.reads_only()) {
-    const auto got = dev_.read_values<uint32_t>(*sums_, s.groups * s.local);
-    const uint32_t sum = std::accumulate(got.begin(), got.end(), uint32_t{0});
+    const uint32_t sum = device_read_sum(s);
     const uint32_t want = circular_sum(0, n_gran, first_gran, count_gran);
     if (sum != want)
       throw ValidationError(
