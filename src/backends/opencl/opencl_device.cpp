@@ -171,29 +171,7 @@ LaunchBatch ClDevice::launch_batch(Kernel& k, const LaunchShape& shape, std::spa
   }
 }
 
-// Waits for `ev` by spinning on its status: for host-side latencies a
-// sleep's granularity (tens of us) would be the measurement. Bounded like
-// wait_politely.
-void ClDevice::spin_wait(const cl::Event& ev) {
-  static constexpr auto kWaitLimit = std::chrono::seconds(60);
-  queue_.flush();
-  const auto start = std::chrono::steady_clock::now();
-  for (;;) {
-    const cl_int status = ev.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
-    if (status == CL_COMPLETE) return;
-    if (status < 0) throw DeviceError(fmt::format("a command failed on the device (status {})", status));
-    if (std::chrono::steady_clock::now() - start > kWaitLimit)
-      throw DeviceError("a command did not finish within 60 s; the device may be hung");
-  }
-}
-
-// Waits for `ev` by polling with short sleeps instead of clWaitForEvents.
-// Some runtimes spin inside clWaitForEvents (PoCL's CPU driver keeps the
-// host thread at 100%): on a CPU device that steals a core, and its cache
-// footprint, from the kernel being measured. Sleeping costs no accuracy
-// because the timing comes from the event's own timestamps. The wait is
-// bounded: a launch that outlives kWaitLimit is reported, not waited for.
-void ClDevice::wait_politely(const cl::Event& ev) {
+void ClDevice::wait_for(const cl::Event& ev, Poll poll, const char* what) {
   static constexpr auto kWaitLimit = std::chrono::seconds(60);
   queue_.flush();
   const auto start = std::chrono::steady_clock::now();
@@ -201,11 +179,13 @@ void ClDevice::wait_politely(const cl::Event& ev) {
   for (;;) {
     const cl_int status = ev.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
     if (status == CL_COMPLETE) return;
-    if (status < 0) throw DeviceError(fmt::format("a launch failed on the device (status {})", status));
+    if (status < 0) throw DeviceError(fmt::format("{} failed on the device (status {})", what, status));
     if (std::chrono::steady_clock::now() - start > kWaitLimit)
-      throw DeviceError("a launch did not finish within 60 s; the device may be hung");
-    std::this_thread::sleep_for(nap);
-    nap = std::min(nap * 2, std::chrono::microseconds(1000));
+      throw DeviceError(fmt::format("{} did not finish within 60 s; the device may be hung", what));
+    if (poll == Poll::nap) {
+      std::this_thread::sleep_for(nap);
+      nap = std::min(nap * 2, std::chrono::microseconds(1000));
+    }
   }
 }
 

@@ -183,15 +183,21 @@ class ClDevice final : public Device, public ImageFacet, public HostTransferFace
                       const std::function<void(std::span<std::byte>)>& touch) override;
 
  private:
-  // Waits for `ev` by spinning on its status: for host-side latencies a
-  // sleep's granularity (tens of us) would be the measurement. Bounded like
-  // wait_politely.
-  void spin_wait(const cl::Event& ev);
-  // Waits for `ev` by polling with short sleeps instead of clWaitForEvents,
-  // so that a runtime that spins inside clWaitForEvents (PoCL) does not take
-  // a core from the kernel being measured; throws DeviceError for a command
-  // that failed or did not finish within 60 s.
-  void wait_politely(const cl::Event& ev);
+  // How wait_for polls the event's status: `spin` without pause, `nap`
+  // with sleeps of 20 us doubling to 1 ms.
+  enum class Poll { spin, nap };
+  // Waits for `ev`, bounded: throws DeviceError naming `what` ("a launch")
+  // when it fails on the device or does not finish within 60 s. Never
+  // clWaitForEvents: some runtimes spin inside it (PoCL's CPU driver keeps
+  // the host thread at 100%), which on a CPU device takes a core, and its
+  // cache footprint, from the kernel being measured.
+  void wait_for(const cl::Event& ev, Poll poll, const char* what);
+  // For host-side latencies (transfers, launch overhead), where a sleep's
+  // granularity (tens of us) would be the measurement.
+  void spin_wait(const cl::Event& ev) { wait_for(ev, Poll::spin, "a command"); }
+  // For timed launches: napping costs no accuracy because the timing comes
+  // from the event's own timestamps.
+  void wait_politely(const cl::Event& ev) { wait_for(ev, Poll::nap, "a launch"); }
 
   // Times one enqueued copy (opencl_transfers.cpp).
   template <class Enqueue>
