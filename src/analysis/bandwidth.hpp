@@ -1,5 +1,5 @@
 // Bandwidth per memory level, from the bandwidth probe's curves
-// (probes/bandwidth.cpp), and what the work-group sweep says about how work
+// (probes/bandwidth/), and what the work-group sweep says about how work
 // spreads over the cores; local memory from the local probe's series.
 //
 // The bandwidth curves (GB/s against footprint, bytes) fall in steps as the

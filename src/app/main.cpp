@@ -2,6 +2,7 @@
 // Exit codes (docs/results-format.md): 0 success, 2 bad usage or unreadable input,
 // 1 a failure during a run (finished probes' results are still written).
 #include "analysis/analyze.hpp"
+#include "app/multi_device_run.hpp"
 #include "app/run_options.hpp"
 #include "backends/backend.hpp"
 #include "core/atomic_file.hpp"
@@ -28,7 +29,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -91,13 +91,6 @@ void write_reports(const Results& r, const std::optional<Results>& reference,
   write_markdown_report(runs, dir / "report.md");
 }
 
-std::string utc_now() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
 // Where driver facts are read from: /sys, or the tree --sysfs-root names.
 DriverQuery driver_query(const std::string& sysfs_root, const char* when) {
   DriverQuery q;
@@ -154,11 +147,7 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
 
   // An output directory that cannot be made is bad input, found before any
   // device time is spent.
-  std::error_code ec;
-  std::filesystem::create_directories(a.out, ec);
-  if (ec || !std::filesystem::is_directory(a.out))
-    throw UsageError(fmt::format("cannot use '{}' as the output directory: {}", a.out,
-                                 ec ? ec.message() : "not a directory"));
+  prepare_output_dir(a.out);
 
   DriverQuery driver = driver_query(a.sysfs_root, "start");  // a bad --sysfs-root before any device time
   auto device = open_device(a.device);
@@ -183,11 +172,9 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
   r.tool_version = GPUSCOPE_VERSION;
   r.device = device->info();
   r.device.driver = read_driver_facts(r.device, driver);
-  r.run = {{"command", command_line},
-           {"started_utc", utc_now()},
-           {"quick", a.quick},
-           {"max_launch_ms", a.max_launch_ms},
-           {"probes", nlohmann::json::object()}};
+  r.run = new_run_record(command_line);
+  r.run["quick"] = a.quick;
+  r.run["max_launch_ms"] = a.max_launch_ms;
   set_findings(r);
   write_results_file_atomic(r, results_path);
 
@@ -255,119 +242,13 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
   return status;
 }
 
-// What a device that could not finish leaves in its folder: its
-// results.json (the probes that finished, where there were any) with the
-// failure added to `skipped` under "device".
-void record_device_failure(const std::string& id, const std::vector<DeviceInfo>& listed,
-                           const std::filesystem::path& dir, const std::string& command_line,
-                           const std::string& what) {
-  const std::string path = (dir / "results.json").string();
-  Results r;
-  try {
-    r = read_results_file(path);
-  } catch (const std::exception&) {
-    r = Results{};
-    r.tool_version = GPUSCOPE_VERSION;
-    r.device.id = id;
-    for (const auto& d : listed)
-      if (d.id == id) r.device = d;
-    r.run = {{"command", command_line}, {"started_utc", utc_now()}, {"probes", nlohmann::json::object()}};
-  }
-  r.skipped.push_back({"device", "failed: " + what});
-  try {
-    std::filesystem::create_directories(dir);
-    write_results_file_atomic(r, path);
-  } catch (const std::exception& e) {
-    std::cerr << "gpuscope: could not record the failure in " << printable(path) << ": " << printable(e.what())
-              << "\n";
-  }
-}
-
-// `--device A,B,...` or `--device all`: each device in turn into its own
-// folder under --out, then the comparison of them at --out/compare.html. A
-// device that fails keeps what it finished, and the others still run; the
-// exit code is 1 when any device or probe failed. Every ID is checked
-// before any device time is spent.
+// `--device A,B,...` or `--device all` (multi_device_run.hpp), each device
+// with cmd_run. --compare and --sysfs-root are checked before any device time.
 int cmd_run_many(const RunPlan& a, const ReportArgs& ra, const std::string& command_line) {
-  const auto reference = load_reference(ra);
+  load_reference(ra);
   driver_query(a.sysfs_root, "start");
-  std::error_code ec;
-  std::filesystem::create_directories(a.out, ec);
-  if (ec || !std::filesystem::is_directory(a.out))
-    throw UsageError(fmt::format("cannot use '{}' as the output directory: {}", a.out,
-                                 ec ? ec.message() : "not a directory"));
-  const std::vector<DeviceInfo> listed = enumerate_devices();
-  const auto backends = make_backends();
-  const auto opens_unlisted = [&](const std::string& id) {
-    for (const auto& b : backends)
-      if (b->name() == api_of_id(id) && b->opens_unlisted(id)) return true;
-    return false;
-  };
-  const std::vector<std::string> ids = resolve_device_list(a, listed, opens_unlisted);
-  // An unlisted device is a description of one's own (sim:PATH.json): opened
-  // once now, so that a bad one is bad input before any device runs.
-  for (const auto& id : ids)
-    if (std::none_of(listed.begin(), listed.end(), [&](const DeviceInfo& d) { return d.id == id; }))
-      open_device(id);
-  std::vector<std::string> folders;
-  for (const auto& id : ids) folders.push_back(device_folder_name(id, folders));
-
-  struct Outcome {
-    std::string id, folder, status;
-  };
-  std::vector<Outcome> outcomes;
-  int status = 0;
-  const bool color = stdout_wants_color();
-  for (size_t k = 0; k < ids.size(); ++k) {
-    const std::filesystem::path dir = std::filesystem::path(a.out) / folders[k];
-    const std::string head = fmt::format("== [{}/{}] {} -> {} ==", k + 1, ids.size(), ids[k], dir.string());
-    std::cout << (color ? "\x1b[1m" + head + "\x1b[0m" : head) << "\n" << std::flush;
-    RunPlan one = a;
-    one.multi = one.all_devices = false;
-    one.devices.clear();
-    one.device = ids[k];
-    one.out = dir.string();
-    std::string said = "ok";
-    try {
-      if (cmd_run(one, ra, command_line) != 0) {
-        said = "a probe failed (its reason is in results.json)";
-        status = kExitFailure;
-      }
-    } catch (const std::exception& e) {
-      std::string what = e.what();
-      if (const auto* b = dynamic_cast<const BuildError*>(&e)) what += "\nbuild log:\n" + b->log;
-      std::cerr << "gpuscope: " << ids[k] << " failed: " << printable(what) << "\n";
-      record_device_failure(ids[k], listed, dir, command_line, what);
-      said = "failed: " + what.substr(0, what.find('\n'));
-      status = kExitFailure;
-    }
-    outcomes.push_back({ids[k], dir.string(), said});
-    std::cout << "\n";
-  }
-
-  // The comparison of every device that left results.
-  std::vector<Results> results;
-  results.reserve(ids.size());
-  for (const auto& o : outcomes) {
-    try {
-      results.push_back(read_results_file((std::filesystem::path(o.folder) / "results.json").string()));
-    } catch (const std::exception& e) {
-      std::cerr << "gpuscope: " << o.id << ": " << printable(e.what()) << "\n";
-    }
-  }
-  const std::filesystem::path compare_path = std::filesystem::path(a.out) / "compare.html";
-  if (results.size() >= 2) {
-    std::vector<ReportRun> runs;
-    for (const auto& r : results)
-      runs.push_back({fmt::format("{} ({})", r.device.name.empty() ? r.device.id : r.device.name, r.device.id), &r,
-                      false});
-    std::cout << format_comparison(runs, {color});
-    write_file_atomic(render_html_report(runs), compare_path.string());
-  }
-  std::cout << "\ndevices:\n";
-  for (const auto& o : outcomes) std::cout << fmt::format("  {:<14} {}  {}\n", o.id, o.folder, printable(o.status));
-  if (results.size() >= 2) std::cout << "comparison: " << compare_path.string() << "\n";
-  return status;
+  return run_each_device(a, command_line, stdout_wants_color(),
+                         [&](const RunPlan& one) { return cmd_run(one, ra, command_line); });
 }
 
 int cmd_analyze(const std::string& path, const std::string& out, const ReportArgs& ra) {

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
+#include <filesystem>
 #include <set>
 
 namespace gpuscope {
@@ -163,6 +165,25 @@ std::string device_folder_name(const std::string& id, const std::vector<std::str
   std::string name = base;
   for (int n = 2; std::find(taken.begin(), taken.end(), name) != taken.end(); ++n) name = fmt::format("{}-{}", base, n);
   return name;
+}
+
+void prepare_output_dir(const std::string& out) {
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  if (ec || !std::filesystem::is_directory(out))
+    throw UsageError(fmt::format("cannot use '{}' as the output directory: {}", out,
+                                 ec ? ec.message() : "not a directory"));
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+nlohmann::json new_run_record(const std::string& command_line) {
+  return {{"command", command_line}, {"started_utc", utc_now()}, {"probes", nlohmann::json::object()}};
 }
 
 }  // namespace gpuscope

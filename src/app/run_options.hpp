@@ -85,4 +85,16 @@ std::vector<std::string> resolve_device_list(const RunPlan& p, const std::vector
 // becomes '-' ("opencl:1:0" -> "opencl-1-0"); `taken` folders get "-2", "-3" ...
 std::string device_folder_name(const std::string& id, const std::vector<std::string>& taken = {});
 
+// Creates --out (and its parents) where missing; throws UsageError when it
+// cannot be made or is not a directory, before any device time is spent.
+void prepare_output_dir(const std::string& out);
+
+// The time now, as results.json's run.started_utc holds it:
+// "2026-11-25T10:47:07Z".
+std::string utc_now();
+
+// What results.json's `run` starts as: the command line, the start time and
+// no probes yet (each finished probe adds its wall time under "probes").
+nlohmann::json new_run_record(const std::string& command_line);
+
 }  // namespace gpuscope

@@ -5,7 +5,7 @@
 //
 // Each backend maps a spec onto its own sources and specialisation
 // mechanism: the OpenCL backend compiles src/kernels/opencl/<family>.cl
-// with one -D define per parameter (opencl_backend.cpp states the
+// with one -D define per parameter (opencl_kernel_source.hpp states the
 // spelling); the sim looks up the C++ model of <family>/<entry> and reads
 // the parameters as values. Nothing parses flag strings.
 #pragma once

@@ -1,7 +1,7 @@
 // Host-side twin of the `bandwidth` kernel family (src/kernels/opencl/bandwidth.cl):
 // what its hashed stores (write, write_stream, write_grid) leave in vector i
 // of the destination, SPLAT((i * kIndexHash) ^ seed) in the uint words of
-// one VEC-wide vector. The probe's check (src/probes/bandwidth.cpp) and the
+// one VEC-wide vector. The probe's check (src/probes/bandwidth/) and the
 // sim family (src/backends/sim/family_bandwidth.cpp) both use it;
 // tests/test_kernel_twins.cpp checks that bandwidth.cl's SPLAT macros hold
 // these constants.

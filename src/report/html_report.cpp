@@ -1,5 +1,5 @@
 #include "report/html_report.hpp"
-#include "report/reconcile.hpp"
+#include "report/reconcile_table.hpp"
 #include "report/driver_section.hpp"
 
 #include <fmt/format.h>
@@ -353,61 +353,52 @@ std::string identity_notes(const std::vector<ReportRun>& runs) {
   return out;
 }
 
-// Every pair of runs of one GPU, finding by finding (reconcile.hpp).
+// Every pair of runs of one GPU, finding by finding (reconcile_table.hpp).
 std::string reconciliation_section(const std::vector<ReportRun>& runs) {
   using Status = ReconciledFinding::Status;
   std::string out;
-  for (size_t i = 0; i < runs.size(); ++i)
-    for (size_t j = i + 1; j < runs.size(); ++j) {
-      if (runs[i].reference || runs[j].reference) continue;
-      const Results &ra = *runs[i].results, &rb = *runs[j].results;
-      if (match_device_identity(ra.device, rb.device).verdict != DeviceIdentityMatch::Verdict::same) continue;
-      const std::string la = runs[i].label, lb = runs[j].label;
-      const Reconciliation rc = reconcile(ra, rb, la, lb);
-      size_t only_a = 0;
-      for (const auto& o : rc.only) only_a += o.in_a ? 1 : 0;
-      out += fmt::format("<h2 id=\"reconcile-{}-{}\">Reconciliation: {}{} and {}{}</h2>\n", i + 1, j + 1, swatch(i),
-                         html_escape(la), swatch(j), html_escape(lb));
-      out += "<p>" + html_escape(identity_sentence(ra, rb)) + ". " +
-             html_escape(fmt::format("{} findings in both: {} within tolerance, {} outside, {} not compared; {} only "
-                                     "in {}, {} only in {}.",
-                                     rc.both.size(), rc.count(Status::within), rc.count(Status::outside),
-                                     rc.count(Status::not_compared), only_a, la, rc.only.size() - only_a, lb)) +
-             "</p>\n<p class=\"note\">Tolerance by the finding's unit: sizes and latencies 10%, rates (per second, "
-             "per clock, MHz, ratios of rates) 5%, counts and yes/no exactly; the larger value over the smaller "
-             "decides. Each finding outside it lists the likely reasons the two results record.</p>\n";
-      out += "<table class=\"findings reconcile\">\n<tr><th class=\"name\">finding</th><th class=\"value\">" +
-             swatch(i) + html_escape(la) + "</th><th class=\"value\">" + swatch(j) + html_escape(lb) +
-             "</th><th class=\"ratio\">ratio</th><th class=\"conf\">tolerance</th><th>verdict and likely "
-             "reasons</th></tr>\n";
-      for (const auto& r : rc.both) {
-        const double tol = tolerance_of(r.tolerance);
-        const std::string verdict = r.status == Status::within    ? "ok"
-                                    : r.status == Status::outside ? (tol > 0 ? "outside" : "differs")
-                                                                  : "not compared";
-        std::string reasons;
-        for (const auto& why : r.reasons) reasons += "<li>" + html_escape(why) + "</li>";
-        out += fmt::format(
-            "<tr class=\"{}\"><td><a href=\"#{}\">{}</a><br><code class=\"dim\">{}</code></td>{}{}<td "
-            "class=\"num\">{}</td><td>{}</td><td>{}{}</td></tr>\n",
-            r.status == Status::outside ? "outside" : "", html_escape(finding_anchor(r.id)),
-            html_escape(r.a->display.name), html_escape(r.id), value_cell(r.a), value_cell(r.b),
-            r.ratio ? fmt::format("{:.3g}x", *r.ratio) : "",
-            html_escape(tol > 0 ? fmt::format("{} {:.0f}%", tolerance_class_name(r.tolerance), tol * 100)
-                                : std::string(tolerance_class_name(r.tolerance))),
-            verdict, reasons.empty() ? "" : "<ul>" + reasons + "</ul>");
-      }
-      out += "</table>\n";
-      if (!rc.only.empty()) {
-        out += "<h3>In one run only</h3>\n<table class=\"findings\">\n<tr><th class=\"name\">finding</th>"
-               "<th class=\"value\">value</th><th>why the other run has none</th></tr>\n";
-        for (const auto& o : rc.only)
-          out += fmt::format("<tr><td>{}<br><code class=\"dim\">{}</code></td>{}<td>{}{}</td></tr>\n",
-                             html_escape(o.finding->display.name), html_escape(o.id), value_cell(o.finding),
-                             swatch(o.in_a ? j : i), html_escape(o.reason));
-        out += "</table>\n";
-      }
+  for (const ReconciledPair& p : reconciled_pairs(runs)) {
+    const Reconciliation& rc = p.reconciliation;
+    const std::string &la = p.label_a, &lb = p.label_b;
+    out += fmt::format("<h2 id=\"reconcile-{}-{}\">Reconciliation: {}{} and {}{}</h2>\n", p.a + 1, p.b + 1,
+                       swatch(p.a), html_escape(la), swatch(p.b), html_escape(lb));
+    out += "<p>" + html_escape(p.identity) + ". " +
+           html_escape(fmt::format("{} findings in both: {} within tolerance, {} outside, {} not compared; {} only "
+                                   "in {}, {} only in {}.",
+                                   rc.both.size(), rc.count(Status::within), rc.count(Status::outside),
+                                   rc.count(Status::not_compared), p.only_in_a, la, rc.only.size() - p.only_in_a,
+                                   lb)) +
+           "</p>\n<p class=\"note\">Tolerance by the finding's unit: sizes and latencies 10%, rates (per second, "
+           "per clock, MHz, ratios of rates) 5%, counts and yes/no exactly; the larger value over the smaller "
+           "decides. Each finding outside it lists the likely reasons the two results record.</p>\n";
+    out += "<table class=\"findings reconcile\">\n<tr><th class=\"name\">finding</th><th class=\"value\">" +
+           swatch(p.a) + html_escape(la) + "</th><th class=\"value\">" + swatch(p.b) + html_escape(lb) +
+           "</th><th class=\"ratio\">ratio</th><th class=\"conf\">tolerance</th><th>verdict and likely "
+           "reasons</th></tr>\n";
+    for (const auto& r : rc.both) {
+      const ReconcileRow row = reconcile_row(r);
+      std::string reasons;
+      for (const auto& why : r.reasons) reasons += "<li>" + html_escape(why) + "</li>";
+      out += fmt::format(
+          "<tr class=\"{}\"><td><a href=\"#{}\">{}</a><br><code class=\"dim\">{}</code></td>{}{}<td "
+          "class=\"num\">{}</td><td>{}</td><td>{}{}</td></tr>\n",
+          r.status == Status::outside ? "outside" : "", html_escape(finding_anchor(r.id)),
+          html_escape(r.a->display.name), html_escape(r.id), value_cell(r.a), value_cell(r.b), row.ratio,
+          html_escape(row.tolerance_percent.empty() ? row.tolerance_class
+                                                    : row.tolerance_class + " " + row.tolerance_percent),
+          row.verdict, reasons.empty() ? "" : "<ul>" + reasons + "</ul>");
     }
+    out += "</table>\n";
+    if (!rc.only.empty()) {
+      out += "<h3>In one run only</h3>\n<table class=\"findings\">\n<tr><th class=\"name\">finding</th>"
+             "<th class=\"value\">value</th><th>why the other run has none</th></tr>\n";
+      for (const auto& o : rc.only)
+        out += fmt::format("<tr><td>{}<br><code class=\"dim\">{}</code></td>{}<td>{}{}</td></tr>\n",
+                           html_escape(o.finding->display.name), html_escape(o.id), value_cell(o.finding),
+                           swatch(o.in_a ? p.b : p.a), html_escape(o.reason));
+      out += "</table>\n";
+    }
+  }
   return out;
 }
 

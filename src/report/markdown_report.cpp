@@ -1,5 +1,5 @@
 #include "report/markdown_report.hpp"
-#include "report/reconcile.hpp"
+#include "report/reconcile_table.hpp"
 #include "report/driver_section.hpp"
 
 #include <fmt/format.h>
@@ -52,34 +52,30 @@ namespace {
 std::string reconciliation_markdown(const std::vector<ReportRun>& runs) {
   using Status = ReconciledFinding::Status;
   std::string out;
-  for (size_t i = 0; i < runs.size(); ++i)
-    for (size_t j = i + 1; j < runs.size(); ++j) {
-      if (runs[i].reference || runs[j].reference) continue;
-      const Results &ra = *runs[i].results, &rb = *runs[j].results;
-      if (match_device_identity(ra.device, rb.device).verdict != DeviceIdentityMatch::Verdict::same) continue;
-      const std::string la = runs[i].label, lb = runs[j].label;
-      const Reconciliation rc = reconcile(ra, rb, la, lb);
-      out += "### Reconciliation: " + markdown_cell(la) + " and " + markdown_cell(lb) + "\n\n";
-      out += markdown_cell(fmt::format("{} findings in both: {} within tolerance (sizes and latencies 10%, rates 5%, "
-                                       "counts and yes/no exactly), {} outside, {} not compared; {} in one run only.",
-                                       rc.both.size(), rc.count(Status::within), rc.count(Status::outside),
-                                       rc.count(Status::not_compared), rc.only.size())) +
-             "\n\n";
-      if (rc.count(Status::outside) == 0) continue;
-      out += "| finding | " + markdown_cell(la) + " | " + markdown_cell(lb) + " | ratio | tolerance | likely reasons |\n"
-             "|---|---|---|---|---|---|\n";
-      for (const auto& r : rc.both) {
-        if (r.status != Status::outside) continue;
-        std::string reasons;
-        for (const auto& why : r.reasons) reasons += (reasons.empty() ? "" : "; ") + why;
-        const double tol = tolerance_of(r.tolerance);
-        out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", markdown_cell(r.a->display.name),
-                           markdown_cell(value_with_interval(*r.a)), markdown_cell(value_with_interval(*r.b)),
-                           r.ratio ? fmt::format("{:.3g}x", *r.ratio) : "",
-                           tol > 0 ? fmt::format("{:.0f}%", tol * 100) : "exact", markdown_cell(reasons));
-      }
-      out += "\n";
+  for (const ReconciledPair& p : reconciled_pairs(runs)) {
+    const Reconciliation& rc = p.reconciliation;
+    out += "### Reconciliation: " + markdown_cell(p.label_a) + " and " + markdown_cell(p.label_b) + "\n\n";
+    out += markdown_cell(fmt::format("{} findings in both: {} within tolerance (sizes and latencies 10%, rates 5%, "
+                                     "counts and yes/no exactly), {} outside, {} not compared; {} in one run only.",
+                                     rc.both.size(), rc.count(Status::within), rc.count(Status::outside),
+                                     rc.count(Status::not_compared), rc.only.size())) +
+           "\n\n";
+    if (rc.count(Status::outside) == 0) continue;
+    out += "| finding | " + markdown_cell(p.label_a) + " | " + markdown_cell(p.label_b) +
+           " | ratio | tolerance | likely reasons |\n"
+           "|---|---|---|---|---|---|\n";
+    for (const auto& r : rc.both) {
+      if (r.status != Status::outside) continue;
+      const ReconcileRow row = reconcile_row(r);
+      std::string reasons;
+      for (const auto& why : r.reasons) reasons += (reasons.empty() ? "" : "; ") + why;
+      out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", markdown_cell(r.a->display.name),
+                         markdown_cell(value_with_interval(*r.a)), markdown_cell(value_with_interval(*r.b)),
+                         row.ratio, row.tolerance_percent.empty() ? "exact" : row.tolerance_percent,
+                         markdown_cell(reasons));
     }
+    out += "\n";
+  }
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <fmt/core.h>
 
 #include <limits>
+#include <tuple>
 
 namespace gpuscope {
 
@@ -92,6 +93,8 @@ void read(const json& j, const std::string& path, UInt& out) {
   if (v > std::numeric_limits<UInt>::max()) fail(path, fmt::format("{} is out of range", v));
   out = static_cast<UInt>(v);
 }
+
+void read(const json& j, const std::string& path, MatrixShape& out);  // below, with the field readers
 
 template <class T>
 void read(const json& j, const std::string& path, std::vector<T>& out) {
@@ -270,54 +273,73 @@ MatrixShape matrix_shape_from_json(const json& j, const std::string& path) {
   return m;
 }
 
+void read(const json& j, const std::string& path, MatrixShape& out) { out = matrix_shape_from_json(j, path); }
+
+json matrix_shape_to_json(const MatrixShape& m) {
+  return {{"a", m.a}, {"b", m.b}, {"c", m.c}, {"result", m.result},
+          {"m", m.m}, {"n", m.n}, {"k", m.k}, {"saturating", m.saturating}};
+}
+
+// The JSON form of one feature's value: as nlohmann writes it, but for the
+// matrix shapes, which are objects of our own.
+template <class T>
+json feature_value_to_json(const T& v) {
+  return json(v);
+}
+
+json feature_value_to_json(const std::vector<MatrixShape>& shapes) {
+  json out = json::array();
+  for (const auto& m : shapes) out.push_back(matrix_shape_to_json(m));
+  return out;
+}
+
+// One DeviceFeatures member and its key in results.json.
+template <class T>
+struct FeatureField {
+  const char* key;
+  T DeviceFeatures::*member;
+};
+
+template <class T>
+constexpr FeatureField<T> feature(const char* key, T DeviceFeatures::*member) {
+  return {key, member};
+}
+
+// Every DeviceFeatures member, once: reading and writing both walk this
+// table, so a new feature is one row here (and its line in
+// docs/results-format.md). Every key is optional when read: a file written
+// before a feature existed leaves it at its default.
+constexpr std::tuple kFeatureFields{
+    feature("fp64", &DeviceFeatures::fp64),
+    feature("fp16", &DeviceFeatures::fp16),
+    feature("int64_atomics", &DeviceFeatures::int64_atomics),
+    feature("integer_dot_product", &DeviceFeatures::integer_dot_product),
+    feature("images", &DeviceFeatures::images),
+    feature("host_mapping", &DeviceFeatures::host_mapping),
+    feature("shared_virtual_memory", &DeviceFeatures::shared_virtual_memory),
+    feature("subgroup_sizes", &DeviceFeatures::subgroup_sizes),
+    feature("subgroup_size_control", &DeviceFeatures::subgroup_size_control),
+    feature("inline_asm", &DeviceFeatures::inline_asm),
+    feature("isa_version", &DeviceFeatures::isa_version),
+    feature("cycle_counter", &DeviceFeatures::cycle_counter),
+    feature("instruction_bytes", &DeviceFeatures::instruction_bytes),
+    feature("matrix_shapes", &DeviceFeatures::matrix_shapes),
+    feature("max_loop_trips", &DeviceFeatures::max_loop_trips),
+};
+
 DeviceFeatures features_from_json(const json& j, const std::string& path) {
   const ObjectReader o(j, path);
   DeviceFeatures f;
-  o.get_optional("fp64", f.fp64);
-  o.get_optional("fp16", f.fp16);
-  o.get_optional("int64_atomics", f.int64_atomics);
-  o.get_optional("integer_dot_product", f.integer_dot_product);
-  o.get_optional("images", f.images);
-  o.get_optional("host_mapping", f.host_mapping);
-  o.get_optional("shared_virtual_memory", f.shared_virtual_memory);
-  o.get_optional("subgroup_sizes", f.subgroup_sizes);
-  o.get_optional("subgroup_size_control", f.subgroup_size_control);
-  o.get_optional("inline_asm", f.inline_asm);
-  o.get_optional("isa_version", f.isa_version);
-  o.get_optional("cycle_counter", f.cycle_counter);
-  o.get_optional("instruction_bytes", f.instruction_bytes);
-  if (o.optional("matrix_shapes"))
-    f.matrix_shapes = array_from_json<MatrixShape>(o, "matrix_shapes", matrix_shape_from_json);
-  o.get_optional("max_loop_trips", f.max_loop_trips);
+  std::apply([&](const auto&... field) { (o.get_optional(field.key, f.*field.member), ...); },
+             kFeatureFields);
   return f;
 }
 
 json features_to_json(const DeviceFeatures& f) {
-  json shapes = json::array();
-  for (const auto& m : f.matrix_shapes)
-    shapes.push_back({{"a", m.a},
-                      {"b", m.b},
-                      {"c", m.c},
-                      {"result", m.result},
-                      {"m", m.m},
-                      {"n", m.n},
-                      {"k", m.k},
-                      {"saturating", m.saturating}});
-  return {{"fp64", f.fp64},
-          {"fp16", f.fp16},
-          {"int64_atomics", f.int64_atomics},
-          {"integer_dot_product", f.integer_dot_product},
-          {"images", f.images},
-          {"host_mapping", f.host_mapping},
-          {"shared_virtual_memory", f.shared_virtual_memory},
-          {"subgroup_sizes", f.subgroup_sizes},
-          {"subgroup_size_control", f.subgroup_size_control},
-          {"inline_asm", f.inline_asm},
-          {"isa_version", f.isa_version},
-          {"cycle_counter", f.cycle_counter},
-          {"instruction_bytes", f.instruction_bytes},
-          {"matrix_shapes", std::move(shapes)},
-          {"max_loop_trips", f.max_loop_trips}};
+  json j = json::object();
+  std::apply([&](const auto&... field) { ((j[field.key] = feature_value_to_json(f.*field.member)), ...); },
+             kFeatureFields);
+  return j;
 }
 
 DeviceInfo device_from_json_at(const json& j, const std::string& path) {

@@ -5,6 +5,7 @@
 // description has it wherever the run measured it, uncertain values marked.
 #include "support/temp_dir.hpp"
 
+#include "support/findings.hpp"
 #include "support/recorded.hpp"
 
 #include <gtest/gtest.h>
@@ -211,14 +212,7 @@ TEST(BlockDiagram, SplitNeedsBothHalvesAndTheCriterion) {
   r.device.name = "Two levels";
   r.series.push_back({"latency.global", "latency", {"footprint", "B"}, {"latency", "ns"}, {}, {}});
   const auto add = [&](const std::string& id, double v, const std::string& unit) {
-    Finding f;
-    f.id = id;
-    f.value = v;
-    f.unit = unit;
-    f.confidence = 0.9;
-    f.evidence = {"latency.global"};
-    f.display = describe_finding(f.id);
-    r.findings.push_back(f);
+    r.findings.push_back(test::make_finding(id, v, unit, 0.9, {}, {}, {"latency.global"}, "", ""));
   };
   add("memory.L1.capacity_bytes", 4 << 20, "B");
   add("memory.L1.latency_ns", 100, "ns");

@@ -3,6 +3,7 @@
 // made-up series; tests/device/probes_lbm_test.cpp runs the probe on PoCL.
 #include "analysis/application.hpp"
 #include "core/lbm_lattice.hpp"
+#include "support/findings.hpp"
 
 #include <gtest/gtest.h>
 
@@ -77,12 +78,7 @@ Series lbm_series(const std::string& mode, double bytes, double mlups) {
 }
 
 Finding dram_copy(double gbps) {
-  Finding f;
-  f.id = "memory.dram.copy_gbps";
-  f.value = gbps;
-  f.confidence = 0.9;
-  f.evidence = {"bandwidth.copy"};
-  return f;
+  return test::make_finding("memory.dram.copy_gbps", gbps, "", 0.9, {}, {}, {"bandwidth.copy"}, "", "");
 }
 
 const Finding& get(const std::vector<Finding>& fs, const std::string& id) {

@@ -9,6 +9,7 @@
 #include "report/results_json.hpp"
 
 #include "support/driver_facts.hpp"
+#include "support/findings.hpp"
 
 #include <gtest/gtest.h>
 
@@ -140,13 +141,7 @@ TEST(DriverFacts, SnapshotsSurviveResultsJson) {
   EXPECT_THROW(results_from_json(j), std::exception);
 }
 
-Finding measured(const std::string& id, double v) {
-  Finding f;
-  f.id = id;
-  f.value = v;
-  f.confidence = 0.9;
-  return f;
-}
+Finding measured(const std::string& id, double v) { return test::make_finding(id, v, "", 0.9, {}, {}, {}, "", ""); }
 
 TEST(DriverAgreement, CoresAndClockAgreeOrSayWhyNot) {
   Results r;

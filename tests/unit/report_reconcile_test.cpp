@@ -6,8 +6,10 @@
 #include "report/html_report.hpp"
 #include "report/markdown_report.hpp"
 #include "report/reconcile.hpp"
+#include "report/reconcile_table.hpp"
 #include "report/results_json.hpp"
 #include "report/terminal_summary.hpp"
+#include "support/findings.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,16 +22,11 @@ namespace {
 
 constexpr const char* kUuid = "0a1b2c3d-0000-1111-2222-333344445555";
 
+// A finding at confidence 0.9 whose evidence is its area's series.
 Finding make(std::string id, FindingValue v, std::string unit, std::string method = "m") {
-  Finding f;
-  f.id = std::move(id);
-  f.value = std::move(v);
-  f.unit = std::move(unit);
-  f.confidence = 0.9;
-  f.evidence = {f.id.substr(0, f.id.find('.')) + ".series"};
-  f.method = std::move(method);
-  f.display = describe_finding(f.id);
-  return f;
+  std::string evidence = id.substr(0, id.find('.')) + ".series";
+  return test::make_finding(std::move(id), std::move(v), std::move(unit), 0.9, {}, {}, {std::move(evidence)}, "",
+                            std::move(method));
 }
 
 Results run_of(std::string id, std::string uuid) {
@@ -136,6 +133,42 @@ TEST(Reconcile, FlagsByClassAndSaysWhy) {
   EXPECT_EQ(rc.only[1].id, "launch.dispatch_us");
   EXPECT_FALSE(rc.only[1].in_a);
   EXPECT_EQ(rc.count(S::outside), 6u);  // L2, local bandwidth, L1 latency, cycles, fp16, shares_l1
+}
+
+// What both reports show: the pairs of measured runs of one GPU, and each
+// row's ratio, tolerance and verdict as text.
+TEST(Reconcile, TableRowsAndPairs) {
+  Results a = run_of("opencl:1:0", kUuid), b = run_of("vulkan:0", kUuid);
+  Results other = run_of("opencl:2:0", "ffffffff-0000-1111-2222-333344445555"), ref = run_of("reference:x", kUuid);
+  a.findings = {make("memory.L1.capacity_bytes", 100.0, "B"), make("memory.L2.capacity_bytes", 100.0, "B"),
+                make("texture.shares_l1", true, ""), make("app.lbm.fp32.mass_rel_error", 1e-7, "")};
+  b.findings = {make("memory.L1.capacity_bytes", 109.0, "B"), make("memory.L2.capacity_bytes", 111.0, "B"),
+                make("texture.shares_l1", false, ""), make("app.lbm.fp32.mass_rel_error", 3e-7, "")};
+  const std::vector<ReportRun> runs = {{"cl", &a, false}, {"ref", &ref, true}, {"other", &other, false},
+                                       {"vk", &b, false}};
+  const auto pairs = reconciled_pairs(runs);
+  ASSERT_EQ(pairs.size(), 1u);  // references and other GPUs are not reconciled
+  EXPECT_EQ(pairs[0].a, 0u);
+  EXPECT_EQ(pairs[0].b, 3u);
+  EXPECT_EQ(pairs[0].label_b, "vk");
+  EXPECT_EQ(pairs[0].identity, identity_sentence(a, b));
+  EXPECT_EQ(pairs[0].only_in_a, 0u);
+  const auto& both = pairs[0].reconciliation.both;
+  ASSERT_EQ(both.size(), 4u);
+  const ReconcileRow within = reconcile_row(both[0]), outside = reconcile_row(both[1]),
+                     differs = reconcile_row(both[2]), skipped = reconcile_row(both[3]);
+  EXPECT_EQ(within.verdict, "ok");
+  EXPECT_EQ(within.ratio, "1.09x");
+  EXPECT_EQ(outside.verdict, "outside");
+  EXPECT_EQ(outside.ratio, "1.11x");
+  EXPECT_EQ(outside.tolerance_percent, "10%");
+  EXPECT_EQ(outside.tolerance_class, "size");
+  EXPECT_EQ(differs.verdict, "differs");
+  EXPECT_EQ(differs.ratio, "");
+  EXPECT_EQ(differs.tolerance_percent, "");
+  EXPECT_EQ(differs.tolerance_class, "exact");
+  EXPECT_EQ(skipped.verdict, "not compared");
+  EXPECT_EQ(skipped.tolerance_class, "not compared");
 }
 
 // Two real runs of one H200, given one uuid: the reconciliation of a GPU

@@ -18,6 +18,7 @@
 
 #include "support/temp_dir.hpp"
 
+#include "support/findings.hpp"
 #include "support/recorded.hpp"
 
 #include <gtest/gtest.h>
@@ -31,6 +32,7 @@ namespace gpuscope {
 namespace {
 
 namespace fs = std::filesystem;
+using test::make_finding;
 
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -77,23 +79,6 @@ void expect_golden(const std::string& name, const std::string& actual) {
   ADD_FAILURE() << name << " differs from the golden file only in its final newline; actual in " << dump;
 }
 
-Finding finding(std::string id, FindingValue value, std::string unit, double confidence,
-                std::optional<double> low = {}, std::optional<double> high = {},
-                std::vector<std::string> evidence = {}, std::string note = "") {
-  Finding f;
-  f.id = std::move(id);
-  f.value = std::move(value);
-  f.unit = std::move(unit);
-  f.confidence = confidence;
-  f.low = low;
-  f.high = high;
-  f.evidence = std::move(evidence);
-  f.method = "synthetic";
-  f.note = std::move(note);
-  f.display = describe_finding(f.id);
-  return f;
-}
-
 // A small fixed run: every area, intervals, a guess, a list, a boolean, a
 // skipped probe whose reason has a line break and a '|'.
 Results small_results() {
@@ -118,18 +103,18 @@ Results small_results() {
     s.points.push_back({x, x < 65536 ? 20.0 : 300.0, {}});
   r.series.push_back(s);
   r.findings = {
-      finding("memory.L1.capacity_bytes", 49152.0, "B", 0.9, 45056.0, 53248.0, {"latency.global"}),
-      finding("memory.L1.latency_ns", 20.0, "ns", 0.95, 19.5, 20.5, {"latency.global"}),
-      finding("memory.L2.capacity_bytes", 4.0 * 1024 * 1024, "B", 0.35, 3.0 * 1024 * 1024, 5.0 * 1024 * 1024,
+      make_finding("memory.L1.capacity_bytes", 49152.0, "B", 0.9, 45056.0, 53248.0, {"latency.global"}),
+      make_finding("memory.L1.latency_ns", 20.0, "ns", 0.95, 19.5, 20.5, {"latency.global"}),
+      make_finding("memory.L2.capacity_bytes", 4.0 * 1024 * 1024, "B", 0.35, 3.0 * 1024 * 1024, 5.0 * 1024 * 1024,
               {"latency.global"}, "a soft knee"),
-      finding("memory.dram.bandwidth_gbps", 448.0, "GB/s", 0.85),
-      finding("local.latency_ns", 12.5, "ns", 0.8),
-      finding("texture.shares_l1", true, "", 0.75),
-      finding("compute.fp32.fma.throughput_gops", 12000.0, "Gop/s", 0.9),
-      finding("exec.wave_width", 32.0, "", 0.99),
-      finding("exec.registers.occupancy_cliffs", std::vector<double>{32, 64, 128}, "", 0.4),
-      finding("launch.dispatch_us", 4.2, "us", 0.7),
-      finding("host.zero_copy", false, "", 0.8),
+      make_finding("memory.dram.bandwidth_gbps", 448.0, "GB/s", 0.85),
+      make_finding("local.latency_ns", 12.5, "ns", 0.8),
+      make_finding("texture.shares_l1", true, "", 0.75),
+      make_finding("compute.fp32.fma.throughput_gops", 12000.0, "Gop/s", 0.9),
+      make_finding("exec.wave_width", 32.0, "", 0.99),
+      make_finding("exec.registers.occupancy_cliffs", std::vector<double>{32, 64, 128}, "", 0.4),
+      make_finding("launch.dispatch_us", 4.2, "us", 0.7),
+      make_finding("host.zero_copy", false, "", 0.8),
   };
   r.skipped = {{"icache", "build failure: too large | see log\nlog line"}};
   return r;

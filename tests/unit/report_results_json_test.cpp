@@ -305,6 +305,43 @@ TEST(ResultsJson, OptionalDeviceFieldsDefault) {
   EXPECT_TRUE(d.profiling);
 }
 
+// Every DeviceFeatures field away from its default survives a round trip,
+// so a field missing from results_json's feature table fails here (a new
+// feature belongs in this list too).
+TEST(ResultsJson, EveryFeatureRoundTrips) {
+  DeviceInfo d = populated_results().device;
+  d.features = {.fp64 = true,
+                .fp16 = true,
+                .int64_atomics = true,
+                .integer_dot_product = true,
+                .images = true,
+                .host_mapping = true,
+                .shared_virtual_memory = true,
+                .subgroup_sizes = {16, 32},
+                .subgroup_size_control = true,
+                .inline_asm = "nvidia-ptx",
+                .isa_version = 9.0,
+                .cycle_counter = true,
+                .instruction_bytes = 16,
+                .matrix_shapes = {{"f16", "f16", "f32", "f32", 16, 16, 16, false},
+                                  {"s8", "s8", "s32", "s32", 16, 8, 32, true}},
+                .max_loop_trips = 65535};
+  EXPECT_EQ(device_from_json(json::parse(device_to_json(d).dump())).features, d.features);
+}
+
+// A file written before a feature existed reads it as its default.
+TEST(ResultsJson, MissingFeaturesReadAsDefaults) {
+  json j = device_to_json(populated_results().device);
+  j["features"] = json::object();
+  EXPECT_EQ(device_from_json(j).features, DeviceFeatures{});
+  j["features"] = {{"fp16", true}, {"matrix_shapes", json::array()}};
+  DeviceFeatures want;
+  want.fp16 = true;
+  EXPECT_EQ(device_from_json(j).features, want);
+  j["features"]["matrix_shapes"] = {{{"a", "f16"}}};
+  EXPECT_THROW(device_from_json(j), UsageError);  // a shape without its other keys
+}
+
 TEST(ResultsJson, ToleratesUnknownKeys) {
   json j = to_json(populated_results());
   j["added_in_a_later_version"] = {1, 2, 3};

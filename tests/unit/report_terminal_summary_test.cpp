@@ -2,6 +2,7 @@
 
 #include "core/finding_catalogue.hpp"
 #include "report/format.hpp"
+#include "support/findings.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,19 +12,7 @@
 namespace gpuscope {
 namespace {
 
-Finding make_finding(std::string id, FindingValue value, std::string unit, double confidence,
-                     std::optional<double> low = {}, std::optional<double> high = {}, std::string note = "") {
-  Finding f;
-  f.id = std::move(id);
-  f.value = std::move(value);
-  f.unit = std::move(unit);
-  f.confidence = confidence;
-  f.low = low;
-  f.high = high;
-  f.note = std::move(note);
-  f.display = describe_finding(f.id);
-  return f;
-}
+using test::make_finding;
 
 // Findings deliberately out of order: the summary must sort them.
 Results sample_results() {
@@ -43,7 +32,7 @@ Results sample_results() {
       make_finding("memory.dram.latency_ns", 480.2, "ns", 0.9),
       make_finding("memory.dram.bandwidth_gbps", 702.4, "GB/s", 0.85),
       make_finding("memory.L2.capacity_bytes", 5.0 * 1024 * 1024, "B", 0.35, 4.0 * 1024 * 1024,
-                   6.0 * 1024 * 1024, "the knee is soft; an L2 split in two partitions would blur it"),
+                   6.0 * 1024 * 1024, {}, "the knee is soft; an L2 split in two partitions would blur it"),
       make_finding("memory.L2.latency_ns", 212.0, "ns", 0.8),
       make_finding("memory.L1.capacity_bytes", 49152.0, "B", 0.9, 45056.0, 53248.0),
       make_finding("memory.L1.latency_ns", 18.43, "ns", 0.95, 18.1, 18.9),
@@ -51,7 +40,7 @@ Results sample_results() {
       make_finding("memory.line_bytes", 128.0, "B", 0.6),
       make_finding("exec.registers.occupancy_cliffs", std::vector<double>{32, 64, 128}, "", 0.4),
       make_finding("compute.fp32.fma.throughput_gops", 29768.0, "Gop/s", 0.9),
-      make_finding("texture.shares_l1", true, "", 0.75, {}, {},
+      make_finding("texture.shares_l1", true, "", 0.75, {}, {}, {},
                    "texture and load/store latencies rise at the same footprint"),
       make_finding("device.compute_units", 68.0, "", 1.0),
       make_finding("vendor.special", 1.0, "", 1.0),
