@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 
 // Vulkan structs are initialised by their sType alone ({VK_STRUCTURE_TYPE_...}),
 // the rest zero: the API's own idiom, which this warning would flag on every one.
@@ -47,15 +48,18 @@ VkDev::VkDev(std::unique_ptr<Physical> phys, DeviceInfo info) : p_(std::move(phy
   check(vkAllocateCommandBuffers(dev_, &ai, &cb_), "vkAllocateCommandBuffers");
   VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   check(vkCreateFence(dev_, &fi, nullptr, &fence_), "vkCreateFence");
-  VkDescriptorPoolSize sizes{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kMaxBindings};
+  const VkDescriptorPoolSize sizes[] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kMaxBindings},
+                                        {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, kMaxBindings},
+                                        {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, kMaxBindings}};
   VkDescriptorPoolCreateInfo dpi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   dpi.maxSets = 1;
-  dpi.poolSizeCount = 1;
-  dpi.pPoolSizes = &sizes;
+  dpi.poolSizeCount = static_cast<uint32_t>(std::size(sizes));
+  dpi.pPoolSizes = sizes;
   check(vkCreateDescriptorPool(dev_, &dpi, nullptr, &desc_pool_), "vkCreateDescriptorPool");
   const uint32_t bits = p_->timestamp_bits;
   ts_mask_ = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
   ts_period_ = p_->limits().timestampPeriod;
+  if (p_->images.any_texel_buffer()) storage_usage_ |= VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
 }
 
 VkDev::~VkDev() {
@@ -67,6 +71,7 @@ VkDev::~VkDev() {
     vkDestroyShaderModule(dev_, k->module, nullptr);
   }
   free_memory(staging_);
+  if (sampler_) vkDestroySampler(dev_, sampler_, nullptr);
   if (queries_) vkDestroyQueryPool(dev_, queries_, nullptr);
   vkDestroyDescriptorPool(dev_, desc_pool_, nullptr);
   vkDestroyFence(dev_, fence_, nullptr);
@@ -136,7 +141,7 @@ std::unique_ptr<VkBuf> VkDev::make_buffer(size_t bytes, VkMemoryPropertyFlags wa
   if (bytes == 0 || bytes > info_.max_alloc_bytes)
     throw OutOfResources(fmt::format("{} bytes exceeds the device's largest storage buffer of {} bytes", bytes,
                                      info_.max_alloc_bytes));
-  auto m = allocate(bytes, kStorage, want, prefer);
+  auto m = allocate(bytes, storage_usage_, want, prefer);
   if (!m) throw OutOfResources(fmt::format("no memory type for a {}-byte storage buffer", bytes));
   uint64_t address = 0;
   if (p_->bda()) {

@@ -7,6 +7,7 @@
 //   vulkan_kernels.cpp    GLSL to shader modules, layouts, pipelines, kernel resources
 //   vulkan_launch.cpp     arguments to push constants and descriptors, timed dispatches
 //   vulkan_transfers.cpp  the HostTransferFacet: staging, pinned memory, maps
+//   vulkan_images.cpp     the ImageFacet: texel-buffer views and sampled 2D images
 #pragma once
 
 #include <volk.h>  // before any other Vulkan header
@@ -63,6 +64,25 @@ class VkPinnedHost final : public HostStaging {
   Memory mem;
 };
 
+// An image as a shader's descriptor takes it: a kBuffer1D image is a buffer
+// view of its backing buffer (a uniform texel buffer); a k2D image owns its
+// VkImage and memory and is sampled through its view and the device's
+// sampler, in SHADER_READ_ONLY_OPTIMAL layout between transfers.
+class VkImg final : public Image {
+ public:
+  VkImg(VkDev& dev, const ImageDesc& desc) : dev_(dev), desc_(desc) {}
+  ~VkImg() override;
+  const ImageDesc& desc() const override { return desc_; }
+  VkDev& dev_;
+  VkBufferView texel_view = VK_NULL_HANDLE;  // kBuffer1D
+  VkImage image = VK_NULL_HANDLE;            // k2D
+  VkDeviceMemory memory = VK_NULL_HANDLE;    // k2D
+  VkImageView view = VK_NULL_HANDLE;         // k2D
+
+ private:
+  ImageDesc desc_;
+};
+
 class VkKern final : public Kernel {
  public:
   VkKern(std::string name, GlslShader shader, size_t max_wg)
@@ -82,6 +102,11 @@ class VkKern final : public Kernel {
   size_t max_wg_;
 };
 
+inline VkDescriptorType descriptor_type(SampledKind k) {
+  return k == SampledKind::kTexelBuffer ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER
+                                        : VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+}
+
 inline double ns_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -90,13 +115,16 @@ constexpr uint32_t kPushBytes = 128;  // the push-constant range every pipeline 
 constexpr uint32_t kMaxBindings = 64;
 constexpr size_t kStagingBytes = size_t{64} << 20;
 
-class VkDev final : public Device, public HostTransferFacet {
+class VkDev final : public Device, public HostTransferFacet, public ImageFacet {
  public:
   VkDev(std::unique_ptr<Physical> phys, DeviceInfo info);
   ~VkDev() override;
 
   const DeviceInfo& info() const override { return info_; }
   HostTransferFacet* host_transfers() override { return this; }
+  // Where the device has R32G32B32A32_UINT texel buffers or sampled 2D
+  // images (DeviceInfo::vendor_info["vk_images"] says which, or why none).
+  ImageFacet* images() override { return p_->images.offered() ? this : nullptr; }
 
   // Buffers (vulkan_device.cpp).
   std::unique_ptr<Buffer> create_buffer(size_t bytes) override;
@@ -120,8 +148,14 @@ class VkDev final : public Device, public HostTransferFacet {
   MapTiming timed_map(Buffer& buffer, MapDirection dir,
                       const std::function<void(std::span<std::byte>)>& touch) override;
 
+  // ImageFacet (vulkan_images.cpp).
+  ImageLimits limits() const override { return p_->images.limits; }
+  std::unique_ptr<Image> create_image(const ImageDesc& desc, Buffer* backing) override;
+  void write_image(Image& dst, std::span<const std::byte> pixels) override;
+
   // For the objects' destructors.
   void free_memory(Memory& m);
+  void free_image(VkImg& img);
   void forget_pinned(VkPinnedHost* p) { std::erase(pinned_, p); }
 
  private:
@@ -137,6 +171,7 @@ class VkDev final : public Device, public HostTransferFacet {
   // those, prefers `prefer`); nullopt when no type has `want`.
   std::optional<Memory> allocate(size_t bytes, VkBufferUsageFlags usage, VkMemoryPropertyFlags want,
                                  VkMemoryPropertyFlags prefer = 0);
+  // A storage buffer (storage_usage_) in memory with `want`, preferring `prefer`.
   std::unique_ptr<VkBuf> make_buffer(size_t bytes, VkMemoryPropertyFlags want, VkMemoryPropertyFlags prefer);
   // The staging buffer, grown to min(max(want, 1 MiB), kStagingBytes).
   Memory& staging(size_t want);
@@ -193,11 +228,19 @@ class VkDev final : public Device, public HostTransferFacet {
     std::vector<std::byte> push;
   };
   Prepared prepare(VkKern& k, const LaunchShape& shape, std::span<const KernelArg> args);
-  VkDescriptorSet bind_buffers(VkKern& k, std::span<const KernelArg> args);
+  // The descriptor set of `k`'s bindings, each the argument at its position.
+  VkDescriptorSet bind_arguments(VkKern& k, std::span<const KernelArg> args);
   // `count` dispatches, each between its own pair of timestamps, in one
   // submission; the device's start and end of each in ticks.
   std::vector<uint64_t> dispatch(VkKern& k, const LaunchShape& shape, std::span<const KernelArg> args, int count,
                                  bool spin, double* host_ns);
+
+  // --- images (vulkan_images.cpp) ---
+
+  // The image's layout moved from `from` to `to`, recorded into `cb`.
+  void transition(VkCommandBuffer cb, VkImage image, VkImageLayout from, VkImageLayout to);
+  // The sampler every sampled 2D image is bound with, created on first use.
+  VkSampler sampler();
 
   // --- host transfers (vulkan_transfers.cpp) ---
 
@@ -217,6 +260,10 @@ class VkDev final : public Device, public HostTransferFacet {
   uint64_t ts_mask_ = 0;
   float ts_period_ = 1;
   Memory staging_;
+  // kStorage, and where the device has texel buffers UNIFORM_TEXEL_BUFFER,
+  // so that any buffer can back a kBuffer1D image.
+  VkBufferUsageFlags storage_usage_ = kStorage;
+  VkSampler sampler_ = VK_NULL_HANDLE;
   std::vector<VkPinnedHost*> pinned_;
   std::map<std::string, std::unique_ptr<VkKern>> kernels_;
 };

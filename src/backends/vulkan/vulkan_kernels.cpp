@@ -96,6 +96,9 @@ GlslShader VkDev::matrix_shader(const KernelSpec& spec) const {
 Kernel& VkDev::build(const KernelSpec& spec, const std::string& key, GlslShader shader) {
   for (uint32_t b : shader.buffer_bindings)
     if (b >= kMaxBindings) throw BuildError(fmt::format("{}: binding {} over {}", key, b, kMaxBindings - 1), "");
+  for (const SampledBinding& s : shader.sampled_bindings)
+    if (s.binding >= kMaxBindings)
+      throw BuildError(fmt::format("{}: binding {} over {}", key, s.binding, kMaxBindings - 1), "");
 
   // required_subgroup_size: the pipeline is created for that wave width
   // (VkPipelineShaderStageRequiredSubgroupSizeCreateInfo), one the device
@@ -118,6 +121,8 @@ Kernel& VkDev::build(const KernelSpec& spec, const std::string& key, GlslShader 
   std::vector<VkDescriptorSetLayoutBinding> bindings;
   for (uint32_t b : k->shader.buffer_bindings)
     bindings.push_back({b, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
+  for (const SampledBinding& s : k->shader.sampled_bindings)
+    bindings.push_back({s.binding, descriptor_type(s.kind), 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr});
   VkDescriptorSetLayoutCreateInfo li{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   li.bindingCount = static_cast<uint32_t>(bindings.size());
   li.pBindings = bindings.data();

@@ -45,7 +45,8 @@ VkDev::Prepared VkDev::prepare(VkKern& k, const LaunchShape& shape, std::span<co
                                     lim.maxComputeWorkGroupCount[d], d));
     p.groups[d] = static_cast<uint32_t>(g);
   }
-  // Scalars in order, each aligned to its size, then buffer addresses.
+  // Scalars in order, each aligned to its size, then buffer addresses;
+  // buffers and images are descriptors (bind_arguments()).
   auto put = [&p](const void* v, size_t n) {
     while (p.push.size() % n) p.push.push_back(std::byte{0});
     const auto* b = static_cast<const std::byte*>(v);
@@ -55,11 +56,7 @@ VkDev::Prepared VkDev::prepare(VkKern& k, const LaunchShape& shape, std::span<co
     std::visit(
         [&](const auto& v) {
           using T = std::decay_t<decltype(v)>;
-          if constexpr (std::is_same_v<T, Image*>) {
-            throw Unsupported("the Vulkan backend has no images yet");
-          } else if constexpr (!std::is_same_v<T, Buffer*>) {
-            put(&v, sizeof(v));
-          }
+          if constexpr (!std::is_same_v<T, Buffer*> && !std::is_same_v<T, Image*>) put(&v, sizeof(v));
         },
         a);
   }
@@ -74,12 +71,21 @@ VkDev::Prepared VkDev::prepare(VkKern& k, const LaunchShape& shape, std::span<co
     if (b >= args.size() || !std::holds_alternative<Buffer*>(args[b]))
       throw DeviceError(fmt::format("{}: the shader reads binding {}, but argument {} is not a buffer", k.name(), b,
                                     b));
+  for (const SampledBinding& s : k.shader.sampled_bindings) {
+    const bool texel = s.kind == SampledKind::kTexelBuffer;
+    const ImageKind want = texel ? ImageKind::kBuffer1D : ImageKind::k2D;
+    const auto* img = s.binding < args.size() ? std::get_if<Image*>(&args[s.binding]) : nullptr;
+    if (!img || !*img || (*img)->desc().kind != want)
+      throw DeviceError(fmt::format("{}: the shader samples binding {} as {}, but argument {} is not {}", k.name(),
+                                    s.binding, texel ? "a texel buffer" : "a 2D image", s.binding,
+                                    texel ? "a 1D buffer image" : "a 2D image"));
+  }
   p.pipeline = pipeline(k, cfg);
   k.last_config = cfg;
   return p;
 }
 
-VkDescriptorSet VkDev::bind_buffers(VkKern& k, std::span<const KernelArg> args) {
+VkDescriptorSet VkDev::bind_arguments(VkKern& k, std::span<const KernelArg> args) {
   check(vkResetDescriptorPool(dev_, desc_pool_, 0), "vkResetDescriptorPool");
   VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
   ai.descriptorPool = desc_pool_;
@@ -87,19 +93,36 @@ VkDescriptorSet VkDev::bind_buffers(VkKern& k, std::span<const KernelArg> args) 
   ai.pSetLayouts = &k.set_layout;
   VkDescriptorSet set = VK_NULL_HANDLE;
   check(vkAllocateDescriptorSets(dev_, &ai, &set), "vkAllocateDescriptorSets");
+  // Reserved in full: the writes point into these.
   std::vector<VkDescriptorBufferInfo> infos;
   infos.reserve(k.shader.buffer_bindings.size());
+  std::vector<VkDescriptorImageInfo> image_infos;
+  image_infos.reserve(k.shader.sampled_bindings.size());
+  std::vector<VkBufferView> views;
+  views.reserve(k.shader.sampled_bindings.size());
   std::vector<VkWriteDescriptorSet> writes;
+  auto write = [&](uint32_t binding, VkDescriptorType type) -> VkWriteDescriptorSet& {
+    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w.dstSet = set;
+    w.dstBinding = binding;
+    w.descriptorCount = 1;
+    w.descriptorType = type;
+    return writes.emplace_back(w);
+  };
   for (uint32_t b : k.shader.buffer_bindings) {
     const VkBuf& buf = as_vk(*std::get<Buffer*>(args[b]));
     infos.push_back({buf.mem.buffer, 0, VK_WHOLE_SIZE});
-    VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-    w.dstSet = set;
-    w.dstBinding = b;
-    w.descriptorCount = 1;
-    w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    w.pBufferInfo = &infos.back();
-    writes.push_back(w);
+    write(b, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER).pBufferInfo = &infos.back();
+  }
+  for (const SampledBinding& s : k.shader.sampled_bindings) {
+    const auto& img = static_cast<const VkImg&>(*std::get<Image*>(args[s.binding]));
+    VkWriteDescriptorSet& w = write(s.binding, descriptor_type(s.kind));
+    if (s.kind == SampledKind::kTexelBuffer) {
+      w.pTexelBufferView = &views.emplace_back(img.texel_view);
+    } else {
+      w.pImageInfo = &image_infos.emplace_back(
+          VkDescriptorImageInfo{sampler(), img.view, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL});
+    }
   }
   if (!writes.empty())
     vkUpdateDescriptorSets(dev_, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
@@ -109,7 +132,7 @@ VkDescriptorSet VkDev::bind_buffers(VkKern& k, std::span<const KernelArg> args) 
 std::vector<uint64_t> VkDev::dispatch(VkKern& k, const LaunchShape& shape, std::span<const KernelArg> args,
                                       int count, bool spin, double* host_ns) {
   Prepared p = prepare(k, shape, args);
-  VkDescriptorSet set = bind_buffers(k, args);
+  VkDescriptorSet set = bind_arguments(k, args);
   const auto n = static_cast<uint32_t>(count);
   const double h = submit(
       [&](VkCommandBuffer cb) {

@@ -80,6 +80,7 @@ Physical::Physical(VkPhysicalDevice d, uint32_t instance_api) : pd(d) {
   vkGetPhysicalDeviceFeatures2(pd, &f);
   list_matrix_shapes();
   vkGetPhysicalDeviceMemoryProperties(pd, &mem);
+  read_image_support();
 
   uint32_t qn = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(pd, &qn, nullptr);
@@ -113,6 +114,30 @@ void Physical::list_matrix_shapes() {
         matrix_shapes.push_back(*m);
       else
         matrix_left_out.push_back(fmt::format("{}x{}x{}: {}", p.MSize, p.NSize, p.KSize, why));
+    }
+  }
+}
+
+void Physical::read_image_support() {
+  for (const ImageFormat format : {ImageFormat::kRgba32Uint, ImageFormat::kRgba32Float}) {
+    const auto i = static_cast<size_t>(format);
+    VkFormatProperties fp{};
+    vkGetPhysicalDeviceFormatProperties(pd, vk_format(format), &fp);
+    images.texel_buffer[i] = (fp.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT) != 0;
+    constexpr VkFormatFeatureFlags k2DFeatures = VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
+    VkImageFormatProperties ip{};
+    images.sampled_2d[i] =
+        (fp.optimalTilingFeatures & k2DFeatures) == k2DFeatures &&
+        vkGetPhysicalDeviceImageFormatProperties(pd, vk_format(format), VK_IMAGE_TYPE_2D, VK_IMAGE_TILING_OPTIMAL,
+                                                 VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_TRANSFER_DST_BIT, 0,
+                                                 &ip) == VK_SUCCESS;
+    if (format != ImageFormat::kRgba32Uint) continue;
+    if (images.texel_buffer[i])
+      images.limits.max_buffer_pixels =
+          std::min<uint64_t>(limits().maxTexelBufferElements, max_buffer_bytes() / ImageDesc::kPixelBytes);
+    if (images.sampled_2d[i]) {
+      images.limits.max_2d_width = std::min(ip.maxExtent.width, limits().maxImageDimension2D);
+      images.limits.max_2d_height = std::min(ip.maxExtent.height, limits().maxImageDimension2D);
     }
   }
 }
@@ -191,7 +216,7 @@ DeviceInfo describe(const Physical& p, size_t index) {
   f.fp16 = p.f12.shaderFloat16 && p.f11.storageBuffer16BitAccess;
   f.int64_atomics = p.f12.shaderBufferInt64Atomics;
   f.integer_dot_product = p.v13() && p.f13.shaderIntegerDotProduct;
-  f.images = false;  // the Vulkan backend has no ImageFacet yet
+  f.images = p.images.offered();
   for (uint32_t i = 0; i < p.mem.memoryTypeCount; ++i)
     if (p.mem.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) f.host_mapping = true;
   f.subgroup_sizes = p.subgroup_sizes();
@@ -221,6 +246,13 @@ DeviceInfo describe(const Physical& p, size_t index) {
   v["vk_buffer_device_address"] = p.bda();
   v["vk_shader_device_clock"] = p.clock_ext() && p.clock.shaderDeviceClock;
   if (p.has(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME)) v["nv_warps_per_sm"] = p.nv_sm.shaderWarpsPerSM;
+  const auto& il = p.images.limits;
+  v["vk_images"] =
+      p.images.offered()
+          ? fmt::format("R32G32B32A32_UINT as uniform texel buffers of {} pixels, as sampled 2D images of {}x{}",
+                        il.max_buffer_pixels, il.max_2d_width, il.max_2d_height)
+          : std::string("none: R32G32B32A32_UINT is neither a uniform texel buffer format nor a sampled 2D image "
+                        "format that transfers write");
   return printable(std::move(info));
 }
 

@@ -5,10 +5,12 @@
 
 #include <volk.h>  // before any other Vulkan header
 
+#include "backends/backend.hpp"
 #include "backends/vulkan/cooperative_matrix.hpp"
 #include "backends/vulkan/vulkan_instance.hpp"
 #include "core/device_info.hpp"
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -17,6 +19,23 @@
 #include <vector>
 
 namespace gpuscope::vulkan {
+
+// The Vulkan format of an ImageFormat: RGBA, four 32-bit channels.
+inline VkFormat vk_format(ImageFormat f) {
+  return f == ImageFormat::kRgba32Float ? VK_FORMAT_R32G32B32A32_SFLOAT : VK_FORMAT_R32G32B32A32_UINT;
+}
+
+// What the device can do with the images compute shaders read through
+// texelFetch (src/kernels/vulkan/README.md): uniform texel buffers (the
+// ImageKind::kBuffer1D form) and sampled 2D images of optimal tiling that
+// transfers write (ImageKind::k2D), per ImageFormat.
+struct ImageSupport {
+  std::array<bool, 2> texel_buffer{false, false};  // by ImageFormat
+  std::array<bool, 2> sampled_2d{false, false};
+  ImageLimits limits;  // of ImageFormat::kRgba32Uint, the format the texture probe reads; 0 where absent
+  bool offered() const { return limits.max_buffer_pixels > 0 || limits.max_2d_width > 0; }
+  bool any_texel_buffer() const { return texel_buffer[0] || texel_buffer[1]; }
+};
 
 // Structures initialised by their sType alone, the rest zero: the API's idiom.
 #pragma GCC diagnostic push
@@ -54,6 +73,7 @@ struct Physical {
   VkPhysicalDeviceMemoryProperties mem{};
   std::optional<uint32_t> queue_family;
   uint32_t timestamp_bits = 0;
+  ImageSupport images;
 
   bool has(const char* ext) const { return exts.count(ext) != 0; }
   const VkPhysicalDeviceLimits& limits() const { return props.properties.limits; }
@@ -87,6 +107,7 @@ struct Physical {
 
  private:
   void list_matrix_shapes();
+  void read_image_support();
 };
 
 #pragma GCC diagnostic pop
