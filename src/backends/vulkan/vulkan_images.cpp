@@ -58,10 +58,10 @@ VkSampler VkDev::sampler() {
 
 void VkDev::transition(VkCommandBuffer cb, VkImage image, VkImageLayout from, VkImageLayout to) {
   VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
-  b.srcAccessMask = from == VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL ? VK_ACCESS_TRANSFER_WRITE_BIT
-                                                                 : VK_ACCESS_SHADER_READ_BIT;
-  b.dstAccessMask = to == VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL ? VK_ACCESS_TRANSFER_WRITE_BIT
-                                                               : VK_ACCESS_SHADER_READ_BIT;
+  b.srcAccessMask =
+      from == VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL ? VK_ACCESS_TRANSFER_WRITE_BIT : VK_ACCESS_SHADER_READ_BIT;
+  b.dstAccessMask =
+      to == VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL ? VK_ACCESS_TRANSFER_WRITE_BIT : VK_ACCESS_SHADER_READ_BIT;
   if (from == VK_IMAGE_LAYOUT_UNDEFINED) b.srcAccessMask = 0;
   b.oldLayout = from;
   b.newLayout = to;
@@ -81,7 +81,8 @@ std::unique_ptr<Image> VkDev::create_image(const ImageDesc& desc, Buffer* backin
   const auto f = static_cast<size_t>(desc.format);
   const bool one_d = desc.kind == ImageKind::kBuffer1D;
   if (one_d ? !p_->images.texel_buffer[f] : !p_->images.sampled_2d[f])
-    throw Unsupported(fmt::format("{} has no {} of {} ({})", info_.id, kind_name(desc.kind), format_name(desc.format),
+    throw Unsupported(fmt::format("{} has no {} of {} ({})", info_.id, kind_name(desc.kind),
+                                  format_name(desc.format),
                                   one_d ? "uniform texel buffers" : "sampled optimal-tiling images"));
   if (desc.width == 0 || desc.height == 0 || (one_d && desc.height != 1))
     throw DeviceError(fmt::format("a {} of {}x{} pixels", kind_name(desc.kind), desc.width, desc.height));
@@ -115,13 +116,13 @@ std::unique_ptr<Image> VkDev::create_image(const ImageDesc& desc, Buffer* backin
   ci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   ci.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
   VkImageFormatProperties ip{};
-  const VkResult supported = vkGetPhysicalDeviceImageFormatProperties(p_->pd, ci.format, ci.imageType, ci.tiling,
-                                                                      ci.usage, 0, &ip);
+  const VkResult supported =
+      vkGetPhysicalDeviceImageFormatProperties(p_->pd, ci.format, ci.imageType, ci.tiling, ci.usage, 0, &ip);
   if (supported != VK_SUCCESS || desc.width > ip.maxExtent.width || desc.height > ip.maxExtent.height ||
       desc.size_bytes() > ip.maxResourceSize)
-    throw OutOfResources(fmt::format("a 2D image of {}x{} pixels exceeds the device's {}x{} ({} bytes at most)",
-                                     desc.width, desc.height, ip.maxExtent.width, ip.maxExtent.height,
-                                     ip.maxResourceSize));
+    throw OutOfResources(
+        fmt::format("a 2D image of {}x{} pixels exceeds the device's {}x{} ({} bytes at most)", desc.width,
+                    desc.height, ip.maxExtent.width, ip.maxExtent.height, ip.maxResourceSize));
   check(vkCreateImage(dev_, &ci, nullptr, &img->image), "vkCreateImage");
   VkMemoryRequirements req;
   vkGetImageMemoryRequirements(dev_, img->image, &req);
@@ -151,7 +152,8 @@ std::unique_ptr<Image> VkDev::create_image(const ImageDesc& desc, Buffer* backin
     const VkClearColorValue zero{};
     const VkImageSubresourceRange all{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
     vkCmdClearColorImage(cb, img->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &zero, 1, &all);
-    transition(cb, img->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+    transition(cb, img->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+               VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
   });
   return img;
 }
@@ -160,27 +162,31 @@ std::unique_ptr<Image> VkDev::create_image(const ImageDesc& desc, Buffer* backin
 void VkDev::write_image(Image& dst, std::span<const std::byte> pixels) {
   auto& img = static_cast<VkImg&>(dst);
   const ImageDesc& d = img.desc();
-  if (d.kind != ImageKind::k2D) throw DeviceError("write_image takes 2D images; write a 1D buffer image's buffer");
+  if (d.kind != ImageKind::k2D)
+    throw DeviceError("write_image takes 2D images; write a 1D buffer image's buffer");
   if (pixels.size() != d.size_bytes())
-    throw DeviceError(fmt::format("write_image: {} bytes given for a {}-byte image", pixels.size(), d.size_bytes()));
+    throw DeviceError(
+        fmt::format("write_image: {} bytes given for a {}-byte image", pixels.size(), d.size_bytes()));
   const size_t row_bytes = d.width * ImageDesc::kPixelBytes;
   Memory& st = staging(pixels.size());
   if (row_bytes > st.bytes)
-    throw OutOfResources(fmt::format("write_image: a row of {} bytes exceeds the {}-byte staging buffer", row_bytes,
-                                     st.bytes));
+    throw OutOfResources(fmt::format("write_image: a row of {} bytes exceeds the {}-byte staging buffer",
+                                     row_bytes, st.bytes));
   const size_t rows_per_copy = st.bytes / row_bytes;
   for (size_t row = 0; row < d.height; row += rows_per_copy) {
     const size_t rows = std::min(rows_per_copy, d.height - row);
     std::memcpy(st.mapped, pixels.data() + row * row_bytes, rows * row_bytes);
     submit([&](VkCommandBuffer cb) {
-      transition(cb, img.image, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
+      transition(cb, img.image, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                 VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
       VkBufferImageCopy region{};
       region.bufferOffset = 0;
       region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
       region.imageOffset = {0, static_cast<int32_t>(row), 0};
       region.imageExtent = {static_cast<uint32_t>(d.width), static_cast<uint32_t>(rows), 1};
       vkCmdCopyBufferToImage(cb, st.buffer, img.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region);
-      transition(cb, img.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+      transition(cb, img.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                 VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
     });
   }
 }

@@ -124,7 +124,8 @@ void Physical::read_image_support() {
     VkFormatProperties fp{};
     vkGetPhysicalDeviceFormatProperties(pd, vk_format(format), &fp);
     images.texel_buffer[i] = (fp.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT) != 0;
-    constexpr VkFormatFeatureFlags k2DFeatures = VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
+    constexpr VkFormatFeatureFlags k2DFeatures =
+        VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
     VkImageFormatProperties ip{};
     images.sampled_2d[i] =
         (fp.optimalTilingFeatures & k2DFeatures) == k2DFeatures &&
@@ -247,12 +248,14 @@ DeviceInfo describe(const Physical& p, size_t index) {
   v["vk_shader_device_clock"] = p.clock_ext() && p.clock.shaderDeviceClock;
   if (p.has(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME)) v["nv_warps_per_sm"] = p.nv_sm.shaderWarpsPerSM;
   const auto& il = p.images.limits;
-  v["vk_images"] =
-      p.images.offered()
-          ? fmt::format("R32G32B32A32_UINT as uniform texel buffers of {} pixels, as sampled 2D images of {}x{}",
-                        il.max_buffer_pixels, il.max_2d_width, il.max_2d_height)
-          : std::string("none: R32G32B32A32_UINT is neither a uniform texel buffer format nor a sampled 2D image "
-                        "format that transfers write");
+  std::string forms;
+  if (il.max_buffer_pixels > 0) forms = fmt::format("uniform texel buffers of {} pixels", il.max_buffer_pixels);
+  if (il.max_2d_width > 0)
+    forms += fmt::format("{}sampled 2D images of {}x{}", forms.empty() ? "" : ", ", il.max_2d_width,
+                         il.max_2d_height);
+  v["vk_images"] = p.images.offered() ? "R32G32B32A32_UINT as " + forms
+                                      : std::string("none: R32G32B32A32_UINT is neither a uniform texel buffer "
+                                                    "format nor a sampled 2D image format that transfers write");
   return printable(std::move(info));
 }
 
