@@ -7,7 +7,9 @@
 // so a probe that returns has validated what it ran; the test then asserts
 // that the family's entries were built and launched with a device time > 0,
 // and that the series they made hold finite points. A feature the device
-// lacks (Unsupported) skips the test with the probe's reason.
+// lacks (Unsupported) skips the test with the probe's reason, unless the
+// device's features claim it (kMustRunWhere: a texture probe that skips on
+// a device with images fails).
 //
 // A backend is admitted by one line in kAdmitted; its devices are found at
 // run time from enumerate_devices(), with no environment to set.
@@ -58,6 +60,12 @@ const std::map<std::string, std::vector<std::string>> kFamilyProbes = {
     {"matrix", {"matrix"}},
     {"occupancy", {"occupancy"}}, {"scheduling", {"scheduling"}},       {"sustain", {"sustain"}},
     {"texture", {"texture"}},     {"transfer", {"transfer"}},
+};
+
+// Families whose probes must run, not skip, on a device whose features say
+// it has what they need.
+const std::map<std::string, std::function<bool(const DeviceFeatures&)>> kMustRunWhere = {
+    {"texture", [](const DeviceFeatures& f) { return f.images; }},
 };
 
 std::string backend_of(const std::string& id) { return id.substr(0, id.find(':')); }
@@ -121,6 +129,9 @@ TEST_P(BackendConformance, FamilyBuildsRunsValidatesAndTimes) {
       auto s = def.run(ctx);
       series.insert(series.end(), s.begin(), s.end());
     } catch (const Unsupported& e) {
+      if (const auto it = kMustRunWhere.find(c.family); it != kMustRunWhere.end() && it->second(dev.info().features))
+        FAIL() << c.device << " says it has what " << c.family << " needs, yet probe " << name
+               << " refused: " << e.what();
       GTEST_SKIP() << c.device << " cannot run probe " << name << ": " << e.what();
     }
   }

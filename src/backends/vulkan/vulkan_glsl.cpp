@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 
+#include <glslang/Include/Types.h>
 #include <glslang/Public/ResourceLimits.h>
 #include <glslang/Public/ShaderLang.h>
 #include <glslang/SPIRV/GlslangToSpv.h>
@@ -61,7 +62,26 @@ GlslShader compile_glsl_compute(const std::string& source, const std::string& na
       const auto& block = program.getBufferBlock(i);
       if (block.getBinding() >= 0) out.buffer_bindings.push_back(static_cast<uint32_t>(block.getBinding()));
     }
+    for (int i = 0; i < program.getNumUniformVariables(); ++i) {
+      const glslang::TObjectReflection& u = program.getUniform(i);
+      const glslang::TType* type = u.getType();
+      if (!type || type->getBasicType() != glslang::EbtSampler || u.getBinding() < 0) continue;
+      const glslang::TSampler& s = type->getSampler();
+      const auto binding = static_cast<uint32_t>(u.getBinding());
+      const bool plain = s.combined && !s.image && !s.arrayed && !s.ms && !s.shadow;  // texelFetch-able, one layer
+      if (plain && s.dim == glslang::EsdBuffer)
+        out.sampled_bindings.push_back({binding, SampledKind::kTexelBuffer});
+      else if (plain && s.dim == glslang::Esd2D)
+        out.sampled_bindings.push_back({binding, SampledKind::k2D});
+      else
+        throw BuildError(fmt::format("{}: uniform '{}' at binding {} is an image kind the Vulkan backend does not bind "
+                                     "(it binds samplerBuffer and sampler2D)",
+                                     name, u.name, binding),
+                         "");
+    }
   }
+  std::sort(out.sampled_bindings.begin(), out.sampled_bindings.end(),
+            [](const SampledBinding& a, const SampledBinding& b) { return a.binding < b.binding; });
   std::sort(out.buffer_bindings.begin(), out.buffer_bindings.end());
   out.buffer_bindings.erase(std::unique(out.buffer_bindings.begin(), out.buffer_bindings.end()),
                             out.buffer_bindings.end());
