@@ -181,9 +181,23 @@ class DivergenceProbe {
     std::vector<size_t> blocks;
     for (size_t b = 1; b <= wg; b *= 2) blocks.push_back(b);
     // One work-group per launch: one host thread runs it, so a launch is not
-    // held up by whichever other thread the host's load stalls.
-    const uint64_t iters = calibrate([&](uint64_t w) { return launch_blocks(k, wg, 1, w, wg); },
-                                     std::min(first_iters_, max_iters), max_iters, hc);
+    // held up by whichever other thread the host's load stalls. The work is
+    // sized on blocks of 1 (the slowest where there is a step) by the fastest
+    // of three launches at each size: a single launch may carry the
+    // pipeline's compilation or a time slice lost to the host (each several
+    // ms), and the harness's calibration would shrink the work after either.
+    const double target_ns = hc.target_launch_ms * 1e6;
+    uint64_t iters = std::min(first_iters_, max_iters);
+    for (int step = 0; step < 12; ++step) {
+      double fastest = 0;
+      for (int i = 0; i < 3; ++i) {
+        const double t = launch_blocks(k, wg, 1, iters, wg);
+        fastest = i == 0 ? t : std::min(fastest, t);
+      }
+      if (fastest >= target_ns / 2 || iters == max_iters) break;
+      const double grow = std::clamp(target_ns / std::max(fastest, 1.0), 2.0, 16.0);
+      iters = std::min(max_iters, static_cast<uint64_t>(static_cast<double>(iters) * grow));
+    }
     for (size_t b : blocks) launch_blocks(k, wg, b, iters, wg);  // warm-up: every block size once
     std::vector<std::vector<double>> rates(blocks.size());
     const double work = static_cast<double>(wg * kChains) * static_cast<double>(iters);
