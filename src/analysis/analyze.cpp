@@ -188,6 +188,9 @@ std::vector<Finding> analyze_usable(const Results& r) {
       std::string& note = found.front().note;
       note = s->meta["caveat"].get<std::string>() + (note.empty() ? "" : " " + note);
     }
+    // Which chase ran (address or index) belongs to every finding's method.
+    if (s->meta.contains("chase_method"))
+      for (auto& f : found) f.method += " " + s->meta["chase_method"].get<std::string>();
     out.insert(out.end(), found.begin(), found.end());
   }
   // Bandwidth per level: matched to the latency probe's levels when its

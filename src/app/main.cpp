@@ -159,6 +159,7 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
   options.ops = a.ops;
   options.compute_plan = a.compute_plan;
   options.texture_images = a.texture_images;
+  options.chase = a.chase;
   if (a.sustain_s) options.sustain_s = *a.sustain_s;
   else if (a.quick) options.sustain_s = 1;
   options.harness.max_launch_ms = a.max_launch_ms;
@@ -422,6 +423,10 @@ int main_impl(int argc, char** argv) {
       "compute and oplatency launch shape, e.g. chains=4,unroll=64,unroll_slow=4,items_per_cu=4096,local=256");
   run->add_option("--texture-image", run_args.texture_image,
                   "texture probe's image kind: auto (1D buffer images where large enough), buffer or 2d")
+      ->capture_default_str();
+  run->add_option("--chase", run_args.chase,
+                  "latency, tlb and geometry: how the chase finds the next slot: auto (device addresses where the "
+                  "device has them), address, or index (slot indices, address arithmetic measured and subtracted)")
       ->capture_default_str();
   add_library_option(run);
   add_report_options(run, "summary on stdout: text (spec sheet) or md (Markdown)");

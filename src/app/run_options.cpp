@@ -85,6 +85,13 @@ TextureImages texture_images_named(const std::string& name) {
   throw UsageError(fmt::format("--texture-image '{}': give auto, buffer or 2d", name));
 }
 
+ChaseMethod chase_named(const std::string& name) {
+  if (name == "auto") return ChaseMethod::automatic;
+  if (name == "address") return ChaseMethod::address;
+  if (name == "index") return ChaseMethod::index;
+  throw UsageError(fmt::format("--chase '{}': give auto, address or index", name));
+}
+
 std::vector<const ProbeDef*> probes_named(const std::string& list) {
   std::vector<const ProbeDef*> out;
   for (const auto& name : list_items("--probes", list, "name", "probe names")) out.push_back(&find_probe(name));
@@ -125,6 +132,7 @@ RunPlan plan_run(const RunArgs& a) {
   if (a.ops) p.ops = ops_named(*a.ops);
   if (a.compute_plan) p.compute_plan = plan_named(*a.compute_plan);
   p.texture_images = texture_images_named(a.texture_image);
+  p.chase = chase_named(a.chase);
   return p;
 }
 

@@ -29,6 +29,7 @@ struct RunArgs {
   std::optional<std::string> ops;           // --ops: comma-separated type.op
   std::optional<std::string> compute_plan;  // --compute-plan: key=value,...
   std::string texture_image = "auto";       // --texture-image: auto, buffer or 2d
+  std::string chase = "auto";               // --chase: auto, address or index
 
   static constexpr double kDefaultMaxLaunchMs = 200;
 };
@@ -62,6 +63,7 @@ struct RunPlan {
   std::vector<std::string> ops;
   std::map<std::string, int64_t> compute_plan;
   TextureImages texture_images = TextureImages::automatic;
+  ChaseMethod chase = ChaseMethod::automatic;
 };
 
 // Throws UsageError for an empty --device or --out, a --device list with an
@@ -69,8 +71,8 @@ struct RunPlan {
 // list that is empty, holds an empty or unknown name or names one twice, a
 // --max-launch-ms, --budget-scale or --sustain-s outside its range (NaN and
 // infinity included), a --compute-plan with an unknown key, a repeated key or
-// a value outside 1..its limit, and a --texture-image other than auto,
-// buffer, 2d.
+// a value outside 1..its limit, a --texture-image other than auto,
+// buffer, 2d, and a --chase other than auto, address, index.
 RunPlan plan_run(const RunArgs& a);
 
 // The devices a multi-device plan runs, in order: `all` is every listed

@@ -18,6 +18,29 @@ Range rounded(size_t n, size_t local) { return Range::d1((n + local - 1) / local
 
 }  // namespace
 
+bool uses_index_chase(const DeviceInfo& info, ChaseMethod asked) {
+  const nlohmann::json& v = info.vendor_info;
+  // Only the Vulkan backend can lack device addresses; OpenCL always has pointers.
+  const bool addresses =
+      !(v.is_object() && v.contains("vk_buffer_device_address") && !v["vk_buffer_device_address"].get<bool>());
+  if (asked == ChaseMethod::address && !addresses)
+    throw Unsupported("--chase address: the device has no buffer device addresses (bufferDeviceAddress)");
+  return asked == ChaseMethod::index || !addresses;
+}
+
+std::map<std::string, KernelParam> chase_params(const DeviceInfo& info, bool index_chase) {
+  std::map<std::string, KernelParam> p = {{"addr_bits", info.address_bits == 32 ? 32 : 64}};
+  if (index_chase) p.emplace("index_chase", true);
+  // The chase is one work-item: built for the narrowest wave the device
+  // offers, it carries the fewest idle lanes. Where a wave is a CPU's SIMD
+  // vector (lavapipe) every lane of a load costs issue slots, idle or not:
+  // 16 lanes take about 7 ns a hop there, which hides the L1 and L2.
+  const auto& sizes = info.features.subgroup_sizes;
+  if (info.features.subgroup_size_control && !sizes.empty())
+    p.emplace("required_subgroup_size", static_cast<int64_t>(*std::min_element(sizes.begin(), sizes.end())));
+  return p;
+}
+
 std::vector<uint32_t> random_visit_order(uint32_t n, uint64_t seed) {
   std::vector<uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
@@ -36,7 +59,11 @@ ChaseRig::ChaseRig(ProbeContext& ctx, size_t want_bytes, size_t min_bytes, size_
     : ctx_(ctx), dev_(ctx.device), max_groups_(std::max<size_t>(1, max_groups)) {
   const DeviceInfo& info = dev_.info();
   word_bytes_ = info.address_bits == 32 ? 4 : 8;
-  const std::map<std::string, KernelParam> addr = {{"addr_bits", word_bytes_ * 8}};
+  index_chase_ = uses_index_chase(info, ctx.options.chase);
+  const auto addr = chase_params(info, index_chase_);
+  // A backend whose chase kernels have no index form has no index
+  // arithmetic kernel either (the sim): it says so here, before any launch.
+  if (index_chase_) dev_.kernel({"latency", "chase_arith", addr});
   link_words_ = &dev_.kernel({"chase_layout", "link_words", addr});
   link_pairs_ = &dev_.kernel({"chase_layout", "link_pairs", addr});
   link_regions_ = &dev_.kernel({"chase_layout", "link_regions", addr});

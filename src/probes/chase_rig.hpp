@@ -12,10 +12,23 @@
 #include "probes/probe.hpp"
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace gpuscope {
+
+// Whether the latency-family probes chase by index (`p = slots[p]`) rather
+// than by device address on this device under --chase: index where asked,
+// or where asked for auto and the device has no device addresses (a Vulkan
+// device without bufferDeviceAddress). Throws Unsupported for --chase address
+// on such a device.
+bool uses_index_chase(const DeviceInfo& info, ChaseMethod asked);
+
+// The kernel parameters of the chase kernels: addr_bits, and index_chase
+// where the chase is by index.
+std::map<std::string, KernelParam> chase_params(const DeviceInfo& info, bool index_chase);
 
 // A uniformly random single cycle over n slots, as the visiting order
 // (order[k] = the k-th slot); Fisher-Yates from a seeded generator.
@@ -38,6 +51,7 @@ class ChaseRig {
 
   size_t bytes() const { return bytes_; }
   uint32_t word_bytes() const { return word_bytes_; }
+  bool index_chase() const { return index_chase_; }
 
   // mem[pos[order[k]]] -> mem[pos[order[k+1]]] for the cycle `order` over
   // slots whose word positions are `pos`; returns the visit order in words.
@@ -67,6 +81,7 @@ class ChaseRig {
   ProbeContext& ctx_;
   Device& dev_;
   uint32_t word_bytes_ = 8;
+  bool index_chase_ = false;
   size_t bytes_ = 0;
   size_t max_groups_ = 1;
   Kernel *link_words_ = nullptr, *link_pairs_ = nullptr, *link_regions_ = nullptr, *chase_ = nullptr;

@@ -16,6 +16,17 @@
 //   (DeviceFeatures::subgroup_size_control: Vulkan's subgroup size control),
 //   the block sweep runs again for each width it lists, with a build that
 //   requires it (series divergence.blocks.subgroup_<n>).
+// - On a CPU device (lavapipe, PoCL) the device's timestamps are the host's
+//   clock, and the host's other work takes whole time slices out of a launch
+//   (on the 2-core CI VM at load 7 a launch's rate halves or worse for a
+//   second at a time, with both cores busy elsewhere exactly 2x: the size of
+//   the step sought). There the block sizes are measured in interleaved
+//   rounds of short launches of one work-group each, one launch per block
+//   size per round in alternating order, and a point's rate is the fast
+//   tail of its samples: the host's load only ever slows a launch, and a
+//   1 ms launch often runs untouched between two time slices. lavapipe runs a subgroup as one SIMD vector (LP_NATIVE_VECTOR_WIDTH
+//   / 32 lanes) and skips a masked-off loop only when no lane of the vector
+//   takes it, so the step is there as on a GPU.
 #include "analysis/execution.hpp"
 #include "core/error.hpp"
 #include "kernels/divergence_twin.hpp"
@@ -35,6 +46,12 @@ namespace {
 
 constexpr int kChains = 8;  // the kernels' chains parameter
 constexpr float kA = 0.999f, kB = 0.001f;
+// A CPU device's sweep (the file's header says why): launches of about
+// kCpuLaunchMs, kCpuRounds rounds, a point's rate the kCpuRateQuantile
+// quantile of its samples.
+constexpr double kCpuLaunchMs = 1;
+constexpr int kCpuRounds = 21;
+constexpr double kCpuRateQuantile = 0.9;
 
 // What every work-item on one side computes: its chains start from 0 (the
 // seed buffer holds zeros), each fma rounded as `form` says.
@@ -138,6 +155,10 @@ class DivergenceProbe {
   // budget only while the blocks are below `must_reach`, the block size the
   // sweep must measure for its reading to be possible.
   void sweep_blocks(Series& s, Kernel& k, size_t wg, const TimeBudget& budget, size_t must_reach = 0) {
+    if (info_.type == "cpu") {
+      sweep_blocks_interleaved(s, k, wg);
+      return;
+    }
     uint64_t iters = first_iters_;
     for (size_t b = 1; b <= wg; b *= 2) {
       if (budget.exhausted() && s.points.size() >= 3 && b > must_reach) {
@@ -146,6 +167,82 @@ class DivergenceProbe {
       }
       iters = measure_blocks(s, k, wg, b, iters);
     }
+  }
+
+  // The CPU form of the sweep (the file's header says why): one work size
+  // for every block size, calibrated on blocks of 1 (the slowest where
+  // there is a step), then `rounds` rounds of one launch per block size.
+  void sweep_blocks_interleaved(Series& s, Kernel& k, size_t wg) {
+    // Short launches: a launch of about 1 ms often runs between two of the
+    // host's time slices untouched, one of 10 ms seldom does.
+    HarnessConfig hc = ctx_.options.harness;
+    hc.target_launch_ms = std::min(hc.target_launch_ms, kCpuLaunchMs);
+    const uint64_t max_iters = max_side_iters();
+    std::vector<size_t> blocks;
+    for (size_t b = 1; b <= wg; b *= 2) blocks.push_back(b);
+    // One work-group per launch: one host thread runs it, so a launch is not
+    // held up by whichever other thread the host's load stalls. The work is
+    // sized on blocks of 1 (the slowest where there is a step) by the fastest
+    // of three launches at each size: a single launch may carry the
+    // pipeline's compilation or a time slice lost to the host (each several
+    // ms), and the harness's calibration would shrink the work after either.
+    const double target_ns = hc.target_launch_ms * 1e6;
+    uint64_t iters = std::min(first_iters_, max_iters);
+    for (int step = 0; step < 12; ++step) {
+      double fastest = 0;
+      for (int i = 0; i < 3; ++i) {
+        const double t = launch_blocks(k, wg, 1, iters, wg);
+        fastest = i == 0 ? t : std::min(fastest, t);
+      }
+      if (fastest >= target_ns / 2 || iters == max_iters) break;
+      const double grow = std::clamp(target_ns / std::max(fastest, 1.0), 2.0, 16.0);
+      iters = std::min(max_iters, static_cast<uint64_t>(static_cast<double>(iters) * grow));
+    }
+    for (size_t b : blocks) launch_blocks(k, wg, b, iters, wg);  // warm-up: every block size once
+    std::vector<std::vector<double>> rates(blocks.size());
+    const double work = static_cast<double>(wg * kChains) * static_cast<double>(iters);
+    for (int r = 0; r < kCpuRounds; ++r)
+      for (size_t j = 0; j < blocks.size(); ++j) {
+        const size_t i = r % 2 == 0 ? j : blocks.size() - 1 - j;
+        rates[i].push_back(work / launch_blocks(k, wg, blocks[i], iters, wg));
+      }
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      const double y =
+          gpuscope::add_point(s, static_cast<double>(blocks[i]), rates[i], quantile(rates[i], kCpuRateQuantile));
+      ctx_.progress(fmt::format("{} {:>5}  {:10.1f} Gop/s  (fast tail of {} interleaved launches)", s.id, blocks[i], y,
+                                kCpuRounds));
+    }
+    s.meta["sweep"] = fmt::format(
+        "interleaved: {} rounds of one launch per block size in alternating order, one work-group of {} per "
+        "launch, {} iterations per side; y is the {:g}th percentile of a point's rates (the host's other work "
+        "only ever slows a launch)",
+        kCpuRounds, wg, iters, 100 * kCpuRateQuantile);
+  }
+
+  // Iterations per side the diverge kernel may run: a divergent invocation
+  // runs both sides' loops, and where the device ends loops early (lavapipe:
+  // 65535 trips per invocation, all loops together) a capped second side
+  // would make divergence look free. The host check cannot see that: every
+  // chain reaches its fixed point (1.0) within about 17k iterations.
+  uint64_t max_side_iters() const { return std::max<uint64_t>(1, loop_trip_cap(info_.features, 1u << 25, 64) / 2); }
+
+  // One timed launch of the diverge build `k` with blocks of `block`
+  // work-items, `iters` iterations per side; checks every work-item's sum.
+  double launch_blocks(Kernel& k, size_t wg, size_t block, uint64_t work, size_t global = 0) {
+    if (global == 0) global = global_;
+    const auto shift = static_cast<uint32_t>(std::countr_zero(block));
+    const auto iters = static_cast<uint32_t>(work);
+    const KernelArg args[] = {seed_.get(), out_.get(), shift, iters, iters, kA, kB};
+    const double ns = dev_.launch(k, Range::d1(global), Range::d1(wg), args);
+    const auto got = dev_.read_values<float>(*out_, global);
+    SideSums want_a(iters, kA, kB), want_b(iters, kB, kA);
+    for (size_t i = 0; i < global; ++i) {
+      SideSums& want = (((i % wg) >> shift) & 1u) == 0 ? want_a : want_b;
+      if (!want.matches(got[i]))
+        throw ValidationError(fmt::format("divergence: work-item {} computed {} but the host expects {}", i, got[i],
+                                          want.fused()));
+    }
+    return ns;
   }
 
   // The partition test, on the wave width the block sweep found; its series
@@ -204,24 +301,10 @@ class DivergenceProbe {
   // One block size on kernel `k` (a diverge build) in work-groups of `wg`,
   // starting the calibration from `iters`; returns the iterations it settled on.
   uint64_t measure_blocks(Series& s, Kernel& k, size_t wg, size_t block, uint64_t iters_from) {
-    const auto shift = static_cast<uint32_t>(std::countr_zero(block));
-    auto launch = [&](uint64_t work) {
-      const auto iters = static_cast<uint32_t>(work);
-      const KernelArg args[] = {seed_.get(), out_.get(), shift, iters, iters, kA, kB};
-      const double ns = dev_.launch(k, Range::d1(global_), Range::d1(wg), args);
-      const auto got = dev_.read_values<float>(*out_, global_);
-      SideSums want_a(iters, kA, kB), want_b(iters, kB, kA);
-      for (size_t i = 0; i < global_; ++i) {
-        SideSums& want = (((i % wg) >> shift) & 1u) == 0 ? want_a : want_b;
-        if (!want.matches(got[i]))
-          throw ValidationError(fmt::format("divergence: work-item {} computed {} but the host expects {}", i,
-                                            got[i], want.fused()));
-      }
-      return ns;
-    };
+    auto launch = [&](uint64_t work) { return launch_blocks(k, wg, block, work); };
     // Each block size starts from the previous one's work: rates differ by
     // at most 2x, so one calibration launch usually lands.
-    const uint64_t max_iters = loop_trip_cap(info_.features, 1u << 24, 64);
+    const uint64_t max_iters = max_side_iters();
     const Measurement m = measure(launch, std::min(iters_from, max_iters), max_iters, ctx_.options.harness);
     add_point(s, static_cast<double>(block), m, static_cast<double>(global_ * kChains));
     return m.work_per_launch;

@@ -19,6 +19,7 @@
 #include "core/error.hpp"
 #include "core/random.hpp"
 #include "core/random_cycle.hpp"
+#include "probes/chase_rig.hpp"
 #include "probes/probe.hpp"
 #include "probes/series_util.hpp"
 
@@ -96,7 +97,11 @@ class LatencyProbe {
  public:
   explicit LatencyProbe(ProbeContext& ctx) : ctx_(ctx), dev_(ctx.device), info_(dev_.info()) {
     stride_ = slot_stride_bytes(info_);
-    const std::map<std::string, KernelParam> addr = {{"addr_bits", info_.address_bits == 32 ? 32 : 64}};
+    index_chase_ = uses_index_chase(info_, ctx.options.chase);
+    const auto addr = chase_params(info_, index_chase_);
+    // The index chase's arithmetic kernel first: a backend without it
+    // (the sim) has no index chase, and says so before anything runs.
+    if (index_chase_) arith_ = &dev_.kernel({"latency", "chase_arith", addr});
     link_ = &dev_.kernel({"latency", "link", addr});
     chase_ = &dev_.kernel({"latency", "chase", addr});
     allocate(planned_max_footprint(info_, ctx.options.quick));
@@ -114,6 +119,29 @@ class LatencyProbe {
                             {"hops_per_round", kHopsPerRound},
                             {"pattern", "random single cycle, one work-item"},
                             {"detail", nlohmann::json::array()}});
+
+    if (index_chase_) {
+      const double arith = measure_arith();
+      // A CPU's loads scale and add an index in their addressing mode, at
+      // no cost on the chain (on PoCL the chain alone took 2.1 ns a hop,
+      // more than a whole L1 hit by index): nothing to subtract there. A
+      // GPU computes the address (a wide multiply-add) before the load.
+      const bool cpu = info_.type == "cpu";
+      arith_ns_ = cpu ? 0 : arith;
+      s.meta["chase"] = "index";
+      s.meta["index_arith_ns_per_hop"] = arith;
+      s.meta["index_arith_subtracted"] = !cpu;
+      s.meta["chase_method"] = fmt::format(
+          "Chased by index (p = slots[p]{}); the index's address arithmetic, timed alone as a dependent chain "
+          "of 64-bit multiply-adds ({:.2f} ns per hop), {}.",
+          ctx_.options.chase == ChaseMethod::index ? ", as --chase index asked" : ": the device has no device addresses",
+          arith, cpu ? "is not subtracted: a CPU's load folds the index into its addressing mode"
+                     : "is subtracted from every sample");
+    } else {
+      s.meta["chase"] = "address";
+      s.meta["chase_method"] = "Chased by device address (p = *p): nothing but the load on the critical path.";
+    }
+    ctx_.progress("latency: " + s.meta["chase_method"].get<std::string>());
 
     if (const std::string caveat = shared_core_caveat(info_); !caveat.empty()) {
       s.meta["caveat"] = caveat;
@@ -208,6 +236,27 @@ class LatencyProbe {
 
   size_t word_bytes() const { return info_.address_bits == 32 ? 4 : 8; }
 
+  // ns per hop of chase_arith: the index chase's address arithmetic alone
+  // (the fast tail, as for a chase point). Checks where every chain ended.
+  double measure_arith() {
+    constexpr uint32_t kStart = 12345, kScale = 8;  // scale: a slot's word bytes
+    auto launch = [&](uint64_t rounds) {
+      const auto r32 = static_cast<uint32_t>(std::min<uint64_t>(rounds, UINT32_MAX));
+      const KernelArg args[] = {kStart, kScale, r32, end_.get()};
+      const double ns = dev_.launch(*arith_, Range::d1(1), Range::d1(1), args);
+      const uint32_t got = dev_.read_values<uint32_t>(*end_, 1)[0];
+      uint32_t want = kStart;
+      for (uint64_t i = 0; i < uint64_t{r32} * kHopsPerRound; ++i) want = want * kScale + 1;
+      if (got != want)
+        throw ValidationError(fmt::format("latency: the arithmetic chain ended on {} but the host's on {}", got, want));
+      return ns;
+    };
+    const Measurement m = measure(launch, 64, UINT32_MAX, ctx_.options.harness);
+    std::vector<double> per_hop;
+    for (double v : m.ns_per_unit) per_hop.push_back(v / kHopsPerRound);
+    return quantile(per_hop, kLatencyQuantile);
+  }
+
   static std::vector<double> all_x(const Series& s) {
     std::vector<double> out;
     for (const auto& p : s.points) out.push_back(p.x);
@@ -278,7 +327,7 @@ class LatencyProbe {
     Point p;
     p.x = static_cast<double>(footprint);
     if (existing) p.samples = existing->samples;
-    for (double v : m.ns_per_unit) p.samples.push_back(v / kHopsPerRound);
+    for (double v : m.ns_per_unit) p.samples.push_back(v / kHopsPerRound - arith_ns_);
     p.y = quantile(p.samples, kLatencyQuantile);
     insert_point(s, p);
     s.meta["detail"].push_back(
@@ -307,6 +356,9 @@ class LatencyProbe {
   size_t max_footprint_ = 0;
   Kernel* link_ = nullptr;
   Kernel* chase_ = nullptr;
+  Kernel* arith_ = nullptr;    // the index chase's arithmetic alone; null for the address chase
+  bool index_chase_ = false;
+  double arith_ns_ = 0;        // subtracted from every index-chase sample (0 on a CPU)
   std::unique_ptr<Buffer> slots_, next_, end_;
   uint32_t cursor_ = 0;
 };

@@ -18,6 +18,13 @@ namespace gpuscope {
 // Which image kind the texture probe reads (--texture-image).
 enum class TextureImages { automatic, buffer_1d, two_d };
 
+// How the latency-family probes (latency, tlb, geometry) chase (--chase):
+// address: `p = *p` through device addresses (OpenCL pointers, Vulkan
+// buffer device addresses); index: `p = slots[p]`, the form for devices
+// without device addresses, whose address arithmetic the latency probe
+// measures and subtracts; automatic: address where the device has it.
+enum class ChaseMethod { automatic, address, index };
+
 struct ProbeOptions {
   bool quick = false;       // fewer points and samples: a first look in seconds
   HarnessConfig harness;    // launch sizing and sampling
@@ -30,6 +37,7 @@ struct ProbeOptions {
   std::map<std::string, int64_t> compute_plan;
   // automatic: 1D buffer images where the device's hold enough, else 2D.
   TextureImages texture_images = TextureImages::automatic;
+  ChaseMethod chase = ChaseMethod::automatic;  // --chase
   double sustain_s = 3;     // seconds of load the sustain probe applies (--sustain-s)
 };
 

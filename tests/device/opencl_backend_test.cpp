@@ -6,6 +6,7 @@
 #include "report/results_json.hpp"
 
 #include "support/devices.hpp"
+#include "support/sysfs_caches.hpp"
 
 #include "support/temp_dir.hpp"
 
@@ -84,28 +85,10 @@ TEST(OpenClBackend, RefusedAllocationIsOutOfResources) {
   EXPECT_THROW(dev->create_buffer(dev->info().max_alloc_bytes + 1), OutOfResources);
 }
 
-// Linux's own account of the CPU's data caches, by level, in bytes.
-std::map<int, double> sysfs_data_caches() {
-  std::map<int, double> sizes;
-  for (int i = 0; i < 8; ++i) {
-    const std::filesystem::path dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i);
-    std::ifstream level(dir / "level"), type(dir / "type"), size(dir / "size");
-    int l = 0;
-    std::string t, s;
-    if (!(level >> l) || !(type >> t) || !(size >> s)) continue;
-    if (t == "Instruction") continue;
-    double bytes = std::stod(s);
-    if (s.back() == 'K') bytes *= 1024;
-    if (s.back() == 'M') bytes *= 1024 * 1024;
-    sizes[l] = bytes;
-  }
-  return sizes;
-}
-
 // The whole latency probe through the command line, checked against what
 // Linux says the CPU's L1d and L2 are.
 TEST(LatencyProbeOnPocl, FindsTheCpuL1AndL2) {
-  const auto sys = sysfs_data_caches();
+  const auto sys = test::sysfs_data_caches();
   ASSERT_TRUE(sys.count(1) && sys.count(2)) << "no cache sizes in /sys";
   const auto within = [](double got, double want, double tolerance) {
     return std::abs(got - want) <= tolerance * want;

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -114,6 +115,19 @@ TEST(RunOptions, TextureImageKinds) {
   EXPECT_EQ(plan_run(a).texture_images, TextureImages::buffer_1d);
   a.texture_image = "3d";
   EXPECT_EQ(rejection(a), "--texture-image '3d': give auto, buffer or 2d");
+}
+
+TEST(RunOptions, ChaseMethods) {
+  RunArgs a;
+  EXPECT_EQ(plan_run(a).chase, ChaseMethod::automatic);
+  a.chase = "address";
+  EXPECT_EQ(plan_run(a).chase, ChaseMethod::address);
+  a.chase = "index";
+  EXPECT_EQ(plan_run(a).chase, ChaseMethod::index);
+  for (const char* bad : {"", "Index", "pointer"}) {
+    a.chase = bad;
+    EXPECT_EQ(rejection(a), fmt::format("--chase '{}': give auto, address or index", bad));
+  }
 }
 
 }  // namespace

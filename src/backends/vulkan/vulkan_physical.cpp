@@ -5,6 +5,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+
+#include <unistd.h>
 
 // Vulkan structs are initialised by their sType alone ({VK_STRUCTURE_TYPE_...}),
 // the rest zero: the API's own idiom, which this warning would flag on every one.
@@ -197,6 +200,14 @@ DeviceInfo describe(const Physical& p, size_t index) {
   } else if (p.has(VK_ARM_SHADER_CORE_BUILTINS_EXTENSION_NAME)) {
     info.compute_units = p.arm.shaderCoreCount;
 #endif
+  } else if (p.p12.driverID == VK_DRIVER_ID_MESA_LLVMPIPE) {
+    // lavapipe runs work-groups on a pool of LP_NUM_THREADS host threads (0:
+    // on the submitting thread), by default one per online CPU; Vulkan has
+    // no property for it. Not capped at llvmpipe's compile-time LP_MAX_THREADS.
+    const char* env = std::getenv("LP_NUM_THREADS");
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    info.compute_units = static_cast<uint32_t>(std::max(1L, env ? std::strtol(env, nullptr, 10) : cpus));
+    info.vendor_info["lp_threads_from"] = env ? "LP_NUM_THREADS" : "online CPUs (sysconf)";
   }
   uint64_t heap = 0;
   for (uint32_t i = 0; i < p.mem.memoryHeapCount; ++i)

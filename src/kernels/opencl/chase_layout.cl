@@ -4,6 +4,8 @@
 //
 // Build options:
 //   -DADDR_BITS=32|64  width of a device pointer (CL_DEVICE_ADDRESS_BITS)
+//   -DINDEX_CHASE=1    (optional) words hold word indices and the chase is
+//                      `p = mem[p]` (latency.cl says why)
 //
 // Every position is a word index into `mem` (a word is one addr_t). The
 // chase itself is latency.cl's `p = *p`: each load's address is the previous
@@ -15,12 +17,21 @@ typedef ulong addr_t;
 #else
 typedef uint addr_t;
 #endif
+#ifndef INDEX_CHASE
+#define INDEX_CHASE 0
+#endif
+// REF(base, w): what a word holds to point at word w of the array at base.
+#if INDEX_CHASE
+#define REF(base, w) (addr_t)(((base) - mem) + (w))
+#else
+#define REF(base, w) (addr_t)((base) + (w))
+#endif
 
 // mem[from[i]] = address of mem[to[i]], for i < count.
 __kernel void link_words(__global addr_t* mem, __global const uint* from, __global const uint* to,
                          uint count) {
   const uint i = (uint)get_global_id(0);
-  if (i < count) mem[from[i]] = (addr_t)(mem + to[i]);
+  if (i < count) mem[from[i]] = REF(mem, to[i]);
 }
 
 // Pairs: anchor i lives at word i * anchor_words; its word points to the
@@ -32,8 +43,8 @@ __kernel void link_pairs(__global addr_t* mem, __global const uint* next, uint a
   const uint i = (uint)get_global_id(0);
   if (i < count) {
     __global addr_t* a = mem + (size_t)i * anchor_words;
-    a[0] = (addr_t)(a + pair_words);
-    a[pair_words] = (addr_t)(mem + (size_t)next[i] * anchor_words);
+    a[0] = REF(a, pair_words);
+    a[pair_words] = REF(mem, (size_t)next[i] * anchor_words);
   }
 }
 
@@ -47,10 +58,14 @@ __kernel void link_regions(__global addr_t* mem, __global const uint* next, uint
   const size_t region = id / count;
   const size_t i = id % count;
   __global addr_t* base = mem + region * region_words;
-  base[i * stride_words] = (addr_t)(base + (size_t)next[i] * stride_words);
+  base[i * stride_words] = REF(base, (size_t)next[i] * stride_words);
 }
 
+#if INDEX_CHASE
+#define HOP p = (uint)mem[p];
+#else
 #define HOP p = (__global const addr_t*)(*p);
+#endif
 #define HOP4 HOP HOP HOP HOP
 #define HOP16 HOP4 HOP4 HOP4 HOP4
 
@@ -64,9 +79,17 @@ __kernel void chase_groups(__global const addr_t* mem, __global const uint* star
                            __global uint* ends) {
   const size_t g = get_group_id(0);
   if (get_local_id(0) != 0) return;
+#if INDEX_CHASE
+  uint p = starts[g];
+  for (uint r = 0; r < rounds; ++r) {
+    HOP16
+  }
+  ends[g] = p;
+#else
   __global const addr_t* p = mem + starts[g];
   for (uint r = 0; r < rounds; ++r) {
     HOP16
   }
   ends[g] = (uint)(p - mem);
+#endif
 }

@@ -2,20 +2,25 @@
 // TLB probe's page-strided cycles, the geometry probe's pairs, cycles
 // replicated per work-group): the twin of opencl/chase_layout.cl.
 //
-// Parameters: ADDR_BITS must be 64 (a word is one uint64_t).
+// Parameters: ADDR_BITS must be 64 (a word is one uint64_t); INDEX_CHASE
+// (optional switch): chase by index even where device addresses exist.
 //
 // Every position is a word index into `mem`. With buffer device addresses
-// (HAS_BUFFER_ADDRESS) a word holds the absolute address of the word it
+// (HAS_BUFFER_ADDRESS) and no INDEX_CHASE a word holds the absolute address of the word it
 // points to and the chase is `p = *p`; without them it holds the word index
 // and the chase is `p = mem[p]` (latency.comp says what that adds).
 
 #if ADDR_BITS != 64
 #error "the Vulkan chase shaders use 64-bit words"
 #endif
+#if !defined(INDEX_CHASE)
+#define INDEX_CHASE 0
+#endif
+#define CHASE_BY_ADDRESS (HAS_BUFFER_ADDRESS && !INDEX_CHASE)
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
-#if HAS_BUFFER_ADDRESS
+#if CHASE_BY_ADDRESS
 layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Word { uint64_t next; };
 #define REF(w) (args.mem_addr + 8ul * uint64_t(w))
 #else
@@ -97,7 +102,7 @@ layout(push_constant) uniform Args {
 #endif
 } args;
 
-#if HAS_BUFFER_ADDRESS
+#if CHASE_BY_ADDRESS
 #define HOP p = Word(p.next);
 #else
 #define HOP p = uint(mem[p]);
@@ -119,7 +124,7 @@ layout(push_constant) uniform Args {
 void main() {
   const uint g = gl_WorkGroupID.x;
   if (gl_LocalInvocationIndex != 0) return;
-#if HAS_BUFFER_ADDRESS
+#if CHASE_BY_ADDRESS
   Word p = Word(REF(starts[g]));
   WALK(args.rounds)
   ends[g] = uint((uint64_t(p) - args.mem_addr) / 8ul);

@@ -35,12 +35,18 @@ void main() {
   precise float x[CHAINS];
   const float s = seed[gid];
   [[unroll]] for (int c = 0; c < CHAINS; ++c) x[c] = s + float(c);
-  if (((lid >> args.block_shift) & 1u) == 0u) {
-    for (uint i = 0; i < args.iters_a; ++i) {
+  // `opaque` is 0 (the seed buffer holds zeros) but only the data says so:
+  // the branch and the trip counts stay run-time values even where a driver
+  // compiles a variant per push-constant value (lavapipe inlines the
+  // uniforms that steer branches and loops), so both sides stay two loops.
+  const uint opaque = uint(s);
+  const uint iters_a = args.iters_a + opaque, iters_b = args.iters_b + opaque;
+  if ((((lid >> args.block_shift) + opaque) & 1u) == 0u) {
+    for (uint i = 0u; i < iters_a; ++i) {
       [[unroll]] for (int c = 0; c < CHAINS; ++c) x[c] = fma(x[c], args.a, args.b);
     }
   } else {
-    for (uint i = 0; i < args.iters_b; ++i) {
+    for (uint i = 0u; i < iters_b; ++i) {
       [[unroll]] for (int c = 0; c < CHAINS; ++c) x[c] = fma(x[c], args.b, args.a);
     }
   }

@@ -3,22 +3,28 @@
 // shaped so).
 //
 // Parameters: ADDR_BITS must be 64 (the Vulkan backend reports 64-bit
-// addresses; a slot is one uint64_t word).
+// addresses; a slot is one uint64_t word); INDEX_CHASE (optional switch):
+// chase by index even where the device has buffer device addresses.
 //
-// With buffer device addresses (HAS_BUFFER_ADDRESS) a slot holds the absolute
-// address of the next slot and the chase is `p = *p` through
-// GL_EXT_buffer_reference, as in OpenCL: the load-to-use latency with nothing
-// else on the critical path. Without them a slot holds the next slot's word
-// index and the chase is `p = slots[p]`, which adds the index's scaling and
-// the add of the buffer's base to every hop (the probe's finding says which).
+// With buffer device addresses (HAS_BUFFER_ADDRESS) and no INDEX_CHASE a slot
+// holds the absolute address of the next slot and the chase is `p = *p`
+// through GL_EXT_buffer_reference, as in OpenCL: the load-to-use latency with
+// nothing else on the critical path. Otherwise a slot holds the next slot's
+// word index and the chase is `p = slots[p]`, which adds the index's scaling
+// and the add of the buffer's base to every hop; entry chase_arith times that
+// arithmetic alone so that the probe can subtract it.
 
 #if ADDR_BITS != 64
 #error "the Vulkan latency shaders use 64-bit slots"
 #endif
+#if !defined(INDEX_CHASE)
+#define INDEX_CHASE 0
+#endif
+#define CHASE_BY_ADDRESS (HAS_BUFFER_ADDRESS && !INDEX_CHASE)
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
-#if HAS_BUFFER_ADDRESS
+#if CHASE_BY_ADDRESS
 layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Slot { uint64_t next; };
 #endif
 
@@ -39,7 +45,7 @@ void main() {
   const uint i = gl_GlobalInvocationID.x;
   if (i < args.count) {
     const uint target = next[i] * args.stride_words;
-#if HAS_BUFFER_ADDRESS
+#if CHASE_BY_ADDRESS
     slots[i * args.stride_words] = args.slots_addr + 8ul * target;
 #else
     slots[i * args.stride_words] = uint64_t(target);
@@ -62,7 +68,7 @@ layout(push_constant) uniform Args {
 #endif
 } args;
 
-#if HAS_BUFFER_ADDRESS
+#if CHASE_BY_ADDRESS
 #define HOP p = Slot(p.next);
 #else
 #define HOP p = uint(slots[p]);
@@ -82,7 +88,7 @@ layout(push_constant) uniform Args {
   }
 
 void main() {
-#if HAS_BUFFER_ADDRESS
+#if CHASE_BY_ADDRESS
   Slot p = Slot(args.slots_addr + 8ul * uint64_t(args.start * args.stride_words));
   WALK(args.rounds)
   end_slot[0] = uint((uint64_t(p) - args.slots_addr) / 8ul) / args.stride_words;
@@ -91,6 +97,37 @@ void main() {
   WALK(args.rounds)
   end_slot[0] = p / args.stride_words;
 #endif
+}
+
+#elif defined(ENTRY_CHASE_ARITH)
+
+// chase_arith(start, scale, rounds, end): the index chase's address
+// arithmetic without its load, as a dependent chain of the same length:
+// p = low 32 bits of (p * scale + 1), scale a run-time 8 (the slot's bytes),
+// so no compiler can fold the chain. Writes where the chain ends; the host
+// repeats the recurrence to check it.
+layout(set = 0, binding = 3) restrict writeonly buffer End { uint end_value[]; };
+layout(push_constant) uniform Args {
+  uint start;
+  uint scale;
+  uint rounds;
+} args;
+
+#define HOP p = uint(uint64_t(p) * uint64_t(args.scale) + 1ul);
+#define HOP4 HOP HOP HOP HOP
+#define HOP16 HOP4 HOP4 HOP4 HOP4
+#define HOP256 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16
+
+void main() {
+  uint p = args.start;
+  uint r = args.rounds;
+  for (; r >= 16; r -= 16) {
+    HOP256
+  }
+  for (; r > 0; --r) {
+    HOP16
+  }
+  end_value[0] = p;
 }
 
 #endif
