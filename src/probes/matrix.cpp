@@ -38,8 +38,8 @@ namespace {
 // 16 subgroups per compute unit: enough to keep the matrix unit's pipes
 // busy with 4 accumulators each, few enough that registers never run out.
 // On an H100 through Vulkan (f16 x f16 -> f32 16x16x16, 4 accumulators) 16
-// subgroups per SM gave 336 k multiply-adds/ns, 32 gave 329 k and 64 gave
-// 271-324 k (tests/data/h100/matrix_occupancy_grid.txt).
+// subgroups per SM gave 329-336 k multiply-adds/ns over runs, 32 gave 329 k
+// and 64 gave 271-324 k (tests/data/h100/matrix_occupancy_grid.txt).
 constexpr uint32_t kSubgroupsPerGroup = 4;
 constexpr uint32_t kGroupsPerUnit = 4;
 // Four first: where the register file cannot hold every launched subgroup
