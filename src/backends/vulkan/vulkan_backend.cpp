@@ -1,6 +1,7 @@
 #include "backends/vulkan/vulkan_backend.hpp"
 
 #include "backends/kernel_defines.hpp"
+#include "backends/vulkan/calibrated_timestamps.hpp"
 #include "backends/vulkan/vulkan_glsl.hpp"
 #include "core/error.hpp"
 #include "core/printable.hpp"
@@ -501,6 +502,8 @@ class VkDev final : public Device, public HostTransferFacet {
                           "VK_KHR_portability_subset"})
       if (p_->has(e)) exts.push_back(e);
     if (p_->coop_ext()) exts.push_back(p_->coop_ext());
+    const char* calibrated = vulkan::calibrated_timestamps_extension(p_->exts);
+    if (calibrated) exts.push_back(calibrated);
     VkDeviceCreateInfo ci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
     ci.pNext = &p_->f;
     ci.queueCreateInfoCount = 1;
@@ -508,6 +511,7 @@ class VkDev final : public Device, public HostTransferFacet {
     ci.enabledExtensionCount = static_cast<uint32_t>(exts.size());
     ci.ppEnabledExtensionNames = exts.data();
     check(vkCreateDevice(p_->pd, &ci, nullptr, &dev_), "vkCreateDevice");
+    calibrated_ = std::make_unique<vulkan::CalibratedTimestamps>(volkGetLoadedInstance(), p_->pd, dev_, calibrated);
     vkGetDeviceQueue(dev_, *p_->queue_family, 0, &queue_);
     VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
     pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
@@ -657,6 +661,7 @@ class VkDev final : public Device, public HostTransferFacet {
     si.commandBufferCount = 1;
     si.pCommandBuffers = &cb_;
     const auto t0 = std::chrono::steady_clock::now();
+    submit_host_ns_ = calibrated_->usable() ? calibrated_->host_now_ns() : 0;
     check(vkQueueSubmit(queue_, 1, &si, fence_), "vkQueueSubmit");
     if (spin) {
       VkResult r;
@@ -1086,20 +1091,40 @@ class VkDev final : public Device, public HostTransferFacet {
     return ticks_ns(t[0], t[1]);
   }
 
+  // Each launch's timestamps of one submission (ticks: start and end of
+  // each), relative to the submission where a clock pairing puts the host's
+  // vkQueueSubmit call on the device's clock (queued_ns: all launches of a
+  // batch are queued by that one call), else to the first start.
+  std::vector<EventTimes> batch_events(const std::vector<uint64_t>& t, int count,
+                                       const vulkan::ClockPairing* pairing) const {
+    double origin = 0;  // ns after the first start
+    if (pairing) origin = vulkan::host_on_device_ns(*pairing, submit_host_ns_, t[0], ts_period_, ts_mask_);
+    std::vector<EventTimes> events;
+    for (int i = 0; i < count; ++i) {
+      EventTimes e;
+      e.start_ns = ticks_ns(t[0], t[2 * i]) - origin;
+      e.end_ns = ticks_ns(t[0], t[2 * i + 1]) - origin;
+      if (pairing) {
+        e.queued_ns = 0;
+        e.queued_deviation_ns = static_cast<double>(pairing->max_deviation_ns);
+      }
+      events.push_back(e);
+    }
+    return events;
+  }
+
   LaunchBatch launch_batch(Kernel& kernel, const LaunchShape& shape, std::span<const KernelArg> args,
                            int count) override {
     auto& k = static_cast<VkKern&>(kernel);
     count = std::max(count, 1);
     LaunchBatch b;
+    // Paired before the submission, so that pairing costs no launch time.
+    vulkan::ClockPairing pairing;
+    if (calibrated_->usable()) pairing = calibrated_->pair();
     const auto t0 = std::chrono::steady_clock::now();
     const auto t = dispatch(k, shape, args, count, true, nullptr);
     b.host_ns = ns_since(t0);
-    for (int i = 0; i < count; ++i) {
-      EventTimes e;
-      e.start_ns = ticks_ns(t[0], t[2 * i]);
-      e.end_ns = ticks_ns(t[0], t[2 * i + 1]);
-      b.events.push_back(e);
-    }
+    b.events = batch_events(t, count, calibrated_->usable() ? &pairing : nullptr);
     return b;
   }
 
@@ -1231,6 +1256,8 @@ class VkDev final : public Device, public HostTransferFacet {
 
   std::unique_ptr<Physical> p_;
   DeviceInfo info_;
+  std::unique_ptr<vulkan::CalibratedTimestamps> calibrated_;
+  uint64_t submit_host_ns_ = 0;  // the host clock (calibrated_'s) at the last vkQueueSubmit; 0 without it
   VkDevice dev_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
   VkCommandPool pool_ = VK_NULL_HANDLE;
