@@ -411,6 +411,38 @@ std::vector<Finding> scheduling_findings(const Results& r) {
   return out;
 }
 
+std::vector<Finding> level_cycle_findings(const Results& r, const std::vector<Finding>& found) {
+  std::vector<Finding> out;
+  double mhz = 0, factor = 0;
+  std::string basis;
+  for (const auto& f : found)
+    if (f.id == "device.measured_clock_mhz" && f.confidence >= 0.5 && number(f) > 0) {
+      mhz = number(f);
+      factor = 1;
+      basis = fmt::format("the measured {:.0f} MHz (device.measured_clock_mhz)", mhz);
+    }
+  if (mhz <= 0 && r.device.clock_mhz > 0) {
+    mhz = r.device.clock_mhz;
+    factor = 0.6;
+    basis = fmt::format("the reported {:.0f} MHz (the clock under load was not measured; too high a count if the "
+                        "device ran slower)",
+                        mhz);
+  }
+  if (mhz <= 0) return out;
+  for (const auto& ns : found) {
+    if (!ns.id.starts_with("memory.") || !ns.id.ends_with(".latency_ns")) continue;
+    const std::string level = ns.id.substr(0, ns.id.size() - std::string_view(".latency_ns").size());
+    if (level.find('.', std::string_view("memory.").size()) != std::string::npos) continue;  // memory.tlb.*
+    Finding f = make(level + ".latency_cycles", number(ns) * mhz / 1e3, "cycles", ns.confidence * factor,
+                     ns.evidence, "the level's latency in ns times the clock in MHz");
+    if (ns.low) f.low = *ns.low * mhz / 1e3;
+    if (ns.high) f.high = *ns.high * mhz / 1e3;
+    f.note = "at " + basis + ".";
+    out.push_back(f);
+  }
+  return out;
+}
+
 std::vector<Finding> clock_findings(const Results& r) {
   std::vector<Finding> out;
   const double reported = r.device.clock_mhz;

@@ -290,6 +290,39 @@ TEST(ClockAnalysis, NoCounterAndNoReportedClockIsUnfoundWithTheReason) {
   EXPECT_TRUE(said);
 }
 
+TEST(ClockAnalysis, LevelLatenciesInCyclesAtTheMeasuredClock) {
+  Results r;
+  r.device.clock_mhz = 1980;
+  Finding clock = analysis::clock_findings([] {
+    Results c;
+    c.series.push_back(series("clock.counters", {{1, 2000}}));
+    return c;
+  }()).front();
+  Finding l1;
+  l1.id = "memory.L1.latency_ns";
+  l1.value = 16.0;
+  l1.unit = "ns";
+  l1.confidence = 0.9;
+  l1.low = 15.5;
+  l1.high = 16.5;
+  l1.evidence = {"latency.global"};
+  Finding tlb = l1;
+  tlb.id = "memory.tlb.miss_penalty_ns";
+  const auto fs = analysis::level_cycle_findings(r, {l1, tlb, clock});
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].id, "memory.L1.latency_cycles");
+  EXPECT_DOUBLE_EQ(number(fs[0]), 32.0);
+  EXPECT_DOUBLE_EQ(*fs[0].low, 31.0);
+  EXPECT_NE(fs[0].note.find("measured 2000 MHz"), std::string::npos) << fs[0].note;
+  // Without a measured clock: the reported one, less sure; with neither: nothing.
+  const auto reported = analysis::level_cycle_findings(r, {l1});
+  ASSERT_EQ(reported.size(), 1u);
+  EXPECT_NEAR(number(reported[0]), 31.68, 1e-9);
+  EXPECT_LT(reported[0].confidence, 0.6);
+  r.device.clock_mhz = 0;
+  EXPECT_TRUE(analysis::level_cycle_findings(r, {l1}).empty());
+}
+
 TEST(LaunchAnalysis, CalibratedQueueingWidensTheIntervalByThePairingsDeviation) {
   Results r;
   Series d = series("launch.dispatch", {{1, 6.0}});
