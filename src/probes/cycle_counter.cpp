@@ -44,7 +44,9 @@ CounterVerdict judge_counter(std::span<const CounterReading> readings) {
     v.why = "no launch read the counter";
     return v;
   }
-  std::vector<double> mhz;
+  // A counter that counts what the timer counts is a timer whatever the
+  // launches' times say (a loaded host stretches lavapipe's launches around
+  // the chain): that is told first.
   size_t as_timer = 0, timed = 0;
   for (const CounterReading& r : readings) {
     if (r.ticks == 0) {
@@ -56,6 +58,20 @@ CounterVerdict judge_counter(std::span<const CounterReading> readings) {
       v.why = "a launch had no device time to compare the counter with";
       return v;
     }
+    if (r.timer_ticks > 0) {
+      ++timed;
+      const double ratio = static_cast<double>(r.ticks) / static_cast<double>(r.timer_ticks);
+      if (std::abs(ratio - 1) < kTimerMatch) ++as_timer;
+    }
+  }
+  if (timed > 0 && as_timer == timed) {
+    v.why = fmt::format("it advances exactly as the device's real-time clock does ({} and {} ticks across one "
+                        "chain): it is a timer counting ns, not a cycle counter",
+                        readings.back().ticks, readings.back().timer_ticks);
+    return v;
+  }
+  std::vector<double> mhz;
+  for (const CounterReading& r : readings) {
     const double rate = static_cast<double>(r.ticks) / r.launch_ns * 1e3;
     if (rate > kMaxMhz || rate < kMinMhz) {
       v.why = fmt::format("the counter advanced {} ticks in a launch of {:.0f} us ({:.4g} MHz, outside {:g} to {:g} "
@@ -64,23 +80,12 @@ CounterVerdict judge_counter(std::span<const CounterReading> readings) {
       return v;
     }
     mhz.push_back(rate);
-    if (r.timer_ticks > 0) {
-      ++timed;
-      const double ratio = static_cast<double>(r.ticks) / static_cast<double>(r.timer_ticks);
-      if (std::abs(ratio - 1) < kTimerMatch) ++as_timer;
-    }
   }
   const auto [lo, hi] = std::minmax_element(mhz.begin(), mhz.end());
   if (*hi > kMaxSpread * *lo) {
     v.why = fmt::format("the counter's rate varied from {:.4g} to {:.4g} MHz between launches of one chain: not a "
                         "steady clock",
                         *lo, *hi);
-    return v;
-  }
-  if (timed > 0 && as_timer == timed) {
-    v.why = fmt::format("it advances exactly as the device's real-time clock does ({} and {} ticks across one "
-                        "chain, {:.4g} MHz of launch time): it is a timer counting ns, not a cycle counter",
-                        readings.back().ticks, readings.back().timer_ticks, median(mhz));
     return v;
   }
   v.usable = true;

@@ -24,6 +24,9 @@ TEST(CycleCounter, ACounterThatCountsWhatTheTimerCountsIsATimer) {
   const CounterVerdict v = judge_counter(r);
   EXPECT_FALSE(v.usable);
   EXPECT_NE(v.why.find("timer counting ns"), std::string::npos) << v.why;
+  // ... also where a loaded host stretched its launches around the chain.
+  const std::vector<CounterReading> loaded = {{1'200'000, 1'200'050, 120e6}, {1'200'000, 1'200'040, 6e6}};
+  EXPECT_NE(judge_counter(loaded).why.find("timer counting ns"), std::string::npos) << judge_counter(loaded).why;
 }
 
 TEST(CycleCounter, WithoutATimerARateAloneDecides) {
