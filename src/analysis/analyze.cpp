@@ -284,6 +284,11 @@ std::vector<Finding> analyze_usable(const Results& r) {
     auto found = compute_findings(r);
     out.insert(out.end(), found.begin(), found.end());
   }
+  // Levels' latencies in cycles, once the clock has been measured.
+  {
+    auto found = level_cycle_findings(r, out);
+    out.insert(out.end(), found.begin(), found.end());
+  }
   // Execution: wave width first, since waves per compute unit and the
   // register file are counted in waves.
   std::optional<double> wave_width, max_waves;

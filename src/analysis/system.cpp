@@ -1,5 +1,6 @@
 #include "analysis/system.hpp"
 
+#include "analysis/unfound.hpp"
 #include "core/stats.hpp"
 
 #include <fmt/format.h>
@@ -208,13 +209,25 @@ std::vector<Finding> launch_findings(const Results& r) {
   const Series* b2b = r.find_series("launch.back_to_back");
   const Series* gap = r.find_series("launch.back_to_back_gap");
   if (const Point* p = at_x(dispatch, 1)) {
+    // Vulkan's queueing is the host's submit call put on the device's clock
+    // (calibrated timestamps): the pairing's deviation widens the interval.
+    const std::string how = dispatch->meta.value("method", std::string("profiling events"));
+    const double deviation_us = dispatch->meta.value("calibration_deviation_us", 0.0);
     Finding f = make("launch.dispatch_us", p->y, "us", 0.8, {dispatch->id},
-                     "median queued->start of isolated one-work-item launches of an empty kernel (profiling "
-                     "events)");
+                     "median queued->start of isolated one-work-item launches of an empty kernel (" + how + ")");
     bound_by_samples(f, *p);
+    if (deviation_us > 0) {
+      if (f.low && f.high) {
+        f.low = std::max(0.0, *f.low - deviation_us);
+        f.high = *f.high + deviation_us;
+      }
+      f.note = fmt::format("the host and device clocks were paired within {:.3g} us (the driver's maxDeviation), "
+                           "which widens the interval",
+                           deviation_us);
+    }
     if (dispatch->points.size() > 1)
-      f.note =
-          fmt::format("{:.1f} us for {:g} work-items", dispatch->points.back().y, dispatch->points.back().x);
+      f.note += fmt::format("{}{:.1f} us for {:g} work-items", f.note.empty() ? "" : "; ",
+                            dispatch->points.back().y, dispatch->points.back().x);
     if (const Point* q = best_point(gap); q && gap) {
       const auto& pts = gap->points;
       f.note += fmt::format("{}back to back the device starts one every {:.2f} us",
@@ -398,14 +411,51 @@ std::vector<Finding> scheduling_findings(const Results& r) {
   return out;
 }
 
+std::vector<Finding> level_cycle_findings(const Results& r, const std::vector<Finding>& found) {
+  std::vector<Finding> out;
+  double mhz = 0, factor = 0;
+  std::string basis;
+  for (const auto& f : found)
+    if (f.id == "device.measured_clock_mhz" && f.confidence >= 0.5 && number(f) > 0) {
+      mhz = number(f);
+      factor = 1;
+      basis = fmt::format("the measured {:.0f} MHz (device.measured_clock_mhz)", mhz);
+    }
+  if (mhz <= 0 && r.device.clock_mhz > 0) {
+    mhz = r.device.clock_mhz;
+    factor = 0.6;
+    basis = fmt::format("the reported {:.0f} MHz (the clock under load was not measured; too high a count if the "
+                        "device ran slower)",
+                        mhz);
+  }
+  if (mhz <= 0) return out;
+  for (const auto& ns : found) {
+    if (!ns.id.starts_with("memory.") || !ns.id.ends_with(".latency_ns")) continue;
+    const std::string level = ns.id.substr(0, ns.id.size() - std::string_view(".latency_ns").size());
+    if (level.find('.', std::string_view("memory.").size()) != std::string::npos) continue;  // memory.tlb.*
+    Finding f = make(level + ".latency_cycles", number(ns) * mhz / 1e3, "cycles", ns.confidence * factor,
+                     ns.evidence, "the level's latency in ns times the clock in MHz");
+    if (ns.low) f.low = *ns.low * mhz / 1e3;
+    if (ns.high) f.high = *ns.high * mhz / 1e3;
+    f.note = "at " + basis + ".";
+    out.push_back(f);
+  }
+  return out;
+}
+
 std::vector<Finding> clock_findings(const Results& r) {
   std::vector<Finding> out;
   const double reported = r.device.clock_mhz;
   if (const Series* c = r.find_series("clock.counters"); c && !c->points.empty()) {
     const Point& p = c->points.front();
+    // The probe's method names the counter where it is not NVIDIA's PTX pair
+    // (the subgroup clock through Vulkan, over the launch's timestamps).
+    const std::string how = c->meta.value("method", std::string());
     Finding f = make("device.measured_clock_mhz", p.y, "MHz", 0.9, {c->id},
-                     "SM cycle counter (%clock64) over the global ns timer (%globaltimer) across a ~10 ms "
-                     "dependent chain, median of launches");
+                     how.empty() || how.starts_with("%clock64")
+                         ? "SM cycle counter (%clock64) over the global ns timer (%globaltimer) across a ~10 ms "
+                           "dependent chain, median of launches"
+                         : how + "; across a ~10 ms dependent chain, median of launches");
     f.low = *std::min_element(p.samples.begin(), p.samples.end());
     f.high = *std::max_element(p.samples.begin(), p.samples.end());
     std::string note;
@@ -419,7 +469,15 @@ std::vector<Finding> clock_findings(const Results& r) {
     return out;
   }
   const Series* chain = r.find_series("clock.chain");
-  if (chain == nullptr || chain->points.empty() || reported <= 0) return out;
+  if (chain == nullptr || chain->points.empty()) return out;
+  if (reported <= 0) {
+    const std::string why = chain->meta.value("note", std::string());
+    note_unfound("device.measured_clock_mhz",
+                 "no cycle counter was read" + (why.empty() ? std::string() : " (" + why + ")") +
+                     ", and without a reported clock the chain's time per step cannot be turned into cycles",
+                 {chain->id});
+    return out;
+  }
   const Point& p = chain->points.front();
   const double ns = p.y;
   if (ns <= 0) return out;

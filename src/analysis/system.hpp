@@ -42,4 +42,10 @@ std::vector<Finding> atomics_findings(const Results& r);
 std::vector<Finding> scheduling_findings(const Results& r);
 std::vector<Finding> clock_findings(const Results& r);
 
+// memory.<level>.latency_cycles for every memory.<level>.latency_ns in
+// `found`: at the measured clock (device.measured_clock_mhz in `found`,
+// confidence >= 0.5), else at the reported one with less confidence (the
+// clock under load may differ); nothing without either.
+std::vector<Finding> level_cycle_findings(const Results& r, const std::vector<Finding>& found);
+
 }  // namespace gpuscope::analysis

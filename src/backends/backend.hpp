@@ -135,12 +135,18 @@ struct MapTiming {
 // Timestamps of one command in ns on the device's clock, relative to a
 // point before the batch's first command (its queueing where the API stamps
 // that, else its start). Queueing and submission are stamped by some APIs
-// only (OpenCL's profiling events); start and end by all.
+// only (OpenCL's profiling events; Vulkan's queueing is the host's submit
+// call put on the device's clock through calibrated timestamps); start and
+// end by all.
 struct EventTimes {
   std::optional<double> queued_ns;
   std::optional<double> submit_ns;
   double start_ns = 0;
   double end_ns = 0;
+  // Where queued_ns is a host instant put on the device's clock (Vulkan):
+  // how far the two clocks' pairing may be off, in ns (the driver's
+  // maxDeviation); unset where the device stamped it itself.
+  std::optional<double> queued_deviation_ns;
 };
 
 // A batch of identical launches enqueued back to back. host_ns: wall time

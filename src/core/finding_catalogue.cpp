@@ -37,6 +37,7 @@ const Entry kEntries[] = {
     {kMemory, "memory.cache_levels", "cache levels"},
     {kMemory, "memory.<level>.capacity_bytes", "<level> capacity", "capacity"},
     {kMemory, "memory.<level>.latency_ns", "<level> latency", "latency"},
+    {kMemory, "memory.<level>.latency_cycles", "<level> latency in cycles"},
     {kMemory, "memory.<level>.bandwidth_gbps", "<level> bandwidth", "bandwidth"},
     {kMemory, "memory.<level>.fetch_bytes", "<level> fetch size"},
     {kMemory, "memory.<level>.shared_by_cus", "<level> shared by all CUs"},

@@ -45,8 +45,9 @@ const Op kOps[] = {
     {"cvt", "CVT", Map::Cvt, kInt32, Program::Own, false, true, false, false, Need::None, "", 1,
      "one conversion: int32->fp32 and fp32->int32 alternate, with a multiply by 1.0f (unknown to the "
      "compiler) beside each pair"},
-    {"dp4a", "DP4A", Map::Dp4a, kInt32, Program::Own, false, true, false, false, Need::VendorDp4a, "int8", 8,
-     "one dp4a (PTX dp4a.s32.s32: 4 int8 products summed into an int32 = 8 int8 ops)"},
+    {"dp4a", "DP4A", Map::Dp4a, kInt32, Program::Own, false, true, false, false, Need::Dp4a, "int8", 8,
+     "one dp4a: 4 int8 products summed into an int32 accumulator = 8 int8 ops (PTX dp4a.s32.s32; through "
+     "Vulkan, SPIR-V OpSDot on packed 4x8-bit operands, then the add)"},
     {"mix_fma_add", "MIX_FMA_ADD", Map::MixFmaAdd, kFp32, Program::Fast, false, false, false, false, Need::None, "", 1,
      "fp32 fma and fp32 add chains interleaved half and half; ops of both kinds counted"},
     {"mix_fma_iadd", "MIX_FMA_IADD", Map::MixFmaIadd, kFp32, Program::Fast, false, false, false, false, Need::None, "", 1,
@@ -89,7 +90,7 @@ bool holds(const Op& op, Scalar scalar, int vec, bool ptx_f16x2, bool throughput
   if ((op.types & type_bit(scalar)) == 0) return false;
   if (!throughput && !op.latency) return false;
   if (vec != 1 && (!throughput || !op.vectors)) return false;
-  if (op.need == Need::VendorDp4a && !vendor) return false;
+  if (op.need == Need::Dp4a && !vendor) return false;
   return true;
 }
 

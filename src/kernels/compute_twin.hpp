@@ -39,7 +39,10 @@ enum TypeBit : unsigned {
 // What an op needs beyond its type.
 enum class Need {
   None,
-  VendorDp4a,  // NVIDIA inline PTX dp4a (ISA 6.1+)
+  // An int8 dot-product instruction: NVIDIA inline PTX dp4a (ISA 6.1+), or
+  // the API's packed int8 dot product (DeviceFeatures::integer_dot_product;
+  // the kernel parameter api_dot asks for it).
+  Dp4a,
 };
 
 // Which program of a form holds an op's kernels (compute.cl's OPS_* sets).
@@ -79,7 +82,8 @@ const Op* find_kernel(std::string_view kernel);
 
 // Whether the program of `scalar` with `vec` lanes and kind `ptx_f16x2`
 // (NVIDIA packed halves) holds tp_<op> (`throughput`) or lat_<op>; the
-// vendor op (dp4a) is counted as held when `vendor` is set.
+// dot-product op (dp4a) is counted as held when `vendor` is set (the program
+// was built with a path to one: PTX or the API's).
 bool holds(const Op& op, Scalar scalar, int vec, bool ptx_f16x2, bool throughput, bool vendor);
 // The TypeBit of a program scalar (0 for u32/u64).
 unsigned type_bit(Scalar scalar);

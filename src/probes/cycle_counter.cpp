@@ -1,22 +1,153 @@
 #include "probes/cycle_counter.hpp"
 
 #include "core/error.hpp"
+#include "core/stats.hpp"
+#include "kernels/clock_twin.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
 
 namespace gpuscope {
+namespace {
+
+constexpr double kMinMhz = 1, kMaxMhz = 20000;
+constexpr double kMaxSpread = 10;      // fastest over slowest launch's rate
+constexpr double kTimerMatch = 1e-3;   // |ticks / timer ticks - 1| under this: the counter is the timer
+constexpr double kCheckLaunchNs = 1e6;
+constexpr uint32_t kCheckSeed = 0x9E3779B9u;
+// Most rounds one check launch runs: within lavapipe's loop limit, since the
+// chain does 16 rounds per loop iteration (src/kernels/vulkan/README.md).
+constexpr uint32_t kMaxCheckRounds = 1000000;
+
+std::string first_line(const std::string& s) {
+  const auto end = s.find('\n');
+  return end == std::string::npos ? s : s.substr(0, end);
+}
+
+}  // namespace
+
+std::string describe_cycle_counter(const DeviceFeatures& f, const std::string& vendor) {
+  if (!f.cycle_counter) return "";
+  if (f.inline_asm == "nvidia-ptx") return "%clock64 through NVIDIA inline PTX: the SM's cycle counter";
+  const bool nvidia = vendor.find("NVIDIA") != std::string::npos;
+  return std::string("the shader clock at subgroup scope (clockARB(), VK_KHR_shader_clock)") +
+         (nvidia ? ": on NVIDIA the SM's cycle counter (SM clock)"
+                 : ": the compute unit's cycles where the driver implements it as a cycle counter");
+}
+
+CounterVerdict judge_counter(std::span<const CounterReading> readings) {
+  CounterVerdict v;
+  if (readings.empty()) {
+    v.why = "no launch read the counter";
+    return v;
+  }
+  // A counter that counts what the timer counts is a timer whatever the
+  // launches' times say (a loaded host stretches lavapipe's launches around
+  // the chain): that is told first.
+  size_t as_timer = 0, timed = 0;
+  for (const CounterReading& r : readings) {
+    if (r.ticks == 0) {
+      v.why = fmt::format("the counter did not advance across a chain of {:.0f} us: it is stuck or absent",
+                          r.launch_ns / 1e3);
+      return v;
+    }
+    if (!(r.launch_ns > 0)) {
+      v.why = "a launch had no device time to compare the counter with";
+      return v;
+    }
+    if (r.timer_ticks > 0) {
+      ++timed;
+      const double ratio = static_cast<double>(r.ticks) / static_cast<double>(r.timer_ticks);
+      if (std::abs(ratio - 1) < kTimerMatch) ++as_timer;
+    }
+  }
+  if (timed > 0 && as_timer == timed) {
+    v.why = fmt::format("it advances exactly as the device's real-time clock does ({} and {} ticks across one "
+                        "chain): it is a timer counting ns, not a cycle counter",
+                        readings.back().ticks, readings.back().timer_ticks);
+    return v;
+  }
+  std::vector<double> mhz;
+  for (const CounterReading& r : readings) {
+    const double rate = static_cast<double>(r.ticks) / r.launch_ns * 1e3;
+    if (rate > kMaxMhz || rate < kMinMhz) {
+      v.why = fmt::format("the counter advanced {} ticks in a launch of {:.0f} us ({:.4g} MHz, outside {:g} to {:g} "
+                          "MHz): it wrapped, or it is not a clock",
+                          r.ticks, r.launch_ns / 1e3, rate, kMinMhz, kMaxMhz);
+      return v;
+    }
+    mhz.push_back(rate);
+  }
+  const auto [lo, hi] = std::minmax_element(mhz.begin(), mhz.end());
+  if (*hi > kMaxSpread * *lo) {
+    v.why = fmt::format("the counter's rate varied from {:.4g} to {:.4g} MHz between launches of one chain: not a "
+                        "steady clock",
+                        *lo, *hi);
+    return v;
+  }
+  v.usable = true;
+  v.mhz = median(mhz);
+  return v;
+}
+
+CounterVerdict check_cycle_counter(Device& dev) {
+  const DeviceInfo& info = dev.info();
+  if (!info.features.cycle_counter) return {false, "the device offers kernels no cycle counter", 0};
+  Kernel* k = nullptr;
+  try {
+    k = &dev.kernel({"clock", "chain", {{"counters", true}}});
+  } catch (const BuildError& e) {
+    return {false, "the counter kernel did not build: " + first_line(e.what()), 0};
+  } catch (const Unsupported& e) {
+    return {false, e.what(), 0};
+  }
+  auto out = dev.create_buffer(3 * sizeof(uint64_t));
+  std::vector<CounterReading> readings;
+  uint32_t rounds = 64;
+  // The first launch is a warm-up: drivers that compile or page in on first
+  // use (lavapipe) spend its time outside the chain.
+  for (int launches = 0; launches < 40 && readings.size() < 5; ++launches) {
+    const KernelArg args[] = {out.get(), rounds, kCheckSeed};
+    const double ns = dev.launch(*k, Range::d1(1), Range::d1(1), args);
+    const auto r = dev.read_values<uint64_t>(*out, 3);
+    const uint64_t steps = uint64_t{rounds} * clock_twin::kStepsPerRound;
+    if (static_cast<uint32_t>(r[2]) != clock_twin::chain_value(kCheckSeed, steps))
+      throw ValidationError(fmt::format("clock: the counter check's chain of {} steps ended at {}, host says {}", steps,
+                                        r[2], clock_twin::chain_value(kCheckSeed, steps)));
+    if (launches == 0) continue;
+    if (ns < kCheckLaunchNs && rounds < kMaxCheckRounds) {
+      rounds = std::min(kMaxCheckRounds, rounds * 4);
+      continue;
+    }
+    readings.push_back({r[0], r[1], ns});
+  }
+  return judge_counter(readings);
+}
 
 CounterKernel build_counter_kernel(Device& dev, const std::string& family, const std::string& entry) {
   CounterKernel c;
-  const DeviceFeatures& f = dev.info().features;
-  if (f.cycle_counter && f.inline_asm == "nvidia-ptx") {
-    try {
-      c.kernel = &dev.kernel({family, entry, {{"nv_ptx", true}}});
-      c.reads_counter = true;
-      return c;
-    } catch (const BuildError& e) {
-      c.note = std::string("PTX counters unavailable: ") + e.what();
+  const DeviceInfo& info = dev.info();
+  const std::string counter = describe_cycle_counter(info.features, info.vendor);
+  if (info.features.cycle_counter) {
+    const CounterVerdict v = check_cycle_counter(dev);
+    if (v.usable) {
+      try {
+        c.kernel = &dev.kernel({family, entry, {{"counters", true}}});
+        c.reads_counter = true;
+        c.counter = counter;
+        c.timer_is_ns = info.features.inline_asm == "nvidia-ptx";
+        return c;
+      } catch (const BuildError& e) {
+        c.note = "the cycle counter is unavailable: " + first_line(e.what());
+      }
+    } else {
+      c.note = "the cycle counter (" + counter + ") is not used: " + v.why;
     }
   }
-  c.kernel = &dev.kernel({family, entry, {{"nv_ptx", false}}});
+  c.kernel = &dev.kernel({family, entry, {{"counters", false}}});
   return c;
 }
 

@@ -1,21 +1,68 @@
-// Kernels that read their core's cycle counter where the device lets them.
+// Kernels that read their core's cycle counter where the device lets them
+// (DeviceFeatures::cycle_counter), and the check that what they read counts
+// cycles.
+//
+// The kernel parameter `counters=true` asks a family's kernel (clock/chain,
+// sustain/fma_load) to read the counter: through NVIDIA inline PTX
+// (%clock64, and %globaltimer for ns) in OpenCL C, through
+// VK_KHR_shader_clock (clockARB(), subgroup scope, and clockRealtimeEXT()
+// where the device has it) in GLSL.
 #pragma once
 
 #include "backends/backend.hpp"
 
+#include <cstdint>
+#include <span>
 #include <string>
 
 namespace gpuscope {
 
 struct CounterKernel {
   Kernel* kernel = nullptr;
-  bool reads_counter = false;  // built with nv_ptx = true: the kernel reads NVIDIA's SM cycle counter
-  std::string note;            // why it does not, where the device offered a counter but the build failed
+  bool reads_counter = false;  // built with counters = true and the counter passed check_cycle_counter
+  std::string counter;         // which counter and what it counts, for a series' method ("" without one)
+  // The kernel's timer ticks are ns (NVIDIA's %globaltimer through PTX);
+  // otherwise the timer's unit is the device's own, and rates are taken
+  // over the launch's timestamps instead.
+  bool timer_is_ns = false;
+  std::string note;            // why the counter is not read, where the device offers one
 };
 
-// Builds `family`/`entry` with nv_ptx = true where the device's features
-// offer a cycle counter through NVIDIA inline PTX and the build succeeds,
-// else with nv_ptx = false.
+// Which counter kernels on a device of `f` read and what it counts ("" for
+// none): a sentence for methods and notes.
+std::string describe_cycle_counter(const DeviceFeatures& f, const std::string& vendor);
+
+// One launch of clock/chain with counters: what the counters read around
+// the chain and the launch's time from the API's timestamps.
+struct CounterReading {
+  uint64_t ticks = 0;         // the cycle counter's advance across the chain
+  uint64_t timer_ticks = 0;   // the device's constant-rate timer across it (ns on NVIDIA); 0: no timer
+  double launch_ns = 0;       // the launch's device time (timestamps)
+};
+
+// Whether readings of a cycle counter look like a cycle count, and the rate
+// they imply. A counter is rejected (usable false, `why` says why) when it
+// does not advance in some launch, advances faster than 20 GHz or slower
+// than 1 MHz of the launch time (a wrap or a stuck counter), varies by more
+// than 2x between launches of one length, or advances exactly as the
+// device's timer does (within 0.1%: it is a timer, counting ns, not cycles;
+// lavapipe reads the host's clock for both).
+struct CounterVerdict {
+  bool usable = false;
+  std::string why;
+  double mhz = 0;  // median ticks per launch us, where usable
+};
+CounterVerdict judge_counter(std::span<const CounterReading> readings);
+
+// Runs clock/chain with counters a few times (a ~1 ms chain each) and
+// judges what its counter reads; a device without the feature, or whose
+// build fails, is not usable with the reason.
+CounterVerdict check_cycle_counter(Device& dev);
+
+// Builds `family`/`entry` with counters = true where the device's features
+// offer a cycle counter, the build succeeds and check_cycle_counter accepts
+// it, else with counters = false (the note says why, where a counter was
+// offered).
 CounterKernel build_counter_kernel(Device& dev, const std::string& family, const std::string& entry);
 
 }  // namespace gpuscope

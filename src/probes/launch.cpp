@@ -4,11 +4,15 @@
 // - The kernel is empty but for one store the host checks (launch.cl), so
 //   every microsecond measured is launch machinery.
 // - Isolated launches (enqueue one, wait for it, spinning) give two views:
-//   dispatch latency from the launch's own profiling timestamps (queued ->
-//   start: the driver and the device's front end) and round trip from the
-//   host's clock (enqueue call -> host sees completion: what a program that
-//   waits on every launch pays). The host spins rather than sleeps while it
-//   waits, since a sleep's granularity would be the measurement.
+//   dispatch latency from the launch's own timestamps (queued -> start: the
+//   driver and the device's front end) and round trip from the host's clock
+//   (enqueue call -> host sees completion: what a program that waits on
+//   every launch pays). The host spins rather than sleeps while it waits,
+//   since a sleep's granularity would be the measurement. OpenCL's
+//   profiling events stamp the queueing on the device's clock; Vulkan's
+//   queueing is the host's vkQueueSubmit call put on the device's clock by
+//   calibrated timestamps (EventTimes::queued_deviation_ns: how far that
+//   pairing may be off, kept in the series' meta).
 // - One work-item and a full device's worth of work-groups: a launch whose
 //   groups must be spread over every compute unit may cost more.
 // - Batches of 4 to 256 launches enqueued back to back: the cost per launch
@@ -44,6 +48,8 @@ std::vector<Series> run_launch_probe(ProbeContext& ctx) {
   Series roundtrip = make_series("launch.roundtrip", "launch", items, {"round trip", "us"});
   Series duration = make_series("launch.duration", "launch", items, {"start->end", "us"});
   const size_t group = std::min<size_t>(256, k.max_work_group_size());
+  std::vector<double> deviation_us;  // of every calibrated queueing stamp
+  std::string dispatch_problem;
   const size_t wide = group * std::max<size_t>(1, info.compute_units) * 8;
   const int isolated = quick ? 20 : 50;
   for (size_t n : {size_t{1}, wide}) {
@@ -57,11 +63,23 @@ std::vector<Series> run_launch_probe(ProbeContext& ctx) {
       const EventTimes& t = b.events.front();
       // Queueing and submission are stamped by some APIs only.
       if (t.queued_ns) d.push_back((t.start_ns - *t.queued_ns) / 1e3);
+      if (t.queued_deviation_ns) deviation_us.push_back(*t.queued_deviation_ns / 1e3);
       if (t.submit_ns) s.push_back((t.start_ns - *t.submit_ns) / 1e3);
       r.push_back(b.host_ns / 1e3);
       e.push_back((t.end_ns - t.start_ns) / 1e3);
     }
-    if (!d.empty()) add_point(dispatch, static_cast<double>(n), d);
+    // A host instant paired with the device's clock can land after the
+    // start it precedes where the pairing is off: then there is no
+    // dispatch latency to claim, and the meta says why.
+    const auto lowest = std::min_element(d.begin(), d.end());
+    if (lowest != d.end() && *lowest < 0) {
+      dispatch_problem = fmt::format(
+          "queued->start came out negative ({:.2f} us) for {} work-items: the host-device clock pairing is off by "
+          "more than it claims here",
+          *lowest, n);
+      d.clear();
+    }
+    if (!d.empty() && dispatch_problem.empty()) add_point(dispatch, static_cast<double>(n), d);
     if (!s.empty()) add_point(submit, static_cast<double>(n), s);
     add_point(roundtrip, static_cast<double>(n), r);
     add_point(duration, static_cast<double>(n), e);
@@ -85,7 +103,8 @@ std::vector<Series> run_launch_probe(ProbeContext& ctx) {
     add_point(per_launch, count, host);
     add_point(gap, count, gaps);
   }
-  // Queueing is stamped by some APIs only (OpenCL, not Vulkan).
+  // Queueing is stamped by some APIs only (OpenCL; Vulkan through calibrated timestamps).
+  if (!dispatch_problem.empty()) dispatch.points.clear();
   ctx.progress(fmt::format("launch: {}round trip {:.1f} us, back to back {:.1f} us",
                            dispatch.points.empty() ? ""
                                                    : fmt::format("dispatch {:.1f} us, ", dispatch.points.front().y),
@@ -95,7 +114,17 @@ std::vector<Series> run_launch_probe(ProbeContext& ctx) {
   for (Series* s : {&dispatch, &submit, &roundtrip, &duration, &per_launch, &gap}) {
     if (s->points.empty()) continue;  // dispatch and submit where the API stamps no queueing
     s->meta = {{"kernel", "launch/empty"}, {"group", group}, {"wall_s", budget.elapsed_s()}};
+    if (s == &dispatch && !deviation_us.empty()) {
+      s->meta["method"] =
+          "calibrated timestamps: the host's submit call, on its monotonic clock, put on the device's timestamp "
+          "clock by a pairing of both clocks taken just before each submission, to the launch's start timestamp";
+      s->meta["calibration_deviation_us"] = median(deviation_us);
+    }
     out.push_back(std::move(*s));
+  }
+  if (!dispatch_problem.empty()) {
+    for (Series& s : out)
+      if (s.id == "launch.roundtrip") s.meta["dispatch_not_measured"] = dispatch_problem;
   }
   return out;
 }

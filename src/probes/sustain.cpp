@@ -9,9 +9,12 @@
 //   sees a long kernel, and launches follow back to back for --sustain-s
 //   seconds. Before it the device idles for a second, so the first launches
 //   show the clock's ramp from idle.
-// - Per launch: throughput from its profiling events, and on NVIDIA the SM
-//   clock from %clock64 / %globaltimer around work-item 0's chains (the clock
-//   probe's method). Elsewhere the analysis reads the clock from throughput.
+// - Per launch: throughput from its profiling events, and where kernels can
+//   read a cycle counter (probes/cycle_counter.hpp) the clock from work-item
+//   0's counter across its chains (the clock probe's method): over
+//   %globaltimer's ns on NVIDIA's OpenCL, over the launch's timestamps
+//   elsewhere (work-item 0 runs the whole launch: every work-item is resident
+//   at once). Elsewhere the analysis reads the clock from throughput.
 // - Time axis: the launches' summed device time plus the idle the probe
 //   inserted (the host's few microseconds between launches left out, 0.1% of
 //   a 25 ms launch), so a simulated device, whose launches take no wall time,
@@ -117,8 +120,9 @@ std::vector<Series> run_sustain_probe(ProbeContext& ctx) {
   // which clang before 16 refuses for bindings (the fuzz build's compiler).
   const CounterKernel counter = build_counter_kernel(dev, "sustain", "fma_load");
   Kernel* const k = counter.kernel;
-  const bool ptx = counter.reads_counter;
-  const std::string& ptx_note = counter.note;
+  const bool reads = counter.reads_counter;
+  const bool timer_ns = counter.timer_is_ns;
+  const std::string& counter_note = counter.note;
   const size_t local = std::min<size_t>(256, k->max_work_group_size());
   const size_t items = std::max<size_t>(1, info.compute_units) * 2048 / local * local;
   auto out = dev.create_buffer(items * sizeof(float));
@@ -132,9 +136,10 @@ std::vector<Series> run_sustain_probe(ProbeContext& ctx) {
     const KernelArg args[] = {out.get(), clock.get(), rounds, kA, kB};
     Launch l;
     l.ns = dev.launch(*k, Range::d1(items), Range::d1(local), args);
-    if (ptx) {
+    if (reads) {
       const auto c = dev.read_values<uint64_t>(*clock, 2);
-      if (c[1] > 0) l.mhz = static_cast<double>(c[0]) / static_cast<double>(c[1]) * 1e3;
+      const double ns = timer_ns ? static_cast<double>(c[1]) : l.ns;
+      if (c[0] > 0 && ns > 0) l.mhz = static_cast<double>(c[0]) / ns * 1e3;
     }
     return l;
   };
@@ -221,13 +226,15 @@ std::vector<Series> run_sustain_probe(ProbeContext& ctx) {
   add_binned(tp, gflops);
   tp.meta = common;
   tp.meta["method"] = "fp32 fma chains, 8 per work-item; flops over each launch's profiling-event time";
-  if (!ptx_note.empty()) tp.meta["note"] = ptx_note;
+  if (!counter_note.empty()) tp.meta["note"] = counter_note;
   result.push_back(std::move(tp));
   if (!mhz.empty()) {
     Series c = make_series("sustain.clock", "sustain", {"time", "s"}, {"clock", "MHz"});
     add_binned(c, mhz);
     c.meta = common;
-    c.meta["method"] = "%clock64 cycles / %globaltimer ns around work-item 0's chains (inline PTX)";
+    c.meta["method"] = timer_ns ? "%clock64 cycles / %globaltimer ns around work-item 0's chains (inline PTX)"
+                                : counter.counter + "; work-item 0's ticks across its chains over the launch's "
+                                                    "device time (timestamp queries)";
     result.push_back(std::move(c));
   }
   gap_tp.meta = {{"kernel", "sustain/fma_load"},

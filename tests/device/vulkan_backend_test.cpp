@@ -8,12 +8,14 @@
 #include "backends/backend.hpp"
 #include "backends/vulkan/vulkan_backend.hpp"
 #include "backends/vulkan/vulkan_glsl.hpp"
+#include "probes/cycle_counter.hpp"
 #include "support/cli.hpp"
 #include "support/vulkan_device.hpp"
 #include "report/results_json.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <numeric>
@@ -115,9 +117,37 @@ TEST_F(VulkanFamilies, LaunchStoresItsValueInEveryLaunchOfABatch) {
   const KernelArg args[] = {sink.get(), uint32_t{77}};
   const LaunchBatch b = dev().launch_batch(k, {Range::d1(1), Range::d1(1)}, args, 8);
   ASSERT_EQ(b.events.size(), 8u);
-  EXPECT_FALSE(b.events[0].queued_ns.has_value());
   for (size_t i = 1; i < b.events.size(); ++i) EXPECT_GE(b.events[i].start_ns, b.events[i - 1].end_ns);
   EXPECT_EQ(dev().read_values<uint32_t>(*sink, 1)[0], 77u);
+}
+
+// With calibrated timestamps the host's submit call is put on the device's
+// clock: every launch of the batch is queued by it (queued_ns 0, the
+// origin), starts after it and within the host's round trip of it, and the
+// pairing's deviation is kept. Without the extension nothing is claimed.
+TEST_F(VulkanFamilies, CalibratedTimestampsPutTheSubmitBeforeTheStart) {
+  const auto& exts = dev().info().extensions;
+  const bool calibrated =
+      std::find(exts.begin(), exts.end(), "VK_EXT_calibrated_timestamps") != exts.end() ||
+      std::find(exts.begin(), exts.end(), "VK_KHR_calibrated_timestamps") != exts.end();
+  auto sink = dev().create_buffer(4);
+  Kernel& k = dev().kernel({"launch", "empty", {}});
+  const KernelArg args[] = {sink.get(), uint32_t{5}};
+  for (int count : {1, 4}) {
+    const LaunchBatch b = dev().launch_batch(k, {Range::d1(1), Range::d1(1)}, args, count);
+    ASSERT_EQ(b.events.size(), static_cast<size_t>(count));
+    for (const EventTimes& e : b.events) {
+      ASSERT_EQ(e.queued_ns.has_value(), calibrated);
+      EXPECT_FALSE(e.submit_ns.has_value());
+      if (!calibrated) continue;
+      EXPECT_EQ(*e.queued_ns, 0.0);
+      ASSERT_TRUE(e.queued_deviation_ns.has_value());
+      const double slack = *e.queued_deviation_ns;
+      EXPECT_GT(e.start_ns, -slack) << "a launch started before its submission";
+      EXPECT_LT(e.end_ns, b.host_ns + slack) << "a launch ended after the host saw the batch complete";
+    }
+  }
+  EXPECT_EQ(dev().read_values<uint32_t>(*sink, 1)[0], 5u);
 }
 
 TEST_F(VulkanFamilies, CoalescingCopiesStridedElements) {
@@ -187,13 +217,32 @@ TEST_F(VulkanFamilies, ClockChainGivesTheHostsValue) {
   auto out = dev().create_buffer(3 * 8);
   const uint32_t rounds = 100, seed = 12345;
   for (bool counters : {false, true}) {
+    if (counters && !features().cycle_counter) continue;
     const KernelArg args[] = {out.get(), rounds, seed};
-    dev().launch(dev().kernel({"clock", "chain", {{"nv_ptx", counters}}}), Range::d1(1), Range::d1(1), args);
+    dev().launch(dev().kernel({"clock", "chain", {{"counters", counters}}}), Range::d1(1), Range::d1(1), args);
     uint32_t x = seed;
     for (uint32_t i = 0; i < rounds * 16; ++i) x = x * x + (seed | 1u);
     const auto got = dev().read_values<uint64_t>(*out, 3);
     EXPECT_EQ(got[2], x);
     if (!counters) EXPECT_EQ(got[0], 0u);
+  }
+}
+
+// Counters need the subgroup clock; lavapipe's counts the host's ns, as its
+// device clock does, and the check says so instead of inventing a clock.
+TEST_F(VulkanFamilies, CycleCounterCheckSaysWhatTheCounterCounts) {
+  const CounterVerdict v = check_cycle_counter(dev());
+  if (!features().cycle_counter) {
+    EXPECT_FALSE(v.usable);
+    EXPECT_THROW(dev().kernel({"clock", "chain", {{"counters", true}}}), BuildError);
+    return;
+  }
+  if (dev().info().vendor_info.value("vk_driver_name", std::string()) == "llvmpipe") {
+    EXPECT_FALSE(v.usable);
+    EXPECT_NE(v.why.find("timer counting ns"), std::string::npos) << v.why;
+  } else {
+    EXPECT_TRUE(v.usable || !v.why.empty());
+    if (v.usable) EXPECT_GT(v.mhz, 0);
   }
 }
 

@@ -189,6 +189,36 @@ TEST_F(VulkanProbeFamilies, ComputeFormsBuildOrSayWhyNot) {
   EXPECT_THROW(dev().kernel(spec(Scalar::u32, 1, "PTX_F16X2", "tp_FMA", "FAST")), BuildError);
 }
 
+// compute's dp4a through the API's integer dot product: where the device
+// has it, the compute and oplatency probes time it after checking it on the
+// host against the twin (the run fails otherwise); where it has not, the
+// probe says why.
+TEST_F(VulkanProbeFamilies, IntegerDotProductIsTimedWhereTheDeviceHasIt) {
+  const auto dir = std::filesystem::temp_directory_path() / "gpuscope_vulkan_dp4a";
+  std::filesystem::remove_all(dir);
+  const auto r = test::run_gpuscope("run --quiet --quick --probes compute,oplatency --ops int32.dp4a --device " +
+                                        test::vulkan_device_id() + " --out " + dir.string(),
+                                    "VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.find("Vulkan validation"), std::string::npos) << r.output;
+  const Results res = read_results_file((dir / "results.json").string());
+  for (const char* id : {"compute.int8.dp4a", "oplatency.int8.dp4a"}) {
+    const Series* s = res.find_series(id);
+    if (!features().integer_dot_product) {
+      EXPECT_EQ(s, nullptr) << id;
+      continue;
+    }
+    ASSERT_NE(s, nullptr) << id;
+    ASSERT_FALSE(s->points.empty());
+    EXPECT_GT(s->points.front().y, 0);
+  }
+  if (!features().integer_dot_product) {
+    const Series* summary = res.find_series("compute.summary");
+    ASSERT_NE(summary, nullptr);
+    EXPECT_NE(summary->meta["unsupported"].dump().find("integer dot product"), std::string::npos);
+  }
+}
+
 // Each probe whose shaders this file covers, --quick on the Vulkan device,
 // validation on: it runs (is not skipped), its host-side checks pass, and
 // the layer says nothing.

@@ -103,7 +103,7 @@ TEST(SimSystemKernels, LonePlayerAndWrappingAdds) {
 TEST(SimSystemKernels, BatchWaitsForLongKernels) {
   const SimConfig c = load_sim_preset("mali-g52");
   SimDevice dev(c, "sim:mali-g52");
-  Kernel& k = dev.kernel({"clock", "chain", {{"nv_ptx", false}}});
+  Kernel& k = dev.kernel({"clock", "chain", {{"counters", false}}});
   auto out = dev.create_buffer(3 * sizeof(uint64_t));
   const KernelArg args[] = {out.get(), uint32_t{100000}, uint32_t{1}};  // 1.6M steps: ms, not us
   const LaunchBatch b = dev.launch_batch(k, {Range::d1(1), Range::d1(1)}, args, 3);

@@ -264,6 +264,81 @@ TEST(ClockAnalysis, ChainReadAsWholeCycles) {
   EXPECT_LE(find(fs2, "device.measured_clock_mhz")->confidence, 0.1);
 }
 
+TEST(ClockAnalysis, VulkanCounterNamesItsMethod) {
+  Results r;  // no reported clock: Vulkan reports none
+  Series c = series("clock.counters", {{1, 1977}});
+  c.meta["method"] = "the shader clock at subgroup scope (clockARB()): on NVIDIA the SM's cycle counter; its ticks "
+                     "across the chain over the launch's device time (timestamp queries)";
+  r.series.push_back(c);
+  const Finding* f = find(analysis::clock_findings(r), "device.measured_clock_mhz");
+  ASSERT_NE(f, nullptr);
+  EXPECT_DOUBLE_EQ(number(*f), 1977);
+  EXPECT_NE(f->method.find("clockARB"), std::string::npos) << f->method;
+  EXPECT_EQ(f->method.find("%globaltimer"), std::string::npos) << f->method;
+}
+
+TEST(ClockAnalysis, NoCounterAndNoReportedClockIsUnfoundWithTheReason) {
+  Results r;
+  Series chain = series("clock.chain", {{1, 2.0}});
+  chain.meta["note"] = "the cycle counter (x) is not used: it is a timer counting ns, not a cycle counter";
+  r.series.push_back(chain);
+  const analysis::Analysis a = analysis::analyze_with_gaps(r);
+  EXPECT_EQ(find(a.findings, "device.measured_clock_mhz"), nullptr);
+  bool said = false;
+  for (const auto& u : a.unfound)
+    if (u.id == "device.measured_clock_mhz") said = u.reason.find("timer counting ns") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+TEST(ClockAnalysis, LevelLatenciesInCyclesAtTheMeasuredClock) {
+  Results r;
+  r.device.clock_mhz = 1980;
+  Finding clock = analysis::clock_findings([] {
+    Results c;
+    c.series.push_back(series("clock.counters", {{1, 2000}}));
+    return c;
+  }()).front();
+  Finding l1;
+  l1.id = "memory.L1.latency_ns";
+  l1.value = 16.0;
+  l1.unit = "ns";
+  l1.confidence = 0.9;
+  l1.low = 15.5;
+  l1.high = 16.5;
+  l1.evidence = {"latency.global"};
+  Finding tlb = l1;
+  tlb.id = "memory.tlb.miss_penalty_ns";
+  const auto fs = analysis::level_cycle_findings(r, {l1, tlb, clock});
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].id, "memory.L1.latency_cycles");
+  EXPECT_DOUBLE_EQ(number(fs[0]), 32.0);
+  EXPECT_DOUBLE_EQ(*fs[0].low, 31.0);
+  EXPECT_NE(fs[0].note.find("measured 2000 MHz"), std::string::npos) << fs[0].note;
+  // Without a measured clock: the reported one, less sure; with neither: nothing.
+  const auto reported = analysis::level_cycle_findings(r, {l1});
+  ASSERT_EQ(reported.size(), 1u);
+  EXPECT_NEAR(number(reported[0]), 31.68, 1e-9);
+  EXPECT_LT(reported[0].confidence, 0.6);
+  r.device.clock_mhz = 0;
+  EXPECT_TRUE(analysis::level_cycle_findings(r, {l1}).empty());
+}
+
+TEST(LaunchAnalysis, CalibratedQueueingWidensTheIntervalByThePairingsDeviation) {
+  Results r;
+  Series d = series("launch.dispatch", {{1, 6.0}});
+  d.meta["method"] = "calibrated timestamps: the host's submit call put on the device's clock";
+  d.meta["calibration_deviation_us"] = 0.5;
+  r.series.push_back(d);
+  const Finding* f = find(analysis::launch_findings(r), "launch.dispatch_us");
+  ASSERT_NE(f, nullptr);
+  EXPECT_DOUBLE_EQ(number(*f), 6.0);
+  ASSERT_TRUE(f->low && f->high);
+  EXPECT_NEAR(*f->low, 6.0 * 0.995 - 0.5, 1e-9);
+  EXPECT_NEAR(*f->high, 6.0 * 1.005 + 0.5, 1e-9);
+  EXPECT_NE(f->method.find("calibrated timestamps"), std::string::npos) << f->method;
+  EXPECT_NE(f->note.find("0.5 us"), std::string::npos) << f->note;
+}
+
 TEST(SystemAnalysis, AnalyzeAllIncludesEveryFamily) {
   Results r = hopper_scheduling();
   r.device.clock_mhz = 1980;

@@ -1,6 +1,7 @@
 // Sim family `clock` (src/kernels/opencl/clock.cl): `chain`, one work-item running x = x * x + c
-// (uint32, dependent) for rounds x 16 steps. No sim device accepts inline
-// PTX, so out[0] and out[1] (the NVIDIA counters) are 0 and out[2] is x.
+// (uint32, dependent) for rounds x 16 steps. No sim device has a cycle
+// counter (counters=true is Unsupported), so out[0] and out[1] are 0 and
+// out[2] is x.
 //
 // Semantics: exact, in uint32 arithmetic. The probe repeats one step count
 // many times (and calibrates upwards), so the last chain computed is
@@ -33,8 +34,8 @@ struct ChainMemo {
 };
 
 double chain(SimLaunch& l) {
-  if (l.spec().flag("nv_ptx"))
-    throw Unsupported("sim: clock's NVIDIA inline-PTX counters (no sim device accepts inline PTX)");
+  if (l.spec().flag("counters"))
+    throw Unsupported("sim: clock's cycle counters (no sim device has one)");
   SimBuffer& out = l.buffer(0);
   const uint32_t rounds = l.u32(1);
   const uint32_t seed = l.u32(2);

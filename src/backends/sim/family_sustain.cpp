@@ -1,6 +1,6 @@
 // Sim family `sustain` (src/kernels/opencl/sustain.cl): `fma_load`, every work-item 8 independent fp32
 // fma chains for rounds x 8 steps, under the description's clock governor.
-// No sim device accepts inline PTX (NV_PTX=1 is Unsupported), so clock[0..1]
+// No sim device has a cycle counter (counters=true is Unsupported), so clock[0..1]
 // are 0 and the probe reads the clock from throughput.
 //
 // Semantics: exact (std::fma is correctly rounded, as OpenCL's fma); seeds
@@ -48,8 +48,8 @@ double ceiling_mhz(const SimConfig& c, double heat_s) {
 }
 
 double fma_load(SimLaunch& l) {
-  if (l.spec().flag("nv_ptx"))
-    throw Unsupported("sim: sustain.cl's NVIDIA inline-PTX counters (no sim device accepts inline PTX)");
+  if (l.spec().flag("counters"))
+    throw Unsupported("sim: sustain's cycle counters (no sim device has one)");
   SimBuffer& out = l.buffer(0);
   SimBuffer& clock = l.buffer(1);
   const uint32_t rounds = l.u32(2);

@@ -29,6 +29,8 @@ VkDev::VkDev(std::unique_ptr<Physical> phys, DeviceInfo info) : p_(std::move(phy
                         "VK_KHR_portability_subset"})
     if (p_->has(e)) exts.push_back(e);
   if (p_->coop_ext()) exts.push_back(p_->coop_ext());
+  const char* calibrated = calibrated_timestamps_extension(p_->exts);
+  if (calibrated) exts.push_back(calibrated);
   VkDeviceCreateInfo ci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   ci.pNext = &p_->f;
   ci.queueCreateInfoCount = 1;
@@ -36,6 +38,7 @@ VkDev::VkDev(std::unique_ptr<Physical> phys, DeviceInfo info) : p_(std::move(phy
   ci.enabledExtensionCount = static_cast<uint32_t>(exts.size());
   ci.ppEnabledExtensionNames = exts.data();
   check(vkCreateDevice(p_->pd, &ci, nullptr, &dev_), "vkCreateDevice");
+  calibrated_ = std::make_unique<CalibratedTimestamps>(volkGetLoadedInstance(), p_->pd, dev_, calibrated);
   vkGetDeviceQueue(dev_, *p_->queue_family, 0, &queue_);
   VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
@@ -188,6 +191,7 @@ double VkDev::end_and_wait(bool spin) {
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cb_;
   const auto t0 = std::chrono::steady_clock::now();
+  submit_host_ns_ = calibrated_->usable() ? calibrated_->host_now_ns() : 0;
   check(vkQueueSubmit(queue_, 1, &si, fence_), "vkQueueSubmit");
   if (spin) {
     VkResult r;

@@ -13,6 +13,7 @@
 #include <volk.h>  // before any other Vulkan header
 
 #include "backends/backend.hpp"
+#include "backends/vulkan/calibrated_timestamps.hpp"
 #include "backends/vulkan/vulkan_glsl.hpp"
 #include "backends/vulkan/vulkan_instance.hpp"
 #include "backends/vulkan/vulkan_physical.hpp"
@@ -139,6 +140,12 @@ class VkDev final : public Device, public HostTransferFacet, public ImageFacet {
   double launch(Kernel& kernel, const LaunchShape& shape, std::span<const KernelArg> args) override;
   LaunchBatch launch_batch(Kernel& kernel, const LaunchShape& shape, std::span<const KernelArg> args,
                            int count) override;
+  // Each launch's timestamps of one submission (ticks: start and end of
+  // each), relative to the submission where a clock pairing puts the host's
+  // vkQueueSubmit call on the device's clock (queued_ns: all launches of a
+  // batch are queued by that one call), else to the first start.
+  std::vector<EventTimes> batch_events(const std::vector<uint64_t>& t, int count,
+                                       const ClockPairing* pairing) const;
 
   // HostTransferFacet (vulkan_transfers.cpp).
   std::unique_ptr<Buffer> create_host_buffer(size_t bytes) override;
@@ -249,6 +256,8 @@ class VkDev final : public Device, public HostTransferFacet, public ImageFacet {
 
   std::unique_ptr<Physical> p_;
   DeviceInfo info_;
+  std::unique_ptr<CalibratedTimestamps> calibrated_;
+  uint64_t submit_host_ns_ = 0;  // the host clock (calibrated_'s) at the last vkQueueSubmit; 0 without it
   VkDevice dev_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
   VkCommandPool pool_ = VK_NULL_HANDLE;

@@ -176,16 +176,32 @@ LaunchBatch VkDev::launch_batch(Kernel& kernel, const LaunchShape& shape, std::s
   auto& k = static_cast<VkKern&>(kernel);
   count = std::max(count, 1);
   LaunchBatch b;
+  // Paired before the submission, so that pairing costs no launch time.
+  ClockPairing pairing;
+  if (calibrated_->usable()) pairing = calibrated_->pair();
   const auto t0 = std::chrono::steady_clock::now();
   const auto t = dispatch(k, shape, args, count, true, nullptr);
   b.host_ns = ns_since(t0);
+  b.events = batch_events(t, count, calibrated_->usable() ? &pairing : nullptr);
+  return b;
+}
+
+std::vector<EventTimes> VkDev::batch_events(const std::vector<uint64_t>& t, int count,
+                                            const ClockPairing* pairing) const {
+  double origin = 0;  // ns after the first start
+  if (pairing) origin = host_on_device_ns(*pairing, submit_host_ns_, t[0], ts_period_, ts_mask_);
+  std::vector<EventTimes> events;
   for (int i = 0; i < count; ++i) {
     EventTimes e;
-    e.start_ns = ticks_ns(t[0], t[2 * i]);
-    e.end_ns = ticks_ns(t[0], t[2 * i + 1]);
-    b.events.push_back(e);
+    e.start_ns = ticks_ns(t[0], t[2 * i]) - origin;
+    e.end_ns = ticks_ns(t[0], t[2 * i + 1]) - origin;
+    if (pairing) {
+      e.queued_ns = 0;
+      e.queued_deviation_ns = static_cast<double>(pairing->max_deviation_ns);
+    }
+    events.push_back(e);
   }
-  return b;
+  return events;
 }
 
 }  // namespace gpuscope::vulkan

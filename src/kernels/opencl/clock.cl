@@ -1,12 +1,13 @@
 // The running clock. One work-item runs a dependent chain x = x * x + c
 // (an integer multiply-add: nothing can overlap or fold it), `rounds` x 16
-// steps; the host checks x. On NVIDIA (-DNV_PTX=1) the kernel also reads
-// the SM's cycle counter (%clock64) and the global nanosecond timer
-// (%globaltimer) around the chain, which gives cycles per ns directly.
+// steps; the host checks x. With -DCOUNTERS=1 (NVIDIA, whose OpenCL takes
+// inline PTX) the kernel also reads the SM's cycle counter (%clock64) and
+// the global nanosecond timer (%globaltimer) around the chain, which gives
+// cycles per ns directly.
 // Elsewhere the chain's time per step, from profiling events, is compared
 // with the reported clock (the probe's file says how).
 //
-// out[0] = clock64 cycles, out[1] = globaltimer ns (0 and 0 without PTX),
+// out[0] = clock64 cycles, out[1] = globaltimer ns (0 and 0 without COUNTERS),
 // out[2] = the chain's final value.
 
 #define STEP x = x * x + c;
@@ -16,7 +17,7 @@
 __kernel void chain(__global ulong* out, uint rounds, uint seed) {
   uint x = seed;
   const uint c = seed | 1u;
-#if NV_PTX
+#if COUNTERS
   ulong c0, c1, t0, t1;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0)::"memory");
   asm volatile("mov.u64 %0, %%clock64;" : "=l"(c0)::"memory");
@@ -27,7 +28,7 @@ __kernel void chain(__global ulong* out, uint rounds, uint seed) {
   for (uint r = 0; r < rounds; ++r) {
     STEP16
   }
-#if NV_PTX
+#if COUNTERS
   // An empty statement that uses x: the final reads cannot be scheduled
   // before the chain has finished.
   asm volatile("" ::"r"(x) : "memory");

@@ -250,6 +250,9 @@ int dp4a(int p, int q, int s) {
   x = dp4a(y, a, b);          \
   y = dp4a(x, a, b);
 #endif
+#if API_DOT && !HAS_PTX
+#error "compute: the API's integer dot product (cl_khr_integer_dot_product) has no OpenCL C kernel here"
+#endif
 #endif  // KIND_INT
 
 // ---------------------------------------------------------------- kernels

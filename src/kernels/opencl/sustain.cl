@@ -8,7 +8,7 @@
 // (the host checks a few ids of each residue; the sim computes 64 chains).
 // x = fma(x, a, b) with a just under 1 and b small keeps x bounded.
 //
-// With -DNV_PTX=1 (NVIDIA), work-item 0 also records the SM cycle counter
+// With -DCOUNTERS=1 (NVIDIA: inline PTX), work-item 0 also records the SM cycle counter
 // (%clock64) and the global ns timer (%globaltimer) around its chains:
 // clock[0] = cycles, clock[1] = ns; their ratio is the clock it ran at.
 //
@@ -23,7 +23,7 @@ __kernel void fma_load(__global float* out, __global ulong* clock, uint rounds, 
   const float s = (float)(gid & 63u) * 0.0078125f;
   float x0 = s, x1 = s + 0.125f, x2 = s + 0.25f, x3 = s + 0.375f;
   float x4 = s + 0.5f, x5 = s + 0.625f, x6 = s + 0.75f, x7 = s + 0.875f;
-#if NV_PTX
+#if COUNTERS
   ulong c0 = 0, t0 = 0;
   if (gid == 0) {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0)::"memory");
@@ -34,7 +34,7 @@ __kernel void fma_load(__global float* out, __global ulong* clock, uint rounds, 
     ROUND ROUND ROUND ROUND ROUND ROUND ROUND ROUND
   }
   out[gid] = ((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7));
-#if NV_PTX
+#if COUNTERS
   if (gid == 0) {
     ulong c1, t1;
     asm volatile("" ::"f"(x0), "f"(x7) : "memory");

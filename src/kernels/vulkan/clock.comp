@@ -1,13 +1,13 @@
 // The running clock: the twin of opencl/clock.cl. One invocation runs a
 // dependent chain x = x * x + c, rounds x 16 steps; the host checks x.
 //
-// out[0] = cycles of the compute unit's clock across the chain, out[1] = ns
-// of the device's constant-rate clock across it, out[2] = the final value.
-// NV_PTX=1 asks for the counters (the probe's name for them, after the
-// OpenCL build that reads NVIDIA's); here they are read through
-// GL_ARB_shader_clock and GL_EXT_shader_realtime_clock where the device has
-// both, and are 0 otherwise. The realtime clock is taken to count ns, as
-// NVIDIA's %globaltimer does; other devices' units are their own.
+// COUNTERS=1 (the kernel parameter counters=true, asked only where
+// DeviceFeatures::cycle_counter, i.e. HAS_SUBGROUP_CLOCK) reads the counters
+// around the chain: out[0] = ticks of the subgroup clock (clockARB(): cycles
+// of the compute unit on GPUs; NVIDIA's SM clock), out[1] = ticks of the
+// device clock (clockRealtimeEXT(), constant rate: ns on NVIDIA) where the
+// device has one (HAS_DEVICE_CLOCK), else 0. Without COUNTERS both are 0.
+// out[2] = the final value.
 
 layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 
@@ -22,13 +22,18 @@ layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
 layout(set = 0, binding = 0) restrict writeonly buffer Out { uint64_t out_v[]; };
 layout(push_constant) uniform Args { uint rounds; uint seed; } args;
 
-#define COUNTERS (NV_PTX && HAS_SUBGROUP_CLOCK && HAS_DEVICE_CLOCK)
+#if COUNTERS && !HAS_SUBGROUP_CLOCK
+#error "clock: the device has no subgroup clock (VK_KHR_shader_clock shaderSubgroupClock)"
+#endif
+#define TIMER (COUNTERS && HAS_DEVICE_CLOCK)
 
 void main() {
   uint x = args.seed;
   const uint c = args.seed | 1u;
-#if COUNTERS
+#if TIMER
   const uint64_t t0 = clockRealtimeEXT();
+#endif
+#if COUNTERS
   const uint64_t c0 = clockARB();
 #endif
   // 16 rounds per iteration while they last (README.md: lavapipe's loop limit).
@@ -42,9 +47,13 @@ void main() {
 #if COUNTERS
   // Ties the final reads to x, so they cannot move above the chain.
   const uint64_t c1 = clockARB() + uint64_t(x & 0u);
-  const uint64_t t1 = clockRealtimeEXT() + uint64_t(x & 0u);
   out_v[0] = c1 - c0;
+#if TIMER
+  const uint64_t t1 = clockRealtimeEXT() + uint64_t(x & 0u);
   out_v[1] = t1 - t0;
+#else
+  out_v[1] = 0;
+#endif
 #else
   out_v[0] = 0;
   out_v[1] = 0;

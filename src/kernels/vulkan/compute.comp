@@ -6,7 +6,8 @@
 // Parameters (as the OpenCL build options): SCALAR and SCALAR_IS_<T>, VEC
 // (1, 2 or 4: GLSL has no 8- and 16-lane vectors), KIND_FLOAT | KIND_INT
 // (KIND_PTX_F16X2 and HAS_PTX are NVIDIA inline PTX, which GLSL cannot
-// embed: a build asking for either fails with that reason), CHAINS, UNROLL,
+// embed: a build asking for either fails with that reason), API_DOT (dp4a
+// through the API's integer dot product, below), CHAINS, UNROLL,
 // LAT_UNROLL, UNROLL_SLOW, LAT_UNROLL_SLOW, OPS_<OP> | OPS_FAST | OPS_ALL.
 // GLSL has one entry per shader: ENTRY_TP_<OP> or ENTRY_LAT_<OP> picks it;
 // OPS_* (which kernels an OpenCL program holds) changes nothing here, since
@@ -53,6 +54,14 @@ layout(constant_id = 3) const uint LOCAL_WORDS = 1;
 #endif
 #if SCALAR_IS_I8
 #extension GL_EXT_shader_8bit_storage : require
+#endif
+#if API_DOT
+#if !(VEC == 1 && SCALAR_IS_I32 && defined(KIND_INT))
+#error "compute: the integer dot product runs in the scalar int32 program only"
+#endif
+// Debian 12's glslang has no GL_EXT_integer_dot_product: the instruction is
+// spelled through GL_EXT_spirv_intrinsics instead.
+#extension GL_EXT_spirv_intrinsics : require
 #endif
 
 #ifndef CHAINS
@@ -180,6 +189,20 @@ uint64_t cycle_counter() { return 0ul; }
 #define STEP_DIV(x, y, a, b) \
   x = a / (y | ELEM(1));     \
   y = a / (x | ELEM(1));
+#if API_DOT
+// compute.cl's dp4a through the API: OpSDotKHR (id 4450) on packed 4x8-bit
+// operands (PackedVectorFormat4x8Bit = 0; capabilities DotProductKHR 6019
+// and DotProductInput4x8BitPackedKHR 6018), the signed int8 dot product of
+// v's and a's bytes, as PTX dp4a.s32.s32; then the int32 add of b, which
+// wraps as dp4a's accumulation does. Needs shaderIntegerDotProduct (core in
+// Vulkan 1.3).
+spirv_instruction(extensions = ["SPV_KHR_integer_dot_product"], capabilities = [6019, 6018], id = 4450)
+int sdot_4x8_packed(uint v, uint a, spirv_literal int packed_vector_format);
+#define DP4A(v, a, s) (sdot_4x8_packed(uint(v), uint(a), 0) + (s))
+#define STEP_DP4A(x, y, a, b) \
+  x = DP4A(y, a, b);          \
+  y = DP4A(x, a, b);
+#endif
 #if VEC == 1 && SCALAR_IS_I32
 // int -> float -> int; the multiply by a float the host sets to 1.0 stops
 // the compiler from folding the round trip. int() truncates, as
@@ -287,6 +310,12 @@ void main() { THROUGHPUT_BODY(precise, UNROLL, STEP_CVT, PARAM_A, PARAM_B) }
 #elif defined(ENTRY_LAT_CVT) && defined(STEP_CVT)
 LAT_ARGS
 void main() { LATENCY_BODY(precise, STEP_CVT, LAT_UNROLL) }
+#elif defined(ENTRY_TP_DP4A) && defined(STEP_DP4A)
+TP_ARGS
+void main() { THROUGHPUT_BODY(precise, UNROLL, STEP_DP4A, PARAM_A, PARAM_B) }
+#elif defined(ENTRY_LAT_DP4A) && defined(STEP_DP4A)
+LAT_ARGS
+void main() { LATENCY_BODY(precise, STEP_DP4A, LAT_UNROLL) }
 #elif defined(ENTRY_TP_DIV)
 TP_ARGS
 void main() { THROUGHPUT_BODY(precise, UNROLL_SLOW, STEP_DIV, PARAM_A, PARAM_B) }

@@ -47,7 +47,7 @@ struct Form {
 struct Reach {
   bool fp64 = false;
   bool fp16 = false;
-  bool integer_dot_product = false;  // the API's own (no kernel for it yet)
+  bool integer_dot_product = false;  // the API's own packed int8 dot product (a Vulkan kernel has it)
   bool ptx = false;                  // NVIDIA inline PTX may be used
   double isa = 0;                    // its ISA version (compute capability)
 };
@@ -76,7 +76,9 @@ struct Plan {
 // The shape for a device of `info`, with --compute-plan's overrides applied.
 Plan make_plan(const DeviceInfo& info, bool quick, const std::map<std::string, int64_t>& override);
 
-// The build of tp_<OP> (`throughput`) or lat_<OP> of `op` in `form`.
+// The build of tp_<OP> (`throughput`) or lat_<OP> of `op` in `form`. The
+// dot-product op (twin::Need::Dp4a) goes through PTX where `has_ptx`, else
+// through the API's integer dot product (api_dot=true).
 KernelSpec kernel_spec(const Form& form, const twin::Op& op, bool throughput, const Plan& plan, bool has_ptx);
 
 // ------------------------------------------------------------ buffers and checks

@@ -60,12 +60,11 @@ std::variant<Form, std::string> choose_form(const std::string& type, int lanes, 
 }
 
 std::string op_unsupported(const twin::Op& op, const Reach& reach) {
-  if (op.need != twin::Need::VendorDp4a) return "";
+  if (op.need != twin::Need::Dp4a) return "";
   if (reach.ptx && reach.isa >= kPtxDp4aIsa) return "";
-  return reach.integer_dot_product
-             ? "the device offers the API's integer dot product, for which gpuscope has no kernel yet"
-             : "no int8 dot-product instruction reachable: needs NVIDIA inline PTX (dp4a, sm_61+) or "
-               "cl_khr_integer_dot_product";
+  if (reach.integer_dot_product) return "";  // the kernel's build says where the API's form has no kernel
+  return "no int8 dot-product instruction reachable: needs NVIDIA inline PTX (dp4a, sm_61+) or the API's "
+         "integer dot product (Vulkan: shaderIntegerDotProduct)";
 }
 
 // The program holds that op only, or all the fast ops of the form
@@ -79,6 +78,7 @@ KernelSpec kernel_spec(const Form& f, const twin::Op& op, bool throughput, const
            {"vec", f.vec},
            {"kind", kind},
            {"has_ptx", has_ptx},
+           {"api_dot", op.need == twin::Need::Dp4a && !has_ptx},
            {"chains", plan.chains},
            {"unroll", plan.unroll},
            {"lat_unroll", plan.lat_unroll},

@@ -9,7 +9,9 @@
 // float4), y = Gop/s (an FMA is one op; analysis doubles it for FLOP/s).
 // Two mixes test dual issue.
 // oplatency: one work-item, one chain; "oplatency.<type>.<op>", x = 1, y = ns
-// per op, and on NVIDIA the SM's own cycle counter read around the chain.
+// per op, and the core's own cycle counter read around the chain where the
+// device offers one that passes check_cycle_counter (probes/cycle_counter.hpp:
+// %clock64 through PTX on NVIDIA's OpenCL, the subgroup clock through Vulkan).
 //
 // Before timing, each (form, op) runs once with one loop trip and the host
 // checks every lane of the first work-items (and the last one) against the
@@ -18,6 +20,7 @@
 // compiler cannot specialise the timed launches).
 #include "core/error.hpp"
 #include "probes/compute/compute_probe.hpp"
+#include "probes/cycle_counter.hpp"
 #include "probes/loop_trips.hpp"
 #include "probes/series_util.hpp"
 
@@ -211,6 +214,23 @@ class ComputeRunner {
     }
   }
 
+  // Whether the lat_ kernels' cycle counter counts cycles: checked once,
+  // where the device offers one (lat_ kernels read it through PTX on
+  // NVIDIA's OpenCL, and wherever the device has a subgroup clock in GLSL).
+  bool counter_usable() {
+    if (!counter_checked_) {
+      counter_checked_ = true;
+      if (info_.features.cycle_counter) {
+        const CounterVerdict v = check_cycle_counter(dev_);
+        counter_ok_ = v.usable;
+        if (!v.usable)
+          counter_note_ =
+              "the cycle counter (" + describe_cycle_counter(info_.features, info_.vendor) + ") is not used: " + v.why;
+      }
+    }
+    return counter_ok_;
+  }
+
   // oplatency: one work-item, one chain.
   void latency(const std::string& type, const twin::Op& op, std::vector<Series>& out) {
     const std::string ftype = finding_type(type, op);
@@ -228,7 +248,7 @@ class ComputeRunner {
     validate_lat(f, op, *k, b);
     const double ops_per_iter = plan_.lat_steps(op) * 2.0;
     std::vector<std::pair<uint64_t, uint64_t>> cycles;  // (trips, cycles) of every launch
-    const bool counter = ptx_ && ptx_ok_;
+    const bool counter = counter_usable() && (!ptx_ || ptx_ok_);
     const Measurement m = measure(
         [&](uint64_t iters) {
           const double ns = launch_lat(*k, b, static_cast<uint32_t>(iters));
@@ -256,7 +276,9 @@ class ComputeRunner {
       for (size_t i = cycles.size() - m.ns_per_unit.size(); i < cycles.size(); ++i)
         cyc.push_back(static_cast<double>(cycles[i].second) / (static_cast<double>(cycles[i].first) * ops_per_iter));
       s.meta["cycles_per_op"] = cyc;
-      s.meta["cycle_counter"] = "PTX %clock64 read before and after the chain";
+      s.meta["cycle_counter"] = describe_cycle_counter(info_.features, info_.vendor) + ", read before and after the chain";
+    } else if (!counter_note_.empty()) {
+      s.meta["cycle_counter_not_used"] = counter_note_;
     }
     ctx_.progress(fmt::format("oplatency {:<6} {:<14} {:8.3f} ns", type, op.name, y));
     out.push_back(std::move(s));
@@ -296,6 +318,8 @@ class ComputeRunner {
   bool ptx_ = false;  // kernels may hold NVIDIA inline PTX
   bool ptx_ok_ = true;
   std::string ptx_note_;
+  bool counter_checked_ = false, counter_ok_ = false;
+  std::string counter_note_;  // why the device's cycle counter is not used
   nlohmann::json unsupported_ = nlohmann::json::array();
   nlohmann::json not_measured_ = nlohmann::json::array();
 };

@@ -1,0 +1,61 @@
+// judge_counter (src/probes/cycle_counter.hpp): which readings of a kernel's
+// cycle counter become a clock, and why the others do not.
+#include "probes/cycle_counter.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace gpuscope {
+namespace {
+
+TEST(CycleCounter, SteadyTicksGiveTheirRate) {
+  // 1.98 GHz over 10 ms launches; the timer counts ns and runs slower.
+  const std::vector<CounterReading> r = {{19'800'000, 9'990'000, 10e6}, {19'780'000, 9'980'000, 10e6},
+                                         {19'820'000, 10'000'000, 10e6}};
+  const CounterVerdict v = judge_counter(r);
+  EXPECT_TRUE(v.usable) << v.why;
+  EXPECT_NEAR(v.mhz, 1980, 1e-6);
+}
+
+TEST(CycleCounter, ACounterThatCountsWhatTheTimerCountsIsATimer) {
+  // lavapipe: clockARB() and clockRealtimeEXT() both read the host's ns clock.
+  const std::vector<CounterReading> r = {{1'285'127, 1'285'177, 1'304'856}, {1'242'012, 1'242'062, 1'275'092}};
+  const CounterVerdict v = judge_counter(r);
+  EXPECT_FALSE(v.usable);
+  EXPECT_NE(v.why.find("timer counting ns"), std::string::npos) << v.why;
+  // ... also where a loaded host stretched its launches around the chain.
+  const std::vector<CounterReading> loaded = {{1'200'000, 1'200'050, 120e6}, {1'200'000, 1'200'040, 6e6}};
+  EXPECT_NE(judge_counter(loaded).why.find("timer counting ns"), std::string::npos) << judge_counter(loaded).why;
+}
+
+TEST(CycleCounter, WithoutATimerARateAloneDecides) {
+  const std::vector<CounterReading> r = {{1'000'000, 0, 1e6}, {1'010'000, 0, 1e6}};
+  EXPECT_TRUE(judge_counter(r).usable);
+}
+
+TEST(CycleCounter, StuckWrappedOrUnsteadyCountersAreRejected) {
+  const auto why = [](std::vector<CounterReading> r) { return judge_counter(r).why; };
+  EXPECT_NE(why({{1'000'000, 0, 1e6}, {0, 0, 1e6}}).find("did not advance"), std::string::npos);
+  // A wrapped 64-bit difference: far above any clock.
+  EXPECT_NE(why({{~uint64_t{0} - 5, 0, 1e6}}).find("wrapped"), std::string::npos);
+  // Under 1 MHz: a counter of something else (lavapipe's first, cold launch read 2 kHz).
+  EXPECT_NE(why({{1973, 0, 174e6}}).find("outside"), std::string::npos);
+  EXPECT_NE(why({{100'000, 0, 1e6}, {1'500'000, 0, 1e6}}).find("varied"), std::string::npos);
+  EXPECT_FALSE(judge_counter({}).usable);
+  EXPECT_NE(why({{1000, 0, 0}}).find("no device time"), std::string::npos);
+}
+
+TEST(CycleCounter, DescriptionNamesTheCounterAndWhatItCounts) {
+  DeviceFeatures f;
+  EXPECT_EQ(describe_cycle_counter(f, "NVIDIA Corporation"), "");
+  f.cycle_counter = true;
+  EXPECT_NE(describe_cycle_counter(f, "NVIDIA").find("SM clock"), std::string::npos);
+  EXPECT_NE(describe_cycle_counter(f, "NVIDIA").find("clockARB"), std::string::npos);
+  EXPECT_EQ(describe_cycle_counter(f, "Mesa").find("SM"), std::string::npos);
+  f.inline_asm = "nvidia-ptx";
+  EXPECT_NE(describe_cycle_counter(f, "NVIDIA Corporation").find("%clock64"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpuscope
