@@ -365,6 +365,26 @@ TEST(CacheGeometry, PrivateL1AndSharedL2) {
   EXPECT_TRUE(std::get<bool>(l2->value));
 }
 
+TEST(CacheGeometry, GroupsSlowerThanTheNextLevelAreNotSurelyOneCache) {
+  // Private 64 KiB L1s (16 ns), L2 60 ns: all 16 groups at once run at
+  // 150 ns from 8 KiB per group on, slower than the L2 itself, which
+  // crowding one L1 does not explain (their pages thrashing one TLB does).
+  const auto curve = [](const std::string& id, double crowded_from) {
+    return make(id, geometric(4 * KiB, 8 * MiB), [=](double f) {
+      if (f >= crowded_from) return 150.0;
+      return f <= 64 * KiB ? 16.0 : f <= 4 * MiB ? 60.0 : 300.0;
+    });
+  };
+  const Series lone = curve("geometry.shared_1", 1e12);
+  Series all = curve("geometry.shared_16", 8 * KiB);
+  all.meta["groups"] = 16;
+  const auto fs = geometry_findings(nullptr, nullptr, {}, &lone, &all, 2);
+  const Finding* l1 = find(fs, "memory.L1.shared_by_cus");
+  ASSERT_NE(l1, nullptr);
+  EXPECT_LE(l1->confidence, 0.6);
+  EXPECT_NE(l1->note.find("translation"), std::string::npos) << l1->note;
+}
+
 TEST(CacheGeometry, GroupsThatRanOneAfterAnotherGiveNoSharingReading) {
   const Series lone = sharing_series("geometry.shared_1", 50 * MiB);
   Series all = lone;
