@@ -340,7 +340,9 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
   // Strides at or below the page size all put the first step at entries x
   // page; larger strides put it later (entries x stride). So the reach is
   // the earliest first step that another stride confirms (within 30%),
-  // read from the smaller stride of the pair: a step that one stride alone
+  // read from the larger stride of the pair (agreeing, both are at most the
+  // page; the larger puts fewer loads on each page, so its rise is the
+  // steeper and its height the whole penalty sooner): a step that one stride alone
   // shows may be the caches' (its lines crowding sets the control's do not),
   // and one earlier than what two strides agree on is. Without a confirmed
   // pair, the earliest step (the only reading where pages are smaller than
@@ -355,7 +357,7 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
       const double ratio = first_reach(b.second) / first_reach(a.second);
       if (ratio < 1 / 1.3 || ratio > 1.3) continue;
       if (!best || std::min(first_reach(a.second), first_reach(b.second)) < first_reach(best->second)) {
-        best = &a;
+        best = &b;
         confirmed = true;
       }
     }

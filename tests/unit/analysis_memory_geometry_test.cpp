@@ -244,7 +244,8 @@ TEST(Tlb, AStepTwoStridesAgreeOnWinsOverAnEarlierLoneOne) {
   const Finding* reach = find(fs, "memory.tlb.reach_bytes");
   ASSERT_NE(reach, nullptr);
   EXPECT_NEAR(number(*reach) / (32 * MiB), 1, 0.1);
-  EXPECT_EQ(reach->evidence.front(), mid.id);
+  EXPECT_EQ(reach->evidence.front(), large.id);
+  EXPECT_NEAR(number(*find(fs, "memory.tlb.miss_penalty_ns")), 120, 6);
   // Alone, the earliest step is still the reading.
   const auto lone = tlb_findings(control, {&small});
   ASSERT_NE(find(lone, "memory.tlb.reach_bytes"), nullptr);
