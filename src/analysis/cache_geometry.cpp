@@ -289,12 +289,22 @@ std::vector<Finding> geometry_findings(const Series* pairs_near, const Series* p
         const double gap =
             std::abs(std::log(r.all_ns / r.lone_ns)) / std::log(std::max(r.next_ns / r.lone_ns, 1.01));
         f.confidence = std::clamp(r.shared ? gap : 1 - gap, 0.3, 0.8);
+        // Crowding one cache slows the groups to the next level's latency at
+        // most (while their regions together fit it). Well past that, the
+        // groups pay for something else at once as well: translation (their
+        // regions' pages together overflowing a TLB that holds one region's),
+        // which a private cache behind a shared TLB shows as well.
+        const bool past_next = r.shared && r.all_ns > 1.25 * r.next_ns;
+        if (past_next) f.confidence = std::min(f.confidence, 0.6);
         f.note = fmt::format(
             "At {:.0f} KiB per group: {:.1f} ns alone, {:.1f} ns with all groups at once (next "
-            "level {:.1f} ns). {}",
+            "level {:.1f} ns). {}{}",
             r.probe_footprint / 1024, r.lone_ns, r.all_ns, r.next_ns,
             r.shared ? "The groups crowd each other out: one cache for all compute units."
-                     : "Each group keeps its region: a cache per compute unit.");
+                     : "Each group keeps its region: a cache per compute unit.",
+            past_next ? " Together they are slower than the next level, which crowding this cache alone does "
+                        "not explain: translation misses (a TLB shared by the groups) may be all of it."
+                      : "");
         out.push_back(std::move(f));
       }
     }

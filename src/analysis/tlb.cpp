@@ -1,5 +1,6 @@
 #include "analysis/tlb.hpp"
 
+#include "analysis/miss_model.hpp"
 #include "analysis/segmentation.hpp"
 #include "core/stats.hpp"
 
@@ -7,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 namespace gpuscope::analysis {
@@ -62,6 +64,126 @@ double noise_ns(const Point& p) {
   return std::max({own, k_min_relative_noise * p.y, 0.05});
 }
 
+// How the fraction of hops whose translation misses grows past the reach R,
+// at footprint F = r R (one level of TLB, a random cycle over the slots):
+// - kSharp: one slot per page, LRU, fully associative: every hop misses
+//   once the cycle holds one page more than the entries (r > 1).
+// - kRevisits: several slots per page (stride below the page) visited in
+//   random order: each hop's page is as good as drawn at random, so an LRU
+//   or randomly replaced TLB, fully or set associative, holds R / F of the
+//   pages the hops land on: misses 1 - 1/r (half the hops at 2 R).
+// - kRandom: one slot per page, random replacement, fully associative: the
+//   survival fixed point of miss_model (misses 0.58 at 1.5 R, 0.8 at 2 R).
+// - kSetsLru, kSetsRandom: one slot per page, a w-way TLB whose sets
+//   consecutive pages fill together (LRU, or random replacement).
+// Reading the reach where the first rise shows, as segmentation does, puts
+// it up to twice too far for all but the first (half the hops at 2 R); a
+// fit of the rise's shape reads where misses begin.
+enum class TlbShape { kSharp, kRevisits, kRandom, kSetsLru, kSetsRandom };
+
+const char* shape_name(TlbShape m) {
+  switch (m) {
+    case TlbShape::kRevisits:
+      return "several loads per page in random order (misses 1 - R/F)";
+    case TlbShape::kRandom:
+      return "random replacement, fully associative";
+    case TlbShape::kSetsLru:
+      return "set associative, sets filling together";
+    case TlbShape::kSetsRandom:
+      return "set associative, random replacement";
+    default:
+      return "sharp (LRU, fully associative)";
+  }
+}
+
+double miss_fraction(TlbShape m, double r, double ways) {
+  if (r <= 1) return 0;
+  switch (m) {
+    case TlbShape::kRevisits:
+      return 1 - 1 / r;
+    case TlbShape::kRandom:
+      return 1 - random_replacement_hit_rate(r);
+    case TlbShape::kSetsLru:
+      return 1 - sets_filling_hit_rate(r, ways);
+    case TlbShape::kSetsRandom:
+      return 1 - sets_filling_random_hit_rate(r, ways);
+    default:
+      return 1;
+  }
+}
+
+struct ShapeFit {
+  TlbShape shape = TlbShape::kSharp;
+  double ways = 0;
+  double reach = 0, reach_low = 0, reach_high = 0;
+  double penalty = 0, penalty_sigma = 0;
+  double saturation = 0;  // the shape's miss fraction at the window's last point
+  double chi2 = std::numeric_limits<double>::max();
+  double bic = std::numeric_limits<double>::max();
+};
+
+// Fits excess - base = P miss_fraction(F / R) over the points [first, last]
+// for every shape, by a grid over log R (1/64 octave) with P solved in
+// closed form (weighted least squares) at each R, and keeps the shape of
+// lowest BIC (chi2 + parameters x ln n; a set-associative shape counts its
+// ways as a parameter). The reach interval is where chi2 stays within 4 of
+// its minimum. Nothing is returned when no shape rises inside the window.
+std::optional<ShapeFit> fit_shape(const TlbCurve& c, const std::vector<double>& sigma, double base, size_t first,
+                                  size_t last) {
+  const size_t n = last - first + 1;
+  if (n < 3) return std::nullopt;
+  const double lo = std::log2(c.footprint[first]) - 1, hi = std::log2(c.footprint[last]);
+  std::optional<ShapeFit> best;
+  struct Variant {
+    TlbShape shape;
+    double ways;
+  };
+  const Variant variants[] = {{TlbShape::kSharp, 0},      {TlbShape::kRevisits, 0},   {TlbShape::kRandom, 0},
+                              {TlbShape::kSetsLru, 2},    {TlbShape::kSetsLru, 4},    {TlbShape::kSetsLru, 8},
+                              {TlbShape::kSetsRandom, 2}, {TlbShape::kSetsRandom, 4}, {TlbShape::kSetsRandom, 8}};
+  for (const Variant& v : variants) {
+    std::vector<std::pair<double, double>> grid;  // (log2 R, chi2)
+    ShapeFit f;
+    f.shape = v.shape;
+    f.ways = v.ways;
+    for (double l = lo; l <= hi; l += 1.0 / 64) {
+      const double reach = std::exp2(l);
+      double smm = 0, sme = 0;
+      std::vector<double> m(n);
+      for (size_t i = 0; i < n; ++i) {
+        const double w = 1 / (sigma[first + i] * sigma[first + i]);
+        m[i] = miss_fraction(v.shape, c.footprint[first + i] / reach, v.ways);
+        smm += w * m[i] * m[i];
+        sme += w * m[i] * (c.excess_ns[first + i] - base);
+      }
+      if (smm <= 0) continue;
+      const double p = sme / smm;
+      if (p <= 0) continue;
+      double chi2 = 0;
+      for (size_t i = 0; i < n; ++i) chi2 += std::pow((c.excess_ns[first + i] - base - p * m[i]) / sigma[first + i], 2);
+      grid.emplace_back(l, chi2);
+      if (chi2 < f.chi2) {
+        f.chi2 = chi2;
+        f.reach = reach;
+        f.penalty = p;
+        f.penalty_sigma = 1 / std::sqrt(smm);
+      }
+    }
+    if (grid.empty()) continue;
+    f.reach_low = f.reach_high = f.reach;
+    f.saturation = miss_fraction(v.shape, c.footprint[last] / f.reach, v.ways);
+    for (const auto& [l, chi2] : grid)
+      if (chi2 <= f.chi2 + 4) {
+        f.reach_low = std::min(f.reach_low, std::exp2(l));
+        f.reach_high = std::max(f.reach_high, std::exp2(l));
+      }
+    const double params = v.ways > 0 ? 3 : 2;
+    f.bic = f.chi2 + params * std::log(static_cast<double>(n));
+    if (!best || f.bic < best->bic) best = f;
+  }
+  return best;
+}
+
 }  // namespace
 
 TlbCurve read_tlb_curve(const Series& strided, const Series& control) {
@@ -85,8 +207,27 @@ TlbCurve read_tlb_curve(const Series& strided, const Series& control) {
   // Walk the segments, keeping the level the curve stands on; a segment of
   // two or more points (or the last one) that stands clearly above it is a
   // new TLB level. Single-point excursions and falls (the control's own
-  // scatter, a disturbed sample) do not move the level.
+  // scatter, a disturbed sample) do not move the level. A run of two or more
+  // points that falls back to the level below the last step takes that step
+  // back: translation misses never go away as the footprint grows, so the
+  // step was the caches' (the strided lines sharing sets the control's
+  // consecutive lines do not), not a TLB level.
+  // The control's own footprint at point i: its slots are consecutive
+  // lines, so once they span more than a TLB level's reach the control
+  // misses it too (as 1 - R/F of its loads) and the difference falls back
+  // towards zero; that fall is not the step being taken back, and the
+  // points past it say nothing of the step's shape.
+  const double line = strided.meta.contains("line_bytes") ? strided.meta["line_bytes"].get<double>() : 64;
+  const auto control_bytes = [&](size_t i) { return c.footprint[i] / c.stride_bytes * line; };
+  struct Found {
+    TlbStep step;
+    double below = 0;  // the level the step rose from
+    size_t seg_first = 0, seg_last = 0;
+    size_t below_first = 0;  // where the level it rose from began
+  };
+  std::vector<Found> found;
   double level = segs.front().level;
+  size_t level_first = segs.front().first;
   size_t level_last = segs.front().last;
   c.base_ns = level;
   for (size_t k = 1; k < segs.size(); ++k) {
@@ -113,13 +254,79 @@ TlbCurve read_tlb_curve(const Series& strided, const Series& control) {
       st.penalty_low = *std::min_element(on.begin(), on.end()) - level;
       st.penalty_high = *std::max_element(on.begin(), on.end()) - level;
       st.points = static_cast<int>(s.size());
-      c.steps.push_back(st);
+      found.push_back({st, level, s.first, s.last, level_first});
       level = s.level;
+      level_first = s.first;
       level_last = s.last;
+    } else if (s.size() >= 2 && !found.empty() && control_bytes(s.first) < found.back().step.reach_low &&
+               s.level - found.back().below <= std::max(3 * mean_sigma, 0.1 * (level - found.back().below))) {
+      level = found.back().below;
+      level_first = found.back().below_first;
+      level_last = s.last;
+      found.pop_back();
     } else if (s.size() >= 2 && std::abs(rise) <= 3 * mean_sigma) {
       level_last = s.last;  // the same level continues
     }
   }
+
+  // Each step's reach from the shape of its rise (fit_shape): the window
+  // runs from where the level below began to the step's end, and on through
+  // later steps while one shape still fits them all (a gradual rise that
+  // segmentation cut into several steps is one level), stopping where the
+  // curve falls (the control's caches overflowing at the largest counts).
+  // A sharp rise keeps the segmentation's bracket; a rise no shape fits
+  // (chi2 over 3 per degree of freedom) keeps the segmentation's reading.
+  const auto window_end = [&](size_t m) {
+    size_t end = m + 1 < found.size() ? found[m + 1].seg_first - 1 : c.excess_ns.size() - 1;
+    double top = c.excess_ns[found[m].seg_first];
+    for (size_t i = found[m].seg_first; i <= end; ++i) {
+      if (control_bytes(i) >= found[m].step.reach_low ||
+          c.excess_ns[i] < top - 3 * sigma[i] - 0.1 * (top - found[m].below))
+        return i - 1;
+      top = std::max(top, c.excess_ns[i]);
+    }
+    return end;
+  };
+  for (size_t j = 0; j < found.size(); ++j) {
+    std::optional<ShapeFit> chosen;
+    size_t merged_to = j;
+    for (size_t m = j; m < found.size(); ++m) {
+      const size_t first = found[j].below_first, last = window_end(m);
+      const auto f = fit_shape(c, sigma, found[j].below, first, last);
+      if (!f) continue;
+      const double dof = static_cast<double>(last - first + 1) - (f->ways > 0 ? 3 : 2);
+      if (dof <= 0 || f->chi2 > 3 * dof) {
+        if (m == j) break;
+        continue;
+      }
+      chosen = f;
+      merged_to = m;
+    }
+    if (!chosen) continue;
+    TlbStep& st = found[j].step;
+    if (merged_to > j) {
+      found[j].seg_last = found[merged_to].seg_last;
+      st.points = static_cast<int>(found[merged_to].seg_last - found[j].seg_first + 1);
+      st.penalty_high = std::max(st.penalty_high, found[merged_to].step.penalty_high +
+                                                      found[merged_to].below - found[j].below);
+      found.erase(found.begin() + static_cast<long>(j) + 1, found.begin() + static_cast<long>(merged_to) + 1);
+    }
+    st.shape = shape_name(chosen->shape);
+    if (chosen->shape == TlbShape::kSharp) continue;
+    st.reach_bytes = chosen->reach;
+    st.reach_low = std::min(chosen->reach_low, chosen->reach);
+    st.reach_high = std::max(chosen->reach_high, chosen->reach);
+    // The penalty is the shape's height where every hop misses: read from
+    // the fit only where the window reaches three quarters of it; short of
+    // that it would be an extrapolation, and the rise seen stays the reading.
+    if (chosen->saturation >= 0.75) {
+      st.penalty_ns = chosen->penalty;
+      st.penalty_low = chosen->penalty - 2 * chosen->penalty_sigma;
+      st.penalty_high = chosen->penalty + 2 * chosen->penalty_sigma;
+    }
+    if (chosen->ways > 0) st.shape += fmt::format(" ({:g} ways)", chosen->ways);
+  }
+  for (const Found& f : found) c.steps.push_back(f.step);
   return c;
 }
 
@@ -130,13 +337,34 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
     if (s) curves.emplace_back(s, read_tlb_curve(*s, control));
   if (curves.empty()) return out;
 
-  // The earliest first step: strides at or below the page size all put it at
-  // entries x page; larger strides put it later (entries x stride).
+  // Strides at or below the page size all put the first step at entries x
+  // page; larger strides put it later (entries x stride). So the reach is
+  // the earliest first step that another stride confirms (within 30%),
+  // read from the larger stride of the pair (agreeing, both are at most the
+  // page; the larger puts fewer loads on each page, so its rise is the
+  // steeper and its height the whole penalty sooner): a step that one stride alone
+  // shows may be the caches' (its lines crowding sets the control's do not),
+  // and one earlier than what two strides agree on is. Without a confirmed
+  // pair, the earliest step (the only reading where pages are smaller than
+  // the second stride); the note says which.
+  const auto first_reach = [](const TlbCurve& c) { return c.steps.front().reach_bytes; };
   const std::pair<const Series*, TlbCurve>* best = nullptr;
-  for (const auto& c : curves)
-    if (!c.second.steps.empty() &&
-        (!best || c.second.steps.front().reach_high < best->second.steps.front().reach_high))
-      best = &c;
+  bool confirmed = false;
+  for (const auto& a : curves) {
+    if (a.second.steps.empty()) continue;
+    for (const auto& b : curves) {
+      if (&a == &b || b.second.steps.empty() || b.second.stride_bytes <= a.second.stride_bytes) continue;
+      const double ratio = first_reach(b.second) / first_reach(a.second);
+      if (ratio < 1 / 1.3 || ratio > 1.3) continue;
+      if (!best || std::min(first_reach(a.second), first_reach(b.second)) < first_reach(best->second)) {
+        best = &b;
+        confirmed = true;
+      }
+    }
+  }
+  if (!best)
+    for (const auto& c : curves)
+      if (!c.second.steps.empty() && (!best || first_reach(c.second) < first_reach(best->second))) best = &c;
 
   std::string summary;
   for (const auto& [s, c] : curves) {
@@ -197,9 +425,14 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
     reach.method = method;
     reach.note = fmt::format(
         "{}Translation time per load rises by {:.1f} ns between {:.1f} and {:.1f} MiB of "
-        "footprint. All strides: {}.",
+        "footprint{}.{} All strides: {}.",
         i == 0 ? "First TLB level to run out. " : fmt::format("TLB level {}. ", i + 1), st.penalty_ns,
-        st.reach_low / 1048576, st.reach_high / 1048576, summary);
+        st.reach_low / 1048576, st.reach_high / 1048576,
+        st.shape.empty() ? "" : "; the rise's shape: " + st.shape + ", read where misses begin",
+        i > 0        ? ""
+        : confirmed  ? " A larger stride's first step falls within 30% of it (pages at least that stride)."
+                     : " No other stride's first step falls within 30% of it.",
+        summary);
     Finding pen;
     pen.id = prefix + "miss_penalty_ns";
     pen.value = st.penalty_ns;

@@ -11,6 +11,7 @@
 #include "core/finding.hpp"
 #include "core/series.hpp"
 
+#include <string>
 #include <vector>
 
 namespace gpuscope::analysis {
@@ -21,6 +22,7 @@ struct TlbStep {
   double penalty_ns = 0;                 // rise of the translation time over the level below
   double penalty_low = 0, penalty_high = 0;
   int points = 0;  // points on the new level
+  std::string shape;  // the miss curve's shape that read the reach (empty: none fitted)
 };
 
 struct TlbCurve {

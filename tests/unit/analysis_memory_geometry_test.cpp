@@ -2,6 +2,7 @@
 // answers are known, including curves that must yield no finding.
 #include "analysis/cache_geometry.hpp"
 #include "analysis/coalescing.hpp"
+#include "analysis/miss_model.hpp"
 #include "analysis/tlb.hpp"
 
 #include <gtest/gtest.h>
@@ -179,6 +180,78 @@ TEST(Tlb, StridesBelowThePageAgreeAndTellThePageSize) {
   EXPECT_NEAR(std::log2(number(*page)), std::log2(64 * KiB), 1.01);
 }
 
+// A strided series over one TLB level of reach `reach` whose miss fraction
+// at F = r reach is miss(r), penalty `penalty`; the caches as the control's.
+Series shaped(double stride, double reach, double penalty, const std::function<double(double)>& miss,
+              double max_slots) {
+  std::vector<double> xs;
+  for (double n : geometric(8, max_slots)) xs.push_back(n * stride);
+  return make("tlb.stride_" + std::to_string(static_cast<long>(stride)), xs,
+              [=](double footprint) {
+                const double r = footprint / reach;
+                return cache_ns(std::round(footprint / stride)) + (r > 1 ? penalty * miss(r) : 0);
+              },
+              {{"stride_bytes", stride}, {"line_bytes", 128}});
+}
+
+TEST(Tlb, GradualRisesAreReadWhereMissesBegin) {
+  const Series control = control_series(65536);
+  // Several loads per page in random order: 1 - R/F of them miss, half at
+  // 2R, which the first rise's bracket put up to twice too far.
+  const Series revisits = shaped(4 * KiB, 3 * MiB, 200, [](double r) { return 1 - 1 / r; }, 65536);
+  const TlbCurve c = read_tlb_curve(revisits, control);
+  ASSERT_EQ(c.steps.size(), 1u);
+  EXPECT_NEAR(c.steps[0].reach_bytes / (3 * MiB), 1, 0.1);
+  EXPECT_LE(c.steps[0].reach_low, 3 * MiB * 1.01);
+  EXPECT_GE(c.steps[0].reach_high, 3 * MiB * 0.99);
+  EXPECT_NEAR(c.steps[0].penalty_ns, 200, 20);
+  EXPECT_NE(c.steps[0].shape.find("random order"), std::string::npos) << c.steps[0].shape;
+  // One load per page, random replacement: 58% miss at 1.5R, 80% at 2R.
+  const Series random =
+      shaped(64 * KiB, 12 * MiB, 150, [](double r) { return 1 - random_replacement_hit_rate(r); }, 4096);
+  const TlbCurve d = read_tlb_curve(random, control);
+  ASSERT_EQ(d.steps.size(), 1u);
+  EXPECT_NEAR(d.steps[0].reach_bytes / (12 * MiB), 1, 0.1);
+  EXPECT_NEAR(d.steps[0].penalty_ns, 150, 15);
+}
+
+TEST(Tlb, AStepTheCurveFallsBackFromIsNotTranslation) {
+  const Series control = control_series(65536);
+  // +40 ns over 11..32 slots (strided lines crowding cache sets), back to
+  // nothing, then the real level at 1 MiB (+150 ns, LRU).
+  Series s = shaped(4 * KiB, 1 * MiB, 150, [](double) { return 1.0; }, 65536);
+  for (auto& p : s.points) {
+    const double slots = std::round(p.x / (4 * KiB));
+    if (slots >= 11 && slots <= 32) {
+      p.y += 40;
+      for (double& v : p.samples) v += 40;
+    }
+  }
+  const TlbCurve c = read_tlb_curve(s, control);
+  ASSERT_EQ(c.steps.size(), 1u);
+  EXPECT_NEAR(std::log2(c.steps[0].reach_bytes), std::log2(1 * MiB), 0.5);
+  EXPECT_NEAR(c.steps[0].penalty_ns, 150, 10);
+}
+
+TEST(Tlb, AStepTwoStridesAgreeOnWinsOverAnEarlierLoneOne) {
+  const Series control = control_series(65536);
+  // 2 MiB pages, 16 entries (32 MiB): the 64 KiB and 2 MiB strides agree;
+  // the 4 KiB stride shows a step of its own at 8 MiB (its lines' sets).
+  const Series small = shaped(4 * KiB, 8 * MiB, 90, [](double) { return 1.0; }, 65536);
+  const Series mid = shaped(64 * KiB, 32 * MiB, 120, [](double r) { return 1 - 1 / r; }, 8192);
+  const Series large = shaped(2 * MiB, 32 * MiB, 120, [](double) { return 1.0; }, 256);
+  const auto fs = tlb_findings(control, {&small, &mid, &large});
+  const Finding* reach = find(fs, "memory.tlb.reach_bytes");
+  ASSERT_NE(reach, nullptr);
+  EXPECT_NEAR(number(*reach) / (32 * MiB), 1, 0.1);
+  EXPECT_EQ(reach->evidence.front(), large.id);
+  EXPECT_NEAR(number(*find(fs, "memory.tlb.miss_penalty_ns")), 120, 6);
+  // Alone, the earliest step is still the reading.
+  const auto lone = tlb_findings(control, {&small});
+  ASSERT_NE(find(lone, "memory.tlb.reach_bytes"), nullptr);
+  EXPECT_NEAR(std::log2(number(*find(lone, "memory.tlb.reach_bytes"))), std::log2(8 * MiB), 0.5);
+}
+
 // --- cache geometry -------------------------------------------------------------
 
 Series pairs_series(const std::string& id, double hit, double mid, double miss, double fetch1,
@@ -291,6 +364,26 @@ TEST(CacheGeometry, PrivateL1AndSharedL2) {
   ASSERT_TRUE(l1 && l2);
   EXPECT_FALSE(std::get<bool>(l1->value));
   EXPECT_TRUE(std::get<bool>(l2->value));
+}
+
+TEST(CacheGeometry, GroupsSlowerThanTheNextLevelAreNotSurelyOneCache) {
+  // Private 64 KiB L1s (16 ns), L2 60 ns: all 16 groups at once run at
+  // 150 ns from 8 KiB per group on, slower than the L2 itself, which
+  // crowding one L1 does not explain (their pages thrashing one TLB does).
+  const auto curve = [](const std::string& id, double crowded_from) {
+    return make(id, geometric(4 * KiB, 8 * MiB), [=](double f) {
+      if (f >= crowded_from) return 150.0;
+      return f <= 64 * KiB ? 16.0 : f <= 4 * MiB ? 60.0 : 300.0;
+    });
+  };
+  const Series lone = curve("geometry.shared_1", 1e12);
+  Series all = curve("geometry.shared_16", 8 * KiB);
+  all.meta["groups"] = 16;
+  const auto fs = geometry_findings(nullptr, nullptr, {}, &lone, &all, 2);
+  const Finding* l1 = find(fs, "memory.L1.shared_by_cus");
+  ASSERT_NE(l1, nullptr);
+  EXPECT_LE(l1->confidence, 0.6);
+  EXPECT_NE(l1->note.find("translation"), std::string::npos) << l1->note;
 }
 
 TEST(CacheGeometry, GroupsThatRanOneAfterAnotherGiveNoSharingReading) {
