@@ -89,6 +89,7 @@ std::vector<Series> run_clock_probe(ProbeContext& ctx) {
   if (reads && verdict.usable) {
     std::vector<double> mhz, cycles_per_step, event_mhz, per_timer_tick;
     for (const CounterReading& r : readings) {
+      if (torn_reading(r)) continue;
       const auto ticks = static_cast<double>(r.ticks);
       event_mhz.push_back(ticks / r.launch_ns * 1e3);
       cycles_per_step.push_back(ticks / steps);

@@ -38,10 +38,23 @@ std::string describe_cycle_counter(const DeviceFeatures& f, const std::string& v
                  : ": the compute unit's cycles where the driver implements it as a cycle counter");
 }
 
-CounterVerdict judge_counter(std::span<const CounterReading> readings) {
+bool torn_reading(const CounterReading& r) {
+  return static_cast<int64_t>(r.ticks) < 0 || static_cast<int64_t>(r.timer_ticks) < 0;
+}
+
+CounterVerdict judge_counter(std::span<const CounterReading> all) {
   CounterVerdict v;
-  if (readings.empty()) {
+  if (all.empty()) {
     v.why = "no launch read the counter";
+    return v;
+  }
+  // Torn readings are left out; most of them torn rejects the counter.
+  std::vector<CounterReading> readings;
+  for (const CounterReading& r : all)
+    if (!torn_reading(r)) readings.push_back(r);
+  if (2 * readings.size() <= all.size()) {
+    v.why = fmt::format("the counter went backwards in {} of {} launches: it wrapped, or its halves are read apart",
+                        all.size() - readings.size(), all.size());
     return v;
   }
   // A counter that counts what the timer counts is a timer whatever the

@@ -40,11 +40,19 @@ struct CounterReading {
   double launch_ns = 0;       // the launch's device time (timestamps)
 };
 
+// A reading in which a counter went backwards (its advance, as a signed
+// 64-bit value, is negative): a torn read, not a clock's, such as a 64-bit
+// counter read as two 32-bit halves whose low half wrapped between them
+// (lavapipe's, about once per 2^32 ns).
+bool torn_reading(const CounterReading& r);
+
 // Whether readings of a cycle counter look like a cycle count, and the rate
 // they imply. A counter is rejected (usable false, `why` says why) when it
 // does not advance in some launch, advances faster than 20 GHz or slower
 // than 1 MHz of the launch time (a wrap or a stuck counter), varies by more
-// than 2x between launches of one length, or advances exactly as the
+// than 10x between launches of one length, goes backwards in most launches
+// (a torn read; the few torn readings of a good counter are left out), or
+// advances exactly as the
 // device's timer does (within 0.1%: it is a timer, counting ns, not cycles;
 // lavapipe reads the host's clock for both).
 struct CounterVerdict {

@@ -139,7 +139,8 @@ std::vector<Series> run_sustain_probe(ProbeContext& ctx) {
     if (reads) {
       const auto c = dev.read_values<uint64_t>(*clock, 2);
       const double ns = timer_ns ? static_cast<double>(c[1]) : l.ns;
-      if (c[0] > 0 && ns > 0) l.mhz = static_cast<double>(c[0]) / ns * 1e3;
+      // A torn reading gives this launch no clock (mhz stays 0).
+      if (c[0] > 0 && ns > 0 && !torn_reading({c[0], c[1], l.ns})) l.mhz = static_cast<double>(c[0]) / ns * 1e3;
     }
     return l;
   };

@@ -46,6 +46,18 @@ TEST(CycleCounter, StuckWrappedOrUnsteadyCountersAreRejected) {
   EXPECT_NE(why({{1000, 0, 0}}).find("no device time"), std::string::npos);
 }
 
+TEST(CycleCounter, AFewTornReadsAreLeftOut) {
+  // lavapipe under load: one launch's clockARB() low half wrapped between its
+  // two 32-bit reads, so that reading went back by about 2^32.
+  const uint64_t torn = uint64_t{1'257'000} - (uint64_t{1} << 32);
+  const std::vector<CounterReading> r = {
+      {1'285'127, 1'285'177, 1'304'856}, {torn, 1'257'050, 1'260'000}, {1'242'012, 1'242'062, 1'275'092}};
+  EXPECT_NE(judge_counter(r).why.find("timer counting ns"), std::string::npos) << judge_counter(r).why;
+  const std::vector<CounterReading> mostly_torn = {{torn, 0, 1e6}, {torn, 0, 1e6}, {1'000'000, 0, 1e6}};
+  EXPECT_NE(judge_counter(mostly_torn).why.find("went backwards in 2 of 3"), std::string::npos)
+      << judge_counter(mostly_torn).why;
+}
+
 TEST(CycleCounter, DescriptionNamesTheCounterAndWhatItCounts) {
   DeviceFeatures f;
   EXPECT_EQ(describe_cycle_counter(f, "NVIDIA Corporation"), "");
