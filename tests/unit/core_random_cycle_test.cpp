@@ -1,0 +1,59 @@
+// core/random_cycle: one cycle through every slot, walks that agree with it,
+// and an order that is a function of (n, seed) and uncorrelated with the index.
+#include "core/random_cycle.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+namespace gpuscope {
+namespace {
+
+const uint32_t kSizes[] = {1, 2, 3, 1000, 300'007};
+
+TEST(RandomCycle, IsOneCycleThroughEverySlot) {
+  for (uint32_t n : kSizes) {
+    const Cycle c = random_cycle(n, 7);
+    ASSERT_EQ(c.size(), n);
+    std::vector<bool> seen(n, false);
+    uint32_t slot = 0;
+    for (uint32_t hop = 0; hop < n; ++hop) {
+      ASSERT_FALSE(seen[slot]) << "n=" << n << ": slot " << slot << " visited twice";
+      seen[slot] = true;
+      ASSERT_EQ(c.order[c.position[slot]], slot);
+      slot = c.next[slot];
+    }
+    EXPECT_EQ(slot, 0u) << "n=" << n << ": the walk does not close after n hops";
+  }
+}
+
+TEST(RandomCycle, WalkAgreesWithNext) {
+  const Cycle c = random_cycle(300'007, 11);
+  uint32_t slot = 12345;
+  for (uint64_t hops = 0; hops < 5000; ++hops) {
+    ASSERT_EQ(c.walk(12345, hops), slot);
+    slot = c.next[slot];
+  }
+  EXPECT_EQ(c.walk(12345, 300'007ULL * 3 + 1), c.next[12345]);
+}
+
+TEST(RandomCycle, IsAFunctionOfSizeAndSeed) {
+  EXPECT_EQ(random_cycle(1000, 5).order, random_cycle(1000, 5).order);
+  EXPECT_NE(random_cycle(1000, 5).order, random_cycle(1000, 6).order);
+}
+
+// A uniform order is uncorrelated with the identity: the rank correlation of
+// k and order[k] is about normal with deviation 1/sqrt(n).
+TEST(RandomCycle, OrderIsUncorrelatedWithIndex) {
+  const uint32_t n = 100'000;
+  const std::vector<uint32_t> o = random_cycle(n, 3).order;
+  double sum = 0;
+  const double mean = (n - 1) / 2.0;
+  for (uint32_t k = 0; k < n; ++k) sum += (k - mean) * (o[k] - mean);
+  const double rho = sum / n / ((static_cast<double>(n) * n - 1) / 12.0);
+  EXPECT_LT(std::abs(rho), 5 / std::sqrt(static_cast<double>(n)));
+}
+
+}  // namespace
+}  // namespace gpuscope
