@@ -103,6 +103,10 @@ CounterVerdict judge_counter(std::span<const CounterReading> all) {
   }
   v.usable = true;
   v.mhz = median(mhz);
+  std::vector<double> timer_mhz;
+  for (const CounterReading& r : readings)
+    if (r.timer_ticks > 0) timer_mhz.push_back(static_cast<double>(r.timer_ticks) / r.launch_ns * 1e3);
+  if (!timer_mhz.empty()) v.timer_mhz = median(timer_mhz);
   return v;
 }
 
@@ -152,6 +156,7 @@ CounterKernel build_counter_kernel(Device& dev, const std::string& family, const
         c.reads_counter = true;
         c.counter = counter;
         c.timer_is_ns = info.features.inline_asm == "nvidia-ptx";
+        c.timer_mhz = c.timer_is_ns ? 1000 : v.timer_mhz;
         return c;
       } catch (const BuildError& e) {
         c.note = "the cycle counter is unavailable: " + first_line(e.what());

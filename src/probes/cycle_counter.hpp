@@ -25,6 +25,12 @@ struct CounterKernel {
   // otherwise the timer's unit is the device's own, and rates are taken
   // over the launch's timestamps instead.
   bool timer_is_ns = false;
+  // The timer's ticks per us as the counter check measured them (ticks over
+  // a single-work-item launch's device time; 1000 where timer_is_ns), 0
+  // where the kernel reads no timer. A many-wave launch's rate is the
+  // counter's ticks over the timer's, times this: its device time is not
+  // work-item 0's.
+  double timer_mhz = 0;
   std::string note;            // why the counter is not read, where the device offers one
 };
 
@@ -58,7 +64,8 @@ bool torn_reading(const CounterReading& r);
 struct CounterVerdict {
   bool usable = false;
   std::string why;
-  double mhz = 0;  // median ticks per launch us, where usable
+  double mhz = 0;        // median ticks per launch us, where usable
+  double timer_mhz = 0;  // median timer ticks per launch us, where usable and the kernel reads a timer
 };
 CounterVerdict judge_counter(std::span<const CounterReading> readings);
 

@@ -122,6 +122,7 @@ std::vector<Series> run_sustain_probe(ProbeContext& ctx) {
   Kernel* const k = counter.kernel;
   const bool reads = counter.reads_counter;
   const bool timer_ns = counter.timer_is_ns;
+  const double timer_mhz = counter.timer_mhz;
   const std::string& counter_note = counter.note;
   const size_t local = std::min<size_t>(256, k->max_work_group_size());
   const size_t items = std::max<size_t>(1, info.compute_units) * 2048 / local * local;
@@ -137,10 +138,11 @@ std::vector<Series> run_sustain_probe(ProbeContext& ctx) {
     Launch l;
     l.ns = dev.launch(*k, Range::d1(items), Range::d1(local), args);
     if (reads) {
+      // Work-item 0's counter ticks over its timer ticks, on the timer's
+      // measured rate; a torn reading gives this launch no clock (mhz 0).
       const auto c = dev.read_values<uint64_t>(*clock, 2);
-      const double ns = timer_ns ? static_cast<double>(c[1]) : l.ns;
-      // A torn reading gives this launch no clock (mhz stays 0).
-      if (c[0] > 0 && ns > 0 && !torn_reading({c[0], c[1], l.ns})) l.mhz = static_cast<double>(c[0]) / ns * 1e3;
+      if (c[0] > 0 && c[1] > 0 && timer_mhz > 0 && !torn_reading({c[0], c[1], l.ns}))
+        l.mhz = static_cast<double>(c[0]) / static_cast<double>(c[1]) * timer_mhz;
     }
     return l;
   };
@@ -227,15 +229,23 @@ std::vector<Series> run_sustain_probe(ProbeContext& ctx) {
   add_binned(tp, gflops);
   tp.meta = common;
   tp.meta["method"] = "fp32 fma chains, 8 per work-item; flops over each launch's profiling-event time";
-  if (!counter_note.empty()) tp.meta["note"] = counter_note;
+  if (!counter_note.empty()) {
+    tp.meta["note"] = counter_note;
+  } else if (reads && !(timer_mhz > 0)) {
+    tp.meta["note"] = "the cycle counter is read, but kernels read no device timer beside it "
+                      "(clockRealtimeEXT()): a many-wave launch's time is not work-item 0's, so the clock is "
+                      "read from throughput";
+  }
   result.push_back(std::move(tp));
   if (!mhz.empty()) {
     Series c = make_series("sustain.clock", "sustain", {"time", "s"}, {"clock", "MHz"});
     add_binned(c, mhz);
     c.meta = common;
     c.meta["method"] = timer_ns ? "%clock64 cycles / %globaltimer ns around work-item 0's chains (inline PTX)"
-                                : counter.counter + "; work-item 0's ticks across its chains over the launch's "
-                                                    "device time (timestamp queries)";
+                                : counter.counter + "; work-item 0's ticks across its chains over its device "
+                                                    "timer's (clockRealtimeEXT()) ticks, at the timer's rate the "
+                                                    "counter check measured (" +
+                                                    fmt::format("{:.1f}", timer_mhz) + " MHz)";
     result.push_back(std::move(c));
   }
   gap_tp.meta = {{"kernel", "sustain/fma_load"},

@@ -16,6 +16,9 @@ TEST(CycleCounter, SteadyTicksGiveTheirRate) {
   const CounterVerdict v = judge_counter(r);
   EXPECT_TRUE(v.usable) << v.why;
   EXPECT_NEAR(v.mhz, 1980, 1e-6);
+  // The timer's own rate, from the same launches: what turns a many-wave
+  // launch's counter-over-timer ratio into MHz (sustain).
+  EXPECT_NEAR(v.timer_mhz, 999, 1e-6);
 }
 
 TEST(CycleCounter, ACounterThatCountsWhatTheTimerCountsIsATimer) {
