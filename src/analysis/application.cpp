@@ -257,7 +257,8 @@ std::vector<Finding> sustain_findings(const Results& r) {
     const size_t m = s.points.size();
     Finding f =
         make("sustain.sustained_clock_mhz", median_of_range(s, m / 2, m), "MHz", clk ? 0.9 : 0.6, {s.id},
-             clk ? "median SM clock (%clock64 / %globaltimer) over the load's second half"
+             clk ? "median over the load's second half of the kernel's own clock readings: " +
+                       s.meta.value("method", std::string("the cycle counter over the timer"))
                  : "median of the driver's reported clock over the load's second half");
     std::vector<double> v;
     for (size_t k = m / 2; k < m; ++k) v.push_back(s.points[k].y);
