@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
 namespace gpuscope {
@@ -36,6 +37,18 @@ TEST(RandomCycle, WalkAgreesWithNext) {
     slot = c.next[slot];
   }
   EXPECT_EQ(c.walk(12345, 300'007ULL * 3 + 1), c.next[12345]);
+}
+
+// The prefetching shuffle draws and swaps as plain Fisher-Yates does, so a
+// seed gives the cycle it always gave (recorded runs name their seeds).
+TEST(RandomCycle, IsPlainFisherYates) {
+  for (uint32_t n : {1u, 2u, 32u, 33u, 34u, 1000u, 300'007u}) {
+    std::vector<uint32_t> want(n);
+    for (uint32_t i = 0; i < n; ++i) want[i] = i;
+    SplitMix64 rng(n);
+    for (uint32_t i = n - 1; i > 0; --i) std::swap(want[i], want[rng.below(i + 1)]);
+    EXPECT_EQ(random_cycle(n, n).order, want) << "n=" << n;
+  }
 }
 
 TEST(RandomCycle, IsAFunctionOfSizeAndSeed) {
