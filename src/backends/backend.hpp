@@ -45,6 +45,15 @@ struct ImageDesc {
   size_t size_bytes() const { return width * height * kPixelBytes; }
 };
 
+// What every backend's write_image checks first: a 2D image (a 1D buffer
+// image is written through its buffer), given exactly its bytes.
+inline void check_image_write(const ImageDesc& d, size_t bytes) {
+  if (d.kind != ImageKind::k2D) throw DeviceError("write_image takes 2D images; write a 1D buffer image's buffer");
+  if (bytes != d.size_bytes())
+    throw DeviceError("write_image: " + std::to_string(bytes) + " bytes given for a " +
+                      std::to_string(d.size_bytes()) + "-byte image");
+}
+
 // What the device can do with images; every size in pixels.
 struct ImageLimits {
   size_t max_buffer_pixels = 0;  // largest kBuffer1D image; 0 when the API lacks them (OpenCL 1.1)

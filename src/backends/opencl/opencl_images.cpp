@@ -63,11 +63,7 @@ std::unique_ptr<Image> ClDevice::create_image(const ImageDesc& desc, Buffer* bac
 void ClDevice::write_image(Image& dst, std::span<const std::byte> pixels) {
   auto& img = static_cast<ClImage&>(dst);
   const ImageDesc& d = img.desc();
-  if (d.kind != ImageKind::k2D)
-    throw DeviceError("write_image takes 2D images; write a 1D buffer image's buffer");
-  if (pixels.size() != d.size_bytes())
-    throw DeviceError(
-        fmt::format("write_image: {} bytes given for a {}-byte image", pixels.size(), d.size_bytes()));
+  check_image_write(d, pixels.size());
   try {
     const cl::array<size_t, 3> origin{0, 0, 0};
     const cl::array<size_t, 3> region{d.width, d.height, 1};

@@ -41,11 +41,7 @@ std::unique_ptr<Image> SimDevice::create_image(const ImageDesc& desc, Buffer* ba
 
 void SimDevice::write_image(Image& dst, std::span<const std::byte> pixels) {
   auto& img = dynamic_cast<SimImage&>(dst);
-  if (img.desc().kind != ImageKind::k2D)
-    throw DeviceError("write_image takes 2D images; write a 1D buffer image's buffer");
-  if (pixels.size() != img.desc().size_bytes())
-    throw DeviceError(
-        fmt::format("write_image: {} bytes given for a {}-byte image", pixels.size(), img.desc().size_bytes()));
+  check_image_write(img.desc(), pixels.size());
   img.memory().write(0, pixels);
 }
 

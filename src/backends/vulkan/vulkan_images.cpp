@@ -162,11 +162,7 @@ std::unique_ptr<Image> VkDev::create_image(const ImageDesc& desc, Buffer* backin
 void VkDev::write_image(Image& dst, std::span<const std::byte> pixels) {
   auto& img = static_cast<VkImg&>(dst);
   const ImageDesc& d = img.desc();
-  if (d.kind != ImageKind::k2D)
-    throw DeviceError("write_image takes 2D images; write a 1D buffer image's buffer");
-  if (pixels.size() != d.size_bytes())
-    throw DeviceError(
-        fmt::format("write_image: {} bytes given for a {}-byte image", pixels.size(), d.size_bytes()));
+  check_image_write(d, pixels.size());
   const size_t row_bytes = d.width * ImageDesc::kPixelBytes;
   Memory& st = staging(pixels.size());
   if (row_bytes > st.bytes)
