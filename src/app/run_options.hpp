@@ -92,7 +92,7 @@ std::string device_folder_name(const std::string& id, const std::vector<std::str
 void prepare_output_dir(const std::string& out);
 
 // The time now, as results.json's run.started_utc holds it:
-// "2026-11-25T10:47:07Z".
+// ISO 8601 in UTC to the second, "YYYY-MM-DDThh:mm:ssZ".
 std::string utc_now();
 
 // What results.json's `run` starts as: the command line, the start time and
