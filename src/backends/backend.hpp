@@ -4,6 +4,7 @@
 // sources, or, for the simulator, onto models of what they compute.
 #pragma once
 
+#include "backends/graphics.hpp"
 #include "backends/kernel_spec.hpp"
 #include "core/device_info.hpp"
 #include "core/error.hpp"
@@ -251,6 +252,9 @@ class Device {
   virtual ImageFacet* images() { return nullptr; }
   virtual HostTransferFacet* host_transfers() { return nullptr; }
   virtual SvmFacet* svm() { return nullptr; }
+  // Render passes (graphics.hpp); nullptr where the device has no graphics
+  // queue or its backend no graphics pipeline (OpenCL).
+  virtual GraphicsFacet* graphics() { return nullptr; }
 
   // Convenience wrappers.
   double launch(Kernel& k, Range global, Range local, std::span<const KernelArg> args) {
