@@ -197,6 +197,7 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
     };
     progress.begin_probe(i);
     const auto t0 = std::chrono::steady_clock::now();
+    const double build0_s = device->build_s();
     try {
       auto series = p->run(ctx);
       r.series.insert(r.series.end(), series.begin(), series.end());
@@ -224,7 +225,9 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
       status = kExitFailure;
     }
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    r.run["probes"][p->name] = {{"wall_s", wall_s}};
+    // A reopened device starts its build count again from 0.
+    const double build_s = device->build_s() >= build0_s ? device->build_s() - build0_s : device->build_s();
+    r.run["probes"][p->name] = {{"wall_s", wall_s}, {"build_s", build_s}};
     set_findings(r);
     write_results_file_atomic(r, results_path);
     write_reports(r, reference, a.out);

@@ -238,6 +238,11 @@ class Device {
   // What the compiler and driver report for a built kernel.
   virtual KernelResources kernel_resources(Kernel& k) = 0;
 
+  // Host seconds spent building kernels (compiling sources, creating
+  // pipelines) since the device was opened; 0 where builds cost no host
+  // time (the sim). A run records each probe's share beside its wall time.
+  virtual double build_s() const { return 0; }
+
   // Runs one launch to completion and returns its device time in ns, from
   // the API's own timestamps (queued work excluded).
   virtual double launch(Kernel& k, const LaunchShape& shape, std::span<const KernelArg> args) = 0;

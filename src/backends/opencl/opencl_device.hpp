@@ -165,6 +165,7 @@ class ClDevice final : public Device, public ImageFacet, public HostTransferFace
   // opencl_programs.cpp
   Kernel& kernel(const KernelSpec& spec) override;
   KernelResources kernel_resources(Kernel& k) override;
+  double build_s() const override { return build_s_; }
 
   // opencl_images.cpp
   ImageLimits limits() const override;
@@ -216,6 +217,7 @@ class ClDevice final : public Device, public ImageFacet, public HostTransferFace
   cl::CommandQueue queue_;
   std::map<std::string, std::unique_ptr<ClKernel>> cache_;
   std::map<std::string, cl::Program> programs_;  // built programs by "source path|options"
+  double build_s_ = 0;                            // host seconds in clBuildProgram
   uint64_t uncached_builds_ = 0;
 };
 

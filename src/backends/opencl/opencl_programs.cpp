@@ -6,6 +6,8 @@
 #include "core/error.hpp"
 #include "kernels/kernel_sources.hpp"
 
+#include <chrono>
+
 namespace gpuscope::opencl_detail {
 
 Kernel& ClDevice::kernel(const KernelSpec& spec) {
@@ -25,8 +27,10 @@ Kernel& ClDevice::kernel(const KernelSpec& spec) {
     const KernelSource* src = find_kernel_source(path);
     if (!src) throw Unsupported("the OpenCL backend has no source for kernel family '" + spec.family + "'");
     cl::Program built(context_, std::string(src->text));
+    const auto t0 = std::chrono::steady_clock::now();
     try {
       built.build(device_, options.c_str());
+      build_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     } catch (const cl::Error& e) {
       std::string log;
       try {

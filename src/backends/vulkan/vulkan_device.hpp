@@ -135,6 +135,7 @@ class VkDev final : public Device, public HostTransferFacet, public ImageFacet {
   // Kernels (vulkan_kernels.cpp).
   Kernel& kernel(const KernelSpec& spec) override;
   KernelResources kernel_resources(Kernel& kernel) override;
+  double build_s() const override { return build_s_; }
 
   // Launches (vulkan_launch.cpp).
   double launch(Kernel& kernel, const LaunchShape& shape, std::span<const KernelArg> args) override;
@@ -275,6 +276,7 @@ class VkDev final : public Device, public HostTransferFacet, public ImageFacet {
   VkSampler sampler_ = VK_NULL_HANDLE;
   std::vector<VkPinnedHost*> pinned_;
   std::map<std::string, std::unique_ptr<VkKern>> kernels_;
+  double build_s_ = 0;  // host seconds compiling GLSL and creating shader modules and pipelines
 };
 
 }  // namespace gpuscope::vulkan

@@ -32,6 +32,20 @@ std::string_view glsl_type_name(Scalar s) {
   return "?";
 }
 
+// Adds the host time from its construction to its destruction to `sum_s`,
+// in seconds, however the scope is left.
+class AddElapsed {
+ public:
+  explicit AddElapsed(double& sum_s) : sum_s_(sum_s) {}
+  ~AddElapsed() { sum_s_ += ns_since(t0_) * 1e-9; }
+  AddElapsed(const AddElapsed&) = delete;
+  AddElapsed& operator=(const AddElapsed&) = delete;
+
+ private:
+  double& sum_s_;
+  std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+};
+
 }  // namespace
 
 std::string VkDev::preamble() const {
@@ -60,6 +74,7 @@ std::string VkDev::preamble() const {
 Kernel& VkDev::kernel(const KernelSpec& spec) {
   const std::string key = spec.key();
   if (auto it = kernels_.find(key); it != kernels_.end()) return *it->second;
+  const AddElapsed timed(build_s_);
   if (spec.family == "matrix") return build(spec, key, matrix_shader(spec));
   const std::string path = "vulkan/" + spec.family + ".comp";
   const KernelSource* src = find_kernel_source(path);
@@ -141,6 +156,7 @@ Kernel& VkDev::build(const KernelSpec& spec, const std::string& key, GlslShader 
 
 VkPipeline VkDev::pipeline(VkKern& k, std::array<uint32_t, 4> cfg) {
   if (auto it = k.pipelines.find(cfg); it != k.pipelines.end()) return it->second;
+  const AddElapsed timed(build_s_);
   const VkSpecializationMapEntry entries[4] = {
       {0, 0, 4}, {1, 4, 4}, {2, 8, 4}, {3, 12, 4}};
   VkSpecializationInfo spec{4, entries, sizeof(cfg), cfg.data()};
