@@ -243,6 +243,13 @@ class Device {
   // time (the sim). A run records each probe's share beside its wall time.
   virtual double build_s() const { return 0; }
 
+  // Builds the kernels of `specs` ahead of use (and, where the API makes a
+  // pipeline per work-group shape, their pipelines for `shape`), on several
+  // host threads where the backend can; kernel() then finds them built.
+  // Never throws for a kernel that fails to build: kernel() meets the
+  // failure again and reports it. The default builds nothing ahead.
+  virtual void prebuild(std::span<const KernelSpec> /*specs*/, const LaunchShape& /*shape*/) {}
+
   // Runs one launch to completion and returns its device time in ns, from
   // the API's own timestamps (queued work excluded).
   virtual double launch(Kernel& k, const LaunchShape& shape, std::span<const KernelArg> args) = 0;

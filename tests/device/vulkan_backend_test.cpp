@@ -111,6 +111,29 @@ TEST_F(VulkanFamilies, BandwidthReadSumsEveryVectorWidth) {
   }
 }
 
+// Kernels and pipelines built ahead (on several threads) are found built; a
+// broken one among them is not thrown there but when kernel() builds it.
+TEST_F(VulkanFamilies, PrebuiltKernelsAreFoundBuiltAndFailuresWaitForKernel) {
+  const std::vector<KernelSpec> specs = {{"bandwidth", "read", {{"vec", 1}, {"unroll", 4}}},
+                                         {"bandwidth", "read", {{"vec", 2}, {"unroll", 4}}},
+                                         {"bandwidth", "read", {{"vec", 3}, {"unroll", 4}}}};
+  const double before_s = dev().build_s();
+  dev().prebuild(specs, LaunchShape{Range::d1(64), Range::d1(64)});
+  const double built_s = dev().build_s();
+  EXPECT_GT(built_s, before_s);
+  // As BandwidthReadSumsEveryVectorWidth launches read: one step is unroll x local.
+  const uint32_t step = 4 * 64, n = 4 * step;
+  auto src = dev().create_buffer(size_t{n + step} * 2 * 4), start = dev().create_buffer(4),
+       sums = dev().create_buffer(64 * 4);
+  dev().write_values<uint32_t>(*start, std::vector<uint32_t>{step});
+  for (size_t i = 0; i < 2; ++i) {
+    const KernelArg args[] = {src.get(), n, start.get(), 2 * step, sums.get()};
+    dev().launch(dev().kernel(specs[i]), Range::d1(64), Range::d1(64), args);
+  }
+  EXPECT_EQ(dev().build_s(), built_s) << "kernel() or the launch built again what prebuild() had built";
+  EXPECT_THROW(dev().kernel(specs[2]), BuildError);
+}
+
 TEST_F(VulkanFamilies, LaunchStoresItsValueInEveryLaunchOfABatch) {
   auto sink = dev().create_buffer(4);
   Kernel& k = dev().kernel({"launch", "empty", {}});

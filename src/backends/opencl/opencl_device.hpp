@@ -166,6 +166,8 @@ class ClDevice final : public Device, public ImageFacet, public HostTransferFace
   Kernel& kernel(const KernelSpec& spec) override;
   KernelResources kernel_resources(Kernel& k) override;
   double build_s() const override { return build_s_; }
+  // Builds distinct programs on up to 8 host threads.
+  void prebuild(std::span<const KernelSpec> specs, const LaunchShape& shape) override;
 
   // opencl_images.cpp
   ImageLimits limits() const override;
@@ -216,7 +218,17 @@ class ClDevice final : public Device, public ImageFacet, public HostTransferFace
   cl::Context context_;
   cl::CommandQueue queue_;
   std::map<std::string, std::unique_ptr<ClKernel>> cache_;
-  std::map<std::string, cl::Program> programs_;  // built programs by "source path|options"
+  // A program is built once per (source path, build options).
+  struct ProgramKey {
+    std::string path, options;
+    std::string key() const { return path + "|" + options; }
+  };
+  ProgramKey program_key(const KernelSpec& spec) const;
+  // Builds `pk`'s program; throws BuildError with the log, Unsupported
+  // without a source. Touches no member: callable from several threads.
+  cl::Program build_program(const KernelSpec& spec, const ProgramKey& pk) const;
+
+  std::map<std::string, cl::Program> programs_;  // built programs by ProgramKey::key()
   double build_s_ = 0;                            // host seconds in clBuildProgram
   uint64_t uncached_builds_ = 0;
 };

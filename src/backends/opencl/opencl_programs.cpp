@@ -6,43 +6,104 @@
 #include "core/error.hpp"
 #include "kernels/kernel_sources.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <optional>
+#include <thread>
 
 namespace gpuscope::opencl_detail {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+ClDevice::ProgramKey ClDevice::program_key(const KernelSpec& spec) const {
+  // One build per (family, parameters): a family's file that holds many
+  // entry points (one per op, say) is compiled once, not once per entry.
+  ProgramKey k{opencl_source_path(spec), opencl_build_options(spec)};
+  // NVIDIA's compiler then reports each kernel's registers in the build
+  // log (kernel_resources reads them).
+  if (has_ext(info_, "cl_nv_compiler_options")) k.options += " -cl-nv-verbose";
+  return k;
+}
+
+cl::Program ClDevice::build_program(const KernelSpec& spec, const ProgramKey& pk) const {
+  const KernelSource* src = find_kernel_source(pk.path);
+  if (!src) throw Unsupported("the OpenCL backend has no source for kernel family '" + spec.family + "'");
+  cl::Program built(context_, std::string(src->text));
+  try {
+    built.build(device_, pk.options.c_str());
+  } catch (const cl::Error& e) {
+    std::string log;
+    try {
+      log = built.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_);
+    } catch (const cl::Error&) {
+      log = "(the driver gave no build log)";
+    }
+    throw BuildError(fmt::format("building {} with '{}' failed (OpenCL error {})", pk.path, pk.options, e.err()),
+                     log);
+  }
+  return built;
+}
+
+void ClDevice::prebuild(std::span<const KernelSpec> specs, const LaunchShape& /*shape*/) {
+  std::vector<std::pair<const KernelSpec*, ProgramKey>> todo;
+  for (const KernelSpec& s : specs) {
+    ProgramKey pk = program_key(s);
+    const std::string key = pk.key();
+    if (programs_.count(key) ||
+        std::any_of(todo.begin(), todo.end(), [&](const auto& t) { return t.second.key() == key; }))
+      continue;
+    todo.emplace_back(&s, std::move(pk));
+  }
+  if (todo.empty()) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  // clBuildProgram is thread-safe for distinct programs.
+  std::vector<std::optional<cl::Program>> built(todo.size());
+  std::atomic<size_t> next{0};
+  const auto work = [&] {
+    for (size_t i; (i = next++) < todo.size();) {
+      try {
+        built[i] = build_program(*todo[i].first, todo[i].second);
+      } catch (const std::exception&) {
+        // kernel() builds it again and reports the failure.
+      }
+    }
+  };
+  const size_t threads = std::min<size_t>({todo.size(), std::max(1u, std::thread::hardware_concurrency()), 8});
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  for (size_t i = 0; i < todo.size(); ++i)
+    if (built[i]) programs_.emplace(todo[i].second.key(), *built[i]);
+  build_s_ += seconds_since(t0);
+}
 
 Kernel& ClDevice::kernel(const KernelSpec& spec) {
   const std::string key = spec.key();
   if (auto it = cache_.find(key); it != cache_.end()) return *it->second;
 
-  // One build per (family, parameters): a family's file that holds many
-  // entry points (one per op, say) is compiled once, not once per entry.
-  const std::string path = opencl_source_path(spec);
-  std::string options = opencl_build_options(spec);
-  // NVIDIA's compiler then reports each kernel's registers in the build
-  // log (kernel_resources reads them).
-  if (has_ext(info_, "cl_nv_compiler_options")) options += " -cl-nv-verbose";
-  const std::string program_key = path + "|" + options;
-  auto pit = programs_.find(program_key);
+  const ProgramKey pk = program_key(spec);
+  auto pit = programs_.find(pk.key());
   if (pit == programs_.end()) {
-    const KernelSource* src = find_kernel_source(path);
-    if (!src) throw Unsupported("the OpenCL backend has no source for kernel family '" + spec.family + "'");
-    cl::Program built(context_, std::string(src->text));
     const auto t0 = std::chrono::steady_clock::now();
+    cl::Program built;
     try {
-      built.build(device_, options.c_str());
-      build_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    } catch (const cl::Error& e) {
-      std::string log;
-      try {
-        log = built.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_);
-      } catch (const cl::Error&) {
-        log = "(the driver gave no build log)";
-      }
-      throw BuildError(fmt::format("building {} with '{}' failed (OpenCL error {})", path, options, e.err()),
-                       log);
+      built = build_program(spec, pk);
+    } catch (...) {
+      build_s_ += seconds_since(t0);  // a failed build took its time too
+      throw;
     }
-    pit = programs_.emplace(program_key, built).first;
+    build_s_ += seconds_since(t0);
+    pit = programs_.emplace(pk.key(), built).first;
   }
+  const std::string& path = pk.path;
+  const std::string& options = pk.options;
   cl::Program program = pit->second;
   try {
     cl::Kernel k(program, spec.entry.c_str());

@@ -136,6 +136,8 @@ class VkDev final : public Device, public HostTransferFacet, public ImageFacet {
   Kernel& kernel(const KernelSpec& spec) override;
   KernelResources kernel_resources(Kernel& kernel) override;
   double build_s() const override { return build_s_; }
+  // Builds on up to 8 host threads (vulkan_kernels.cpp).
+  void prebuild(std::span<const KernelSpec> specs, const LaunchShape& shape) override;
 
   // Launches (vulkan_launch.cpp).
   double launch(Kernel& kernel, const LaunchShape& shape, std::span<const KernelArg> args) override;
@@ -221,11 +223,18 @@ class VkDev final : public Device, public HostTransferFacet, public ImageFacet {
   // The matrix family is SPIR-V written by C++ (kernels/vulkan/matrix_spirv.hpp):
   // no GLSL compiler here knows GL_KHR_cooperative_matrix.
   GlslShader matrix_shader(const KernelSpec& spec) const;
-  // Creates the module, set layout and pipeline layout of `spec`'s shader,
-  // cached under `key`.
-  Kernel& build(const KernelSpec& spec, const std::string& key, GlslShader shader);
+  // The kernel of `spec` (named `key`), built but not cached. Touches no
+  // member but reads: callable from several threads at once.
+  std::unique_ptr<VkKern> make_kernel(const KernelSpec& spec, const std::string& key) const;
+  // Creates the module, set layout and pipeline layout of `spec`'s shader.
+  std::unique_ptr<VkKern> build(const KernelSpec& spec, const std::string& key, GlslShader shader) const;
   // The pipeline of `k` for (local x, y, z, local words), created on first use.
   VkPipeline pipeline(VkKern& k, std::array<uint32_t, 4> cfg);
+  // A new pipeline of `k` for `cfg`; thread-safe as make_kernel is.
+  VkPipeline create_pipeline(const VkKern& k, std::array<uint32_t, 4> cfg) const;
+  // The pipeline configuration (local x, y, z, local words) a launch of
+  // `shape` needs; throws for shapes over the device's limits.
+  std::array<uint32_t, 4> config_of(const VkKern& k, const LaunchShape& shape) const;
 
   // --- launches (vulkan_launch.cpp) ---
 

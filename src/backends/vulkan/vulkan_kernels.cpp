@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <thread>
 
 // Vulkan structs are initialised by their sType alone ({VK_STRUCTURE_TYPE_...}),
 // the rest zero: the API's own idiom, which this warning would flag on every one.
@@ -75,6 +77,50 @@ Kernel& VkDev::kernel(const KernelSpec& spec) {
   const std::string key = spec.key();
   if (auto it = kernels_.find(key); it != kernels_.end()) return *it->second;
   const AddElapsed timed(build_s_);
+  auto k = make_kernel(spec, key);
+  auto& ref = *k;
+  kernels_.emplace(key, std::move(k));
+  return ref;
+}
+
+void VkDev::prebuild(std::span<const KernelSpec> specs, const LaunchShape& shape) {
+  std::vector<std::pair<const KernelSpec*, std::string>> todo;
+  for (const KernelSpec& s : specs) {
+    std::string key = s.key();
+    if (kernels_.count(key) ||
+        std::any_of(todo.begin(), todo.end(), [&](const auto& t) { return t.second == key; }))
+      continue;
+    todo.emplace_back(&s, std::move(key));
+  }
+  if (todo.empty()) return;
+  const AddElapsed timed(build_s_);
+  // Each worker builds whole kernels and their pipeline: glslang compiles
+  // distinct shaders concurrently, and Vulkan's create calls need no
+  // external synchronisation without a pipeline cache.
+  std::vector<std::unique_ptr<VkKern>> built(todo.size());
+  std::atomic<size_t> next{0};
+  const auto work = [&] {
+    for (size_t i; (i = next++) < todo.size();) {
+      try {
+        built[i] = make_kernel(*todo[i].first, todo[i].second);
+        if (shape.local.total() == 0) continue;
+        const auto cfg = config_of(*built[i], shape);
+        built[i]->pipelines.emplace(cfg, create_pipeline(*built[i], cfg));
+      } catch (const std::exception&) {
+        // kernel() or the launch meets the failure again and reports it.
+      }
+    }
+  };
+  const size_t threads = std::min<size_t>({todo.size(), std::max(1u, std::thread::hardware_concurrency()), 8});
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  for (size_t i = 0; i < todo.size(); ++i)
+    if (built[i]) kernels_.emplace(todo[i].second, std::move(built[i]));
+}
+
+std::unique_ptr<VkKern> VkDev::make_kernel(const KernelSpec& spec, const std::string& key) const {
   if (spec.family == "matrix") return build(spec, key, matrix_shader(spec));
   const std::string path = "vulkan/" + spec.family + ".comp";
   const KernelSource* src = find_kernel_source(path);
@@ -108,7 +154,7 @@ GlslShader VkDev::matrix_shader(const KernelSpec& spec) const {
   return g;
 }
 
-Kernel& VkDev::build(const KernelSpec& spec, const std::string& key, GlslShader shader) {
+std::unique_ptr<VkKern> VkDev::build(const KernelSpec& spec, const std::string& key, GlslShader shader) const {
   for (uint32_t b : shader.buffer_bindings)
     if (b >= kMaxBindings) throw BuildError(fmt::format("{}: binding {} over {}", key, b, kMaxBindings - 1), "");
   for (const SampledBinding& s : shader.sampled_bindings)
@@ -149,14 +195,18 @@ Kernel& VkDev::build(const KernelSpec& spec, const std::string& key, GlslShader 
   pli.pushConstantRangeCount = 1;
   pli.pPushConstantRanges = &range;
   check(vkCreatePipelineLayout(dev_, &pli, nullptr, &k->layout), "vkCreatePipelineLayout");
-  auto& ref = *k;
-  kernels_.emplace(key, std::move(k));
-  return ref;
+  return k;
 }
 
 VkPipeline VkDev::pipeline(VkKern& k, std::array<uint32_t, 4> cfg) {
   if (auto it = k.pipelines.find(cfg); it != k.pipelines.end()) return it->second;
   const AddElapsed timed(build_s_);
+  VkPipeline pipe = create_pipeline(k, cfg);
+  k.pipelines.emplace(cfg, pipe);
+  return pipe;
+}
+
+VkPipeline VkDev::create_pipeline(const VkKern& k, std::array<uint32_t, 4> cfg) const {
   const VkSpecializationMapEntry entries[4] = {
       {0, 0, 4}, {1, 4, 4}, {2, 8, 4}, {3, 12, 4}};
   VkSpecializationInfo spec{4, entries, sizeof(cfg), cfg.data()};
@@ -180,7 +230,6 @@ VkPipeline VkDev::pipeline(VkKern& k, std::array<uint32_t, 4> cfg) {
   if (r != VK_SUCCESS)
     fail(r, fmt::format("creating the pipeline of {} for groups of {}x{}x{} with {} local words", k.name(), cfg[0],
                         cfg[1], cfg[2], cfg[3]));
-  k.pipelines.emplace(cfg, pipe);
   return pipe;
 }
 

@@ -14,7 +14,7 @@
 
 namespace gpuscope::vulkan {
 
-VkDev::Prepared VkDev::prepare(VkKern& k, const LaunchShape& shape, std::span<const KernelArg> args) {
+std::array<uint32_t, 4> VkDev::config_of(const VkKern& k, const LaunchShape& shape) const {
   std::array<uint32_t, 4> cfg{1, 1, 1, 1};
   if (shape.local.total() == 0) {
     uint32_t l = std::min<uint32_t>(64, static_cast<uint32_t>(k.max_work_group_size()));
@@ -32,6 +32,12 @@ VkDev::Prepared VkDev::prepare(VkKern& k, const LaunchShape& shape, std::span<co
       cfg[1] > lim.maxComputeWorkGroupSize[1] || cfg[2] > lim.maxComputeWorkGroupSize[2])
     throw DeviceError(fmt::format("{}: work-group {}x{}x{} exceeds the device's limits", k.name(), cfg[0], cfg[1],
                                   cfg[2]));
+  return cfg;
+}
+
+VkDev::Prepared VkDev::prepare(VkKern& k, const LaunchShape& shape, std::span<const KernelArg> args) {
+  const std::array<uint32_t, 4> cfg = config_of(k, shape);
+  const auto& lim = p_->limits();
   Prepared p;
   for (int d = 0; d < 3; ++d) {
     if (shape.global.dims[d] % cfg[d] != 0)

@@ -95,6 +95,25 @@ class ComputeRunner {
     }
   }
 
+  // Builds every kernel the selection will launch, ahead and in parallel
+  // where the backend can (Device::prebuild); those that fail are met, and
+  // reported, again when prepare() builds them one by one.
+  void prebuild(const std::vector<Entry>& entries, bool throughput) {
+    std::vector<KernelSpec> specs;
+    for (const auto& e : entries) {
+      const twin::Op& op = op_named(e.op);
+      if (!op_unsupported(op, reach()).empty()) continue;
+      std::vector<int> lanes = e.lanes;
+      if (!throughput) lanes = {std::string_view(e.type) == "fp16" && !info_.features.fp16 ? 2 : 1};
+      for (int l : lanes) {
+        auto fv = choose_form(e.type, l, reach());
+        if (const Form* f = std::get_if<Form>(&fv)) specs.push_back(kernel_spec(*f, op, throughput, plan_, ptx_ && ptx_ok_));
+      }
+    }
+    const size_t local = throughput ? std::min<size_t>(plan_.local, info_.max_work_group_size) : 1;
+    dev_.prebuild(specs, LaunchShape{Range::d1(throughput ? plan_.global : 1), Range::d1(local)});
+  }
+
   // Runs the clock up before timing: GPUs start a burst at a low clock and
   // raise it over tens to hundreds of ms.
   void warm_clock(double seconds) {
@@ -333,11 +352,14 @@ bool selected(const ProbeOptions& o, const std::string& type, const std::string&
 std::vector<Series> run_matrix(ProbeContext& ctx, const std::string& probe, bool throughput, double warm_s,
                                double warm_quick_s) {
   ComputeRunner r(ctx, probe);
+  const bool quick_list = ctx.options.quick && ctx.options.ops.empty();
+  std::vector<Entry> entries;
+  for (const auto& e : throughput ? throughput_selection(quick_list) : latency_selection(quick_list))
+    if (selected(ctx.options, e.type, e.op)) entries.push_back(e);
+  r.prebuild(entries, throughput);
   if (ctx.device.info().type == "gpu") r.warm_clock(ctx.options.quick ? warm_quick_s : warm_s);
   std::vector<Series> out;
-  const bool quick_list = ctx.options.quick && ctx.options.ops.empty();
-  for (const auto& e : throughput ? throughput_selection(quick_list) : latency_selection(quick_list)) {
-    if (!selected(ctx.options, e.type, e.op)) continue;
+  for (const auto& e : entries) {
     if (throughput)
       r.throughput(e.type, op_named(e.op), e.lanes, out);
     else
