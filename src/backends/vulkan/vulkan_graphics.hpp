@@ -2,9 +2,11 @@
 // of a VkDev, on the device's one queue, which then has GRAPHICS and COMPUTE
 // (vulkan_physical.cpp picks such a family first). Classic render passes
 // (VkRenderPass), the common denominator down to phones' drivers.
-//   vulkan_graphics.cpp          what the device can do, the facet's calls
-//   vulkan_graphics_objects.cpp  the objects they reuse: render passes,
-//                                framebuffers, pipelines, textures, frames
+//   vulkan_graphics_support.cpp    what the device can do (GraphicsSupport)
+//   vulkan_graphics.cpp            checks, timed passes, trace_raster, fill, read-back
+//   vulkan_graphics_frames.cpp     frame(), and the frames' images, render pass, sampler
+//   vulkan_graphics_objects.cpp    images, render passes, framebuffers, textures, samplers
+//   vulkan_graphics_pipelines.cpp  shader modules, layouts, pipelines
 // Every object is cached by what distinguishes it, so repeated passes create
 // nothing; the shaders and their contract are in src/kernels/vulkan/graphics
 // and src/kernels/vulkan/README.md.
