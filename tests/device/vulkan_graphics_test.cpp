@@ -12,10 +12,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <numeric>
 #include <set>
+#include <string>
 
 namespace gpuscope {
 namespace {
@@ -77,7 +79,9 @@ TEST_F(VulkanGraphics, LimitsListRgba8OneSampleAndTheReason) {
   EXPECT_EQ(l.sample_counts.at(0), 1u);
   EXPECT_GE(l.max_width, 4096u);
   EXPECT_GE(l.max_colour_attachments, 4u);
-  EXPECT_NE(dev().info().vendor_info.value("vk_graphics", std::string()).find("queue family"), std::string::npos);
+  const std::string summary = dev().info().vendor_info.value("vk_graphics", std::string());
+  EXPECT_NE(summary.find("queue family"), std::string::npos) << summary;
+  RecordProperty("vk_graphics", summary);  // what the device offers, in the test's XML output
 }
 
 // One rectangle over a framebuffer whose sides are not multiples of 64:
@@ -256,6 +260,15 @@ TEST_F(VulkanGraphics, FrameChecksumsMatchTheHostsRenderedAndStored) {
       f.seed = 8;  // the same image, redrawn with other content
       EXPECT_EQ(g_->frame(f).checksum, frame_checksum(f));
     }
+  }
+}
+
+// More frame sizes than the facet keeps images for: the older ones are
+// dropped and remade, every checksum still right.
+TEST_F(VulkanGraphics, ManyFrameSizesKeepTheirChecksums) {
+  for (uint32_t i = 0; i < 12; ++i) {
+    const FrameDesc f{17 + 5 * i, 9 + i, FramePattern::kNoise, 1, i, i % 2 == 1};
+    EXPECT_EQ(g_->frame(f).checksum, frame_checksum(f)) << i;
   }
 }
 

@@ -164,6 +164,7 @@ class VkGraphics final : public GraphicsFacet {
   std::map<uint32_t, Texture> textures_;
   std::map<TextureFilter, VkSampler> samplers_;
   VkSampler frame_sampler_ = VK_NULL_HANDLE;
+  static constexpr size_t kFrames = 8;
   std::map<std::tuple<uint32_t, uint32_t, bool>, FrameImage> frames_;
   VkQueryPool stats_ = VK_NULL_HANDLE;
   uint32_t stats_count_ = 0;

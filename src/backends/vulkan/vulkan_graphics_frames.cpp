@@ -70,6 +70,15 @@ VkSampler VkGraphics::frame_sampler() {
 FrameImage& VkGraphics::frame_image(uint32_t w, uint32_t h, bool storage) {
   const auto key = std::make_tuple(w, h, storage);
   if (auto it = frames_.find(key); it != frames_.end()) return it->second;
+  // A probe draws frames of a few sizes; past kFrames (size, kind) pairs the
+  // others are dropped (a frame drawn after that starts from new content).
+  if (frames_.size() >= kFrames) {
+    for (auto& [k, f] : frames_) {
+      if (f.fb) vkDestroyFramebuffer(dev_, f.fb, nullptr);
+      free_image(f.image);
+    }
+    frames_.clear();
+  }
   FrameImage f;
   f.image = make_image(VK_FORMAT_R8G8B8A8_UNORM, w, h, 1, VK_SAMPLE_COUNT_1_BIT,
                        VK_IMAGE_USAGE_SAMPLED_BIT |
