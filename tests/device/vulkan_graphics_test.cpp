@@ -201,6 +201,30 @@ TEST_F(VulkanGraphics, DepthOnlyAndMultisampledFillsReadBack) {
   }
 }
 
+// The tile-memory probe's heaviest kind of pass: several attachments of
+// mixed formats, depth and the largest sample count, blended.
+TEST_F(VulkanGraphics, ManyAttachmentsAtTheMostSamplesFillAndReadBack) {
+  const GraphicsLimits l = g_->graphics_limits();
+  PassDesc pass;
+  pass.width = 96;
+  pass.height = 64;
+  pass.colour.clear();
+  for (uint32_t i = 0; i < std::min<uint32_t>(l.max_colour_attachments, 4); ++i)
+    pass.colour.push_back(l.colour_formats[i % l.colour_formats.size()]);
+  pass.depth = l.depth;
+  pass.samples = l.sample_counts.back();
+  pass.rects = 4;
+  pass.blend = true;
+  const FillResult r = g_->fill(pass, Shading{}, 2, true);
+  ASSERT_EQ(r.passes.size(), 2u);
+  ASSERT_EQ(r.pixels.size(), size_t{96} * 64 * 4);
+  for (size_t i = 0; i < 96 * 64; ++i)  // flat_colour(0..3) summed: (4, 2, 2, 4) / 255
+    ASSERT_EQ(std::to_integer<int>(r.pixels[4 * i]) + std::to_integer<int>(r.pixels[4 * i + 1]) * 10 +
+                  std::to_integer<int>(r.pixels[4 * i + 2]) * 100 + std::to_integer<int>(r.pixels[4 * i + 3]) * 1000,
+              4224)
+        << "pixel " << i;
+}
+
 // The texture's level 0 is the noise frame of seed 0 (README): point
 // sampling returns its texels exactly, bilinear the mean of a 2x2 quad (to
 // the filter's rounding), the others something in the texels' range.
