@@ -1,6 +1,6 @@
-// The GraphicsFacet's calls: what the device can do, the checks every call
-// makes, and the timed passes. The objects they reuse are made in
-// vulkan_graphics_objects.cpp.
+// The GraphicsFacet's render passes: the checks every pass makes, the timed
+// passes, trace_raster, fill and the attachment read-back. The objects they
+// reuse are made in vulkan_graphics_objects.cpp and _pipelines.cpp.
 #include "backends/vulkan/vulkan_graphics.hpp"
 
 #include "backends/vulkan/vulkan_device.hpp"
