@@ -67,6 +67,7 @@ VkDev::VkDev(std::unique_ptr<Physical> phys, DeviceInfo info) : p_(std::move(phy
 
 VkDev::~VkDev() {
   vkDeviceWaitIdle(dev_);
+  graphics_.reset();
   for (auto& [key, k] : kernels_) {
     for (auto& [cfg, pipe] : k->pipelines) vkDestroyPipeline(dev_, pipe, nullptr);
     vkDestroyPipelineLayout(dev_, k->layout, nullptr);
@@ -80,6 +81,12 @@ VkDev::~VkDev() {
   vkDestroyFence(dev_, fence_, nullptr);
   vkDestroyCommandPool(dev_, pool_, nullptr);
   vkDestroyDevice(dev_, nullptr);
+}
+
+GraphicsFacet* VkDev::graphics() {
+  if (!p_->graphics.limits.any()) return nullptr;
+  if (!graphics_) graphics_ = std::make_unique<VkGraphics>(*this, p_->graphics);
+  return graphics_.get();
 }
 
 VkBuf::~VkBuf() {

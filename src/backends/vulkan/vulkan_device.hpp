@@ -8,6 +8,7 @@
 //   vulkan_launch.cpp     arguments to push constants and descriptors, timed dispatches
 //   vulkan_transfers.cpp  the HostTransferFacet: staging, pinned memory, maps
 //   vulkan_images.cpp     the ImageFacet: texel-buffer views and sampled 2D images
+//   vulkan_graphics*.cpp  the GraphicsFacet (VkGraphics, vulkan_graphics.hpp)
 #pragma once
 
 #include <volk.h>  // before any other Vulkan header
@@ -15,6 +16,7 @@
 #include "backends/backend.hpp"
 #include "backends/vulkan/calibrated_timestamps.hpp"
 #include "backends/vulkan/vulkan_glsl.hpp"
+#include "backends/vulkan/vulkan_graphics.hpp"
 #include "backends/vulkan/vulkan_instance.hpp"
 #include "backends/vulkan/vulkan_physical.hpp"
 #include "core/device_info.hpp"
@@ -126,6 +128,10 @@ class VkDev final : public Device, public HostTransferFacet, public ImageFacet {
   // Where the device has R32G32B32A32_UINT texel buffers or sampled 2D
   // images (DeviceInfo::vendor_info["vk_images"] says which, or why none).
   ImageFacet* images() override { return p_->images.offered() ? this : nullptr; }
+  // Where the queue has GRAPHICS and RGBA8 is a blendable colour attachment
+  // (DeviceInfo::vendor_info["vk_graphics"] says what, or why none);
+  // created on first use.
+  GraphicsFacet* graphics() override;
 
   // Buffers (vulkan_device.cpp).
   std::unique_ptr<Buffer> create_buffer(size_t bytes) override;
@@ -162,6 +168,10 @@ class VkDev final : public Device, public HostTransferFacet, public ImageFacet {
   ImageLimits limits() const override { return p_->images.limits; }
   std::unique_ptr<Image> create_image(const ImageDesc& desc, Buffer* backing) override;
   void write_image(Image& dst, std::span<const std::byte> pixels) override;
+
+  // The graphics facet records into the same command buffer, with the
+  // same timestamp pool and submission.
+  friend class VkGraphics;
 
   // For the objects' destructors.
   void free_memory(Memory& m);
@@ -286,6 +296,7 @@ class VkDev final : public Device, public HostTransferFacet, public ImageFacet {
   std::vector<VkPinnedHost*> pinned_;
   std::map<std::string, std::unique_ptr<VkKern>> kernels_;
   double build_s_ = 0;  // host seconds compiling GLSL and creating shader modules and pipelines
+  std::unique_ptr<VkGraphics> graphics_;
 };
 
 }  // namespace gpuscope::vulkan

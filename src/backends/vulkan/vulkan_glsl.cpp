@@ -25,6 +25,54 @@ void init_glslang() {
 
 }  // namespace
 
+namespace {
+
+EShLanguage language(GlslStage stage) {
+  switch (stage) {
+    case GlslStage::kCompute: return EShLangCompute;
+    case GlslStage::kVertex: return EShLangVertex;
+    case GlslStage::kFragment: return EShLangFragment;
+  }
+  return EShLangCompute;
+}
+
+}  // namespace
+
+std::vector<uint32_t> compile_glsl_stage(const std::string& source, const std::string& name, int vulkan_minor,
+                                         GlslStage stage) {
+  init_glslang();
+  const EShLanguage lang = language(stage);
+  const auto client = vulkan_minor >= 3   ? glslang::EShTargetVulkan_1_3
+                      : vulkan_minor == 2 ? glslang::EShTargetVulkan_1_2
+                                          : glslang::EShTargetVulkan_1_1;
+  const auto spirv = vulkan_minor >= 3   ? glslang::EShTargetSpv_1_6
+                     : vulkan_minor == 2 ? glslang::EShTargetSpv_1_5
+                                         : glslang::EShTargetSpv_1_3;
+  glslang::TShader shader(lang);
+  const char* text = source.c_str();
+  const char* names[] = {name.c_str()};
+  shader.setStringsWithLengthsAndNames(&text, nullptr, names, 1);
+  shader.setEnvInput(glslang::EShSourceGlsl, lang, glslang::EShClientVulkan, 100);
+  shader.setEnvClient(glslang::EShClientVulkan, client);
+  shader.setEnvTarget(glslang::EShTargetSpv, spirv);
+  const auto messages = static_cast<EShMessages>(EShMsgSpvRules | EShMsgVulkanRules);
+  if (!shader.parse(GetDefaultResources(), 450, false, messages))
+    throw BuildError(fmt::format("compiling {} (GLSL) failed", name),
+                     std::string(shader.getInfoLog()) + shader.getInfoDebugLog());
+  glslang::TProgram program;
+  program.addShader(&shader);
+  if (!program.link(messages))
+    throw BuildError(fmt::format("linking {} (GLSL) failed", name),
+                     std::string(program.getInfoLog()) + program.getInfoDebugLog());
+  std::vector<uint32_t> words;
+  spv::SpvBuildLogger logger;
+  glslang::SpvOptions options;
+  options.disableOptimizer = true;
+  glslang::GlslangToSpv(*program.getIntermediate(lang), words, &logger, &options);
+  if (words.empty()) throw BuildError(fmt::format("generating SPIR-V for {} failed", name), logger.getAllMessages());
+  return words;
+}
+
 GlslShader compile_glsl_compute(const std::string& source, const std::string& name, int vulkan_minor) {
   init_glslang();
   const auto client = vulkan_minor >= 3   ? glslang::EShTargetVulkan_1_3

@@ -1,4 +1,4 @@
-// GLSL compute shaders to SPIR-V at run time, through glslang linked
+// GLSL shaders to SPIR-V at run time, through glslang linked
 // statically (so the binary needs only the Vulkan loader and a driver).
 #pragma once
 
@@ -28,6 +28,16 @@ struct GlslShader {
   // binding: each must be an Image argument of the matching kind there.
   std::vector<SampledBinding> sampled_bindings;
 };
+
+// The shader stages compile_glsl_stage() compiles.
+enum class GlslStage { kCompute, kVertex, kFragment };
+
+// Compiles one shader of `stage` for Vulkan 1.`vulkan_minor` to SPIR-V, with
+// no reflection: for shaders whose bindings their caller declares itself
+// (the graphics facet's, src/kernels/vulkan/README.md). Throws BuildError
+// with glslang's log.
+std::vector<uint32_t> compile_glsl_stage(const std::string& source, const std::string& name, int vulkan_minor,
+                                         GlslStage stage);
 
 // Compiles one compute shader for Vulkan 1.`vulkan_minor` (SPIR-V 1.3 for 1.1,
 // 1.5 for 1.2, 1.6 for 1.3). `name` names it in messages. Throws BuildError

@@ -89,13 +89,19 @@ Physical::Physical(VkPhysicalDevice d, uint32_t instance_api) : pd(d) {
   vkGetPhysicalDeviceQueueFamilyProperties(pd, &qn, nullptr);
   std::vector<VkQueueFamilyProperties> qs(qn);
   vkGetPhysicalDeviceQueueFamilyProperties(pd, &qn, qs.data());
-  for (uint32_t i = 0; i < qn; ++i) {
-    if ((qs[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && qs[i].timestampValidBits > 0) {
-      queue_family = i;
-      timestamp_bits = qs[i].timestampValidBits;
-      break;
+  // The first family with GRAPHICS and COMPUTE and timestamps (the graphics
+  // facet runs on the one queue too), else the first with COMPUTE.
+  for (const VkQueueFlags want : {VkQueueFlags{VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT},
+                                  VkQueueFlags{VK_QUEUE_COMPUTE_BIT}}) {
+    for (uint32_t i = 0; i < qn && !queue_family; ++i) {
+      if ((qs[i].queueFlags & want) == want && qs[i].timestampValidBits > 0) {
+        queue_family = i;
+        timestamp_bits = qs[i].timestampValidBits;
+        graphics_queue = (qs[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) != 0;
+      }
     }
   }
+  graphics = read_graphics_support(*this, graphics_queue);
 }
 
 
@@ -264,6 +270,7 @@ DeviceInfo describe(const Physical& p, size_t index) {
   if (il.max_2d_width > 0)
     forms += fmt::format("{}sampled 2D images of {}x{}", forms.empty() ? "" : ", ", il.max_2d_width,
                          il.max_2d_height);
+  v["vk_graphics"] = p.graphics.summary;
   v["vk_images"] = p.images.offered() ? "R32G32B32A32_UINT as " + forms
                                       : std::string("none: R32G32B32A32_UINT is neither a uniform texel buffer "
                                                     "format nor a sampled 2D image format that transfers write");

@@ -7,6 +7,7 @@
 
 #include "backends/backend.hpp"
 #include "backends/vulkan/cooperative_matrix.hpp"
+#include "backends/vulkan/vulkan_graphics.hpp"
 #include "backends/vulkan/vulkan_instance.hpp"
 #include "core/device_info.hpp"
 
@@ -72,6 +73,8 @@ struct Physical {
   std::vector<std::string> matrix_left_out;  // listed shapes the matrix family cannot name, with why
   VkPhysicalDeviceMemoryProperties mem{};
   std::optional<uint32_t> queue_family;
+  bool graphics_queue = false;  // queue_family has GRAPHICS too
+  GraphicsSupport graphics;     // the graphics facet's limits, or why there is none
   uint32_t timestamp_bits = 0;
   ImageSupport images;
 
