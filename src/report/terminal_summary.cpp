@@ -16,6 +16,7 @@
 #include "report/block_diagram.hpp"
 #include "report/block_diagram_text.hpp"
 #include "report/format.hpp"
+#include "report/graphics_section.hpp"
 #include "report/reconcile.hpp"
 #include "report/unmeasured.hpp"
 
@@ -264,6 +265,25 @@ std::string format_unmeasured(const std::vector<Unmeasured>& items, const Painte
   return out;
 }
 
+// The graphics block (graphics_section.hpp): a label, the line's text
+// word-wrapped under itself, the least confidence at its end.
+std::string format_graphics_block(const std::vector<GraphicsLine>& lines, const Painter& paint) {
+  size_t label_width = 0;
+  for (const auto& l : lines) label_width = std::max(label_width, l.label.size());
+  const size_t indent = 2 + label_width + 2;
+  std::string out;
+  for (const auto& l : lines) {
+    std::string text = wrap(l.text.empty() ? "-" : l.text, indent);
+    text.replace(0, indent, "  " + pad(l.label, label_width) + "  ");
+    text.pop_back();
+    const size_t last = text.size() - (text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
+    const std::string conf = fmt::format("conf {:.2f}", l.confidence);
+    text += last + 2 + conf.size() <= kWidthColumns ? "  " : "\n" + std::string(indent, ' ');
+    out += text + paint.dim(conf) + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 namespace {
@@ -446,8 +466,17 @@ std::string format_summary(const Results& r, const SummaryStyle& style, const Re
       in_table.push_back(&f);
     }
   }
+  // The graphics block takes the tile, tile memory and fill-rate findings.
+  const std::vector<GraphicsLine> graphics = graphics_summary(r);
+  for (const auto& line : graphics)
+    for (const auto& id : line.finding_ids) in_table.push_back(r.find_finding(id));
   const auto is_in_table = [&](const Finding* f) {
     return std::find(in_table.begin(), in_table.end(), f) != in_table.end();
+  };
+  const auto in_graphics_block = [&](const Finding* f) {
+    return std::any_of(graphics.begin(), graphics.end(), [&](const GraphicsLine& l) {
+      return std::find(l.finding_ids.begin(), l.finding_ids.end(), f->id) != l.finding_ids.end();
+    });
   };
 
   std::vector<std::pair<std::string, std::vector<const Finding*>>> sections;
@@ -464,11 +493,16 @@ std::string format_summary(const Results& r, const SummaryStyle& style, const Re
   widths.label = std::min<size_t>(widths.label, 34);
   widths.value = std::min<size_t>(widths.value, 40);
 
+  bool graphics_shown = false;
   for (const auto& [title, findings] : sections) {
     const bool has_table = title == area_titles().front() && !table.empty();
     if (findings.empty()) continue;
     out += "\n" + paint.bold(title) + "\n";
     if (has_table) out += format_level_table(table, ref_table, ref_name, paint);
+    if (!graphics_shown && std::any_of(findings.begin(), findings.end(), in_graphics_block)) {
+      out += format_graphics_block(graphics, paint);
+      graphics_shown = true;
+    }
     for (const Finding* f : findings)
       if (!is_in_table(f)) out += format_finding_line(*f, ref_of(*f), ref_name, widths, paint);
   }
