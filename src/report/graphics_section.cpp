@@ -59,10 +59,15 @@ std::string rate_label(const std::string& id, const RateKind& k) {
   return middle;
 }
 
+// A rate a bar can show: a finite number.
+bool drawable(const Finding* f) {
+  return f && std::holds_alternative<double>(f->value) && std::isfinite(number(*f));
+}
+
 std::vector<const Finding*> rates(const Results& r, const RateKind& k) {
   std::vector<const Finding*> out;
   for (const auto& f : r.findings)
-    if (is_rate(f.id, k) && std::holds_alternative<double>(f.value)) out.push_back(&f);
+    if (is_rate(f.id, k) && drawable(&f)) out.push_back(&f);
   return out;
 }
 
@@ -270,11 +275,12 @@ std::string rate_bars(const std::vector<ReportRun>& runs, const RateKind& k) {
   size_t bars = 0;
   for (const auto& id : ids)
     for (const auto& run : runs)
-      if (const Finding* f = run.results->find_finding(id); f && std::holds_alternative<double>(f->value)) {
-        top = std::max({top, number(*f), f->high.value_or(0)});
+      if (const Finding* f = run.results->find_finding(id); drawable(f)) {
+        top = std::max(top, number(*f));
+        if (f->high && std::isfinite(*f->high)) top = std::max(top, *f->high);
         ++bars;
       }
-  if (!(top > 0) || !std::isfinite(top)) top = 1;
+  if (!(top > 0)) top = 1;
   constexpr double kWidth = 660, kLabel = 150, kBar = 320, kRow = 20, kGap = 8, kHead = 18;
   const double height = kHead + bars * kRow + ids.size() * kGap;
   std::string svg = fmt::format(
@@ -289,10 +295,11 @@ std::string rate_bars(const std::vector<ReportRun>& runs, const RateKind& k) {
     bool first_bar = true;
     for (size_t i = 0; i < runs.size(); ++i) {
       const Finding* f = runs[i].results->find_finding(id);
-      if (!f || !std::holds_alternative<double>(f->value)) continue;
+      if (!drawable(f)) continue;
       const double v = number(*f);
       const auto at = [&](double x) { return kLabel + std::clamp(x / top, 0.0, 1.0) * kBar; };
-      const double opacity = 0.3 + 0.7 * std::clamp(f->confidence, 0.0, 1.0);
+      const double opacity =
+          0.3 + 0.7 * (std::isfinite(f->confidence) ? std::clamp(f->confidence, 0.0, 1.0) : 0.0);
       svg += fmt::format("<a href=\"#{}\"><title>{}: {} ({})</title>", html_escape(finding_anchor(id)),
                          html_escape(id), html_escape(value_with_interval(*f)), conf_text(*f));
       if (first_bar)
@@ -301,7 +308,7 @@ std::string rate_bars(const std::vector<ReportRun>& runs, const RateKind& k) {
       svg += fmt::format(
           "<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"14\" fill=\"{}\" fill-opacity=\"{:.2f}\"/>",
           kLabel, y + 3, at(v) - kLabel, run_colour(i), opacity);
-      if (f->low && f->high && *f->high > *f->low)
+      if (f->low && f->high && std::isfinite(*f->low) && std::isfinite(*f->high) && *f->high > *f->low)
         svg += fmt::format(
             "<path class=\"whisker\" d=\"M{0:.1f} {2}H{1:.1f}M{0:.1f} {3}V{4}M{1:.1f} {3}V{4}\"/>",
             at(*f->low), at(*f->high), y + 10, y + 6, y + 14);

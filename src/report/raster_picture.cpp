@@ -48,7 +48,7 @@ RasterPicture raster_picture(const Series& order) {
     p.problem = "the series' meta has no framebuffer width and height";
     return p;
   }
-  if (width * height > kMaxPicturePixels) {
+  if (width > kMaxPicturePixels || height > kMaxPicturePixels || width * height > kMaxPicturePixels) {
     p.problem = fmt::format("a {}x{} framebuffer is larger than the report draws ({} pixels at most)", width,
                             height, kMaxPicturePixels);
     return p;
@@ -130,8 +130,9 @@ std::vector<uint64_t> first_n_steps(const RasterPicture& p, double tile_pixels) 
   }
   std::vector<uint64_t> out;
   for (double w : wanted) {
+    if (!(w >= 16) || w >= static_cast<double>(p.recorded)) continue;
     const auto n = static_cast<uint64_t>(std::llround(w));
-    if (n >= 16 && n < p.recorded && (out.empty() || out.back() != n)) out.push_back(n);
+    if (n < p.recorded && (out.empty() || out.back() != n)) out.push_back(n);
   }
   return out;
 }

@@ -18,7 +18,7 @@
 namespace gpuscope {
 
 // The largest framebuffer drawn: a bigger trace is described, not drawn.
-inline constexpr uint64_t kMaxPicturePixels = uint64_t{4096} * 4096;
+inline constexpr uint64_t kMaxPicturePixels = uint64_t{2048} * 2048;
 
 // Which ticket shaded each pixel of a traced pass.
 struct RasterPicture {

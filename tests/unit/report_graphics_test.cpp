@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <map>
 #include <regex>
 #include <string>
@@ -107,6 +109,8 @@ TEST(RasterPicture, BadTracesAreDescribedNotDrawn) {
   EXPECT_EQ(p.recorded, 2u);
   EXPECT_EQ(p.ignored, 4u) << "a repeat, a pixel outside, a half ticket, a negative pixel";
   s.meta = {{"width", 100000}, {"height", 100000}};
+  EXPECT_NE(raster_picture(s).problem.find("larger"), std::string::npos);
+  s.meta = {{"width", 1e14}, {"height", 1e14}};  // their product overflows 64 bits
   EXPECT_NE(raster_picture(s).problem.find("larger"), std::string::npos);
   s.meta = {{"width", 2}, {"height", 2}};
   EXPECT_FALSE(raster_picture(s).problem.empty()) << "no record inside the framebuffer";
@@ -311,6 +315,45 @@ TEST(GraphicsSection, ComparedRunsEachGetTheirPicture) {
   EXPECT_TRUE(found_b) << "run B's 256x128 framebuffer";
   EXPECT_NE(html.find("M32 0V128"), std::string::npos) << "B's own 32 px grid";
   EXPECT_EQ(count_of(html, "<figure id=\"chart-graphics.raster.order\""), 1u);
+}
+
+}  // namespace
+}  // namespace gpuscope
+
+namespace gpuscope {
+namespace {
+
+// Whatever a results file holds (analysis sets bad series aside, but
+// `report` shows stored findings as they are), the graphics section draws
+// what it can and throws nothing.
+TEST(GraphicsSection, HostileValuesNeitherThrowNorDrawNonsense) {
+  const double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
+  Results r = test::graphics_results({.width = 32, .height = 32, .tile = 8, .threads = 2, .max_tickets = 1000});
+  for (auto& s : r.series) {
+    s.points.push_back({nan, nan, {nan}});
+    s.points.push_back({1e300, -1e300, {}});
+    if (s.id == "graphics.raster.binning") s.meta["rects"] = 1e14;
+    if (s.id == "graphics.tile_memory") s.meta = {{"width", "wide"}};
+  }
+  for (auto& f : r.findings) {
+    if (f.id == "graphics.tile.width_px") f.value = nan;
+    if (f.id == "graphics.tile.height_px") f.value = inf;
+    if (f.id == "graphics.tile.memory_bytes") f.value = -5.0;
+    if (f.id == "graphics.rop.rgba8.gpixels") f.confidence = nan;
+    if (f.id == "graphics.rop.rgba8.blend.gpixels") f.value = nan;
+    if (f.id == "graphics.rop.rgba16f.gpixels") f.high = inf;
+    if (f.id == "graphics.binning") f.value = std::vector<double>{1, 2};
+  }
+  r.findings.push_back(test::make_finding("graphics.texture..gtexels", true, "", 0.5));
+  r.findings.push_back(test::make_finding("graphics.rop.x.gpixels", std::vector<double>{}, "", 0.5));
+  std::string html;
+  ASSERT_NO_THROW(html = render_html_report({{"gpu", &r, false}, {"again", &r, false}}));
+  EXPECT_EQ(html.find("width=\"nan\""), std::string::npos);
+  EXPECT_EQ(html.find("width=\"inf\""), std::string::npos);
+  EXPECT_EQ(html.find("class=\"tile-grid\""), std::string::npos) << "no grid from a NaN by infinite tile";
+  EXPECT_NO_THROW(format_summary(r, {false}));
+  EXPECT_NO_THROW(format_markdown({{"gpu", &r, false}}));
+  for (const auto& p : pictures_in(html)) EXPECT_GT(p.width, 0u);
 }
 
 }  // namespace
