@@ -159,7 +159,7 @@ std::string format_markdown(const std::vector<ReportRun>& runs, const std::strin
     });
     if (has_graphics && !graphics_shown) {
       graphics_shown = true;
-      out += std::string(runs.size() > 1 ? "Graphics of " + markdown_cell(runs[0].label) : "Graphics") + ":\n\n";
+      out += std::string(runs.size() > 1 ? "At a glance, " + markdown_cell(runs[0].label) : "At a glance") + ":\n\n";
       for (const auto& l : graphics)
         out += fmt::format("- {}: {} (confidence {:.2f})\n", markdown_cell(l.label), markdown_cell(l.text),
                            l.confidence);

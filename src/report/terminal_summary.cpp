@@ -265,21 +265,42 @@ std::string format_unmeasured(const std::vector<Unmeasured>& items, const Painte
   return out;
 }
 
-// The graphics block (graphics_section.hpp): a label, the line's text
-// word-wrapped under itself, the least confidence at its end.
+// The graphics block (graphics_section.hpp): a label, then the line's
+// items (", "-separated) filled into lines without splitting one, the least
+// confidence after them, in a column the one-line entries share.
 std::string format_graphics_block(const std::vector<GraphicsLine>& lines, const Painter& paint) {
+  constexpr size_t kConfWidth = 11;  // "  conf 0.95"
   size_t label_width = 0;
   for (const auto& l : lines) label_width = std::max(label_width, l.label.size());
   const size_t indent = 2 + label_width + 2;
-  std::string out;
+  const size_t text_width = kWidthColumns - indent - kConfWidth;
+  std::vector<std::vector<std::string>> filled;
+  size_t conf_column = 0;
   for (const auto& l : lines) {
-    std::string text = wrap(l.text.empty() ? "-" : l.text, indent);
-    text.replace(0, indent, "  " + pad(l.label, label_width) + "  ");
-    text.pop_back();
-    const size_t last = text.size() - (text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);
-    const std::string conf = fmt::format("conf {:.2f}", l.confidence);
-    text += last + 2 + conf.size() <= kWidthColumns ? "  " : "\n" + std::string(indent, ' ');
-    out += text + paint.dim(conf) + "\n";
+    std::vector<std::string> rows(1);
+    for (size_t start = 0; start <= l.text.size();) {
+      size_t end = l.text.find(", ", start);
+      if (end == std::string::npos) end = l.text.size();
+      const std::string item = l.text.substr(start, end - start) + (end < l.text.size() ? "," : "");
+      if (!rows.back().empty() && rows.back().size() + 1 + item.size() > text_width) rows.emplace_back();
+      rows.back() += (rows.back().empty() ? "" : " ") + item;
+      start = end + 2;
+    }
+    if (rows.size() == 1) conf_column = std::max(conf_column, std::min(rows[0].size(), text_width));
+    filled.push_back(std::move(rows));
+  }
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const auto& rows = filled[i];
+    for (size_t k = 0; k < rows.size(); ++k) {
+      const std::string head = k == 0 ? "  " + pad(lines[i].label, label_width) + "  " : std::string(indent, ' ');
+      if (k + 1 < rows.size()) {
+        out += head + rows[k] + "\n";
+        continue;
+      }
+      out += head + pad(rows[k], conf_column) + "  " + paint.dim(fmt::format("conf {:.2f}", lines[i].confidence)) +
+             "\n";
+    }
   }
   return out;
 }
