@@ -427,8 +427,10 @@ std::string findings_section(const std::vector<ReportRun>& runs) {
 std::string charts_section(const std::vector<ReportRun>& runs) {
   std::string out = "<h2 id=\"charts\">Charts</h2>\n";
   auto ids = series_ids(runs);
+  const size_t all = ids.size();
   std::erase_if(ids, shown_in_graphics_section);
-  if (ids.empty()) return out + "<p>No series.</p>\n";
+  if (ids.empty())
+    return out + (all ? "<p>Every series is drawn in the graphics section above.</p>\n" : "<p>No series.</p>\n");
   out += "<p class=\"note\">Lines: the measured estimate of each point; shading: from its fastest to its slowest "
          "sample. Dashed lines: levels and knees read off the curve, shaded over their interval";
   if (std::any_of(runs.begin(), runs.end(), [](const ReportRun& r) { return r.reference; }))
