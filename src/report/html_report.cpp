@@ -12,6 +12,7 @@
 
 #include "report/assets.hpp"
 #include "report/first_screen.hpp"
+#include "report/graphics_section.hpp"
 #include "core/finding_catalogue.hpp"
 #include "report/format.hpp"
 
@@ -138,12 +139,14 @@ json chart_data(const std::vector<ReportRun>& runs) {
   for (const auto& run : runs) runs_json.push_back({{"label", run.label}, {"reference", run.reference}});
   json charts = json::array();
   for (const auto& id : series_ids(runs)) {
+    if (drawn_as_picture(id)) continue;
     // The axes come from the first run that has the series.
     const Series* first = nullptr;
     for (const auto& run : runs)
       if (!first) first = run.results->find_series(id);
     json traces = json::array();
     json markers = json::array();
+    json guides = json::array();
     bool log_x = wants_log_x(*first), log_y = wants_log_y(*first);
     for (size_t i = 0; i < runs.size(); ++i) {
       const Results& r = *runs[i].results;
@@ -159,14 +162,22 @@ json chart_data(const std::vector<ReportRun>& runs) {
           log_y = log_y && wants_log_y(*s);
         }
       }
-      for (auto& m : markers_for(*first, i, r)) markers.push_back(std::move(m));
+      // The tile-memory chart's knee is read through its own geometry (graphics_section.hpp).
+      if (shown_in_graphics_section(id)) {
+        json overlays = tile_memory_overlays(r.find_series(id) ? *r.find_series(id) : *first, i, r);
+        for (auto& m : overlays["markers"]) markers.push_back(std::move(m));
+        for (auto& g : overlays["guides"]) guides.push_back(std::move(g));
+      } else {
+        for (auto& m : markers_for(*first, i, r)) markers.push_back(std::move(m));
+      }
     }
     charts.push_back({{"id", id},
                       {"anchor", chart_anchor(id)},
                       {"x", {{"name", first->x.name}, {"unit", first->x.unit}, {"log", log_x}}},
                       {"y", {{"name", first->y.name}, {"unit", first->y.unit}, {"log", log_y}}},
                       {"traces", std::move(traces)},
-                      {"markers", std::move(markers)}});
+                      {"markers", std::move(markers)},
+                      {"guides", std::move(guides)}});
   }
   return {{"runs", std::move(runs_json)}, {"charts", std::move(charts)}};
 }
@@ -174,8 +185,7 @@ json chart_data(const std::vector<ReportRun>& runs) {
 // ---- HTML sections -----------------------------------------------------------
 
 std::string swatch(size_t run_index) {
-  static const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"};
-  return fmt::format("<span class=\"swatch\" style=\"background:{}\"></span>", kPalette[run_index % 7]);
+  return fmt::format("<span class=\"swatch\" style=\"background:{}\"></span>", run_colour(run_index));
 }
 
 std::string device_section(const std::vector<ReportRun>& runs) {
@@ -416,8 +426,11 @@ std::string findings_section(const std::vector<ReportRun>& runs) {
 
 std::string charts_section(const std::vector<ReportRun>& runs) {
   std::string out = "<h2 id=\"charts\">Charts</h2>\n";
-  const auto ids = series_ids(runs);
-  if (ids.empty()) return out + "<p>No series.</p>\n";
+  auto ids = series_ids(runs);
+  const size_t all = ids.size();
+  std::erase_if(ids, shown_in_graphics_section);
+  if (ids.empty())
+    return out + (all ? "<p>Every series is drawn in the graphics section above.</p>\n" : "<p>No series.</p>\n");
   out += "<p class=\"note\">Lines: the measured estimate of each point; shading: from its fastest to its slowest "
          "sample. Dashed lines: levels and knees read off the curve, shaded over their interval";
   if (std::any_of(runs.begin(), runs.end(), [](const ReportRun& r) { return r.reference; }))
@@ -481,6 +494,11 @@ std::string json_for_script(const json& j) {
   return out;
 }
 
+std::string run_colour(size_t run_index) {
+  static const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"};
+  return kPalette[run_index % 7];
+}
+
 std::string finding_anchor(const std::string& finding_id) { return "finding-" + chart_anchor(finding_id).substr(6); }
 
 std::string chart_anchor(const std::string& series_id) {
@@ -524,6 +542,7 @@ std::string render_html_report(const std::vector<ReportRun>& runs) {
   std::string title = "gpuscope: " + device;
   for (size_t i = 1; i < runs.size(); ++i) title += (i == 1 ? " vs " : ", ") + runs[i].label;
 
+  const std::string graphics = graphics_section_html(runs);
   std::string html;
   html += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
@@ -535,13 +554,15 @@ std::string render_html_report(const std::vector<ReportRun>& runs) {
   html += "<style>\n" + inline_asset("report.css", "</style") + "\n</style>\n</head>\n<body>\n";
   html += "<h1>" + html_escape(title) + "</h1>\n";
   html += "<p class=\"dim\">" + html_escape(main.device.id) + (main.tool_version.empty() ? "" : " | gpuscope " +
-          html_escape(main.tool_version)) + " | <a href=\"#findings\">findings</a> | <a href=\"#charts\">charts</a>"
+          html_escape(main.tool_version)) + " | <a href=\"#findings\">findings</a>" +
+          (graphics.empty() ? "" : " | <a href=\"#graphics\">graphics</a>") + " | <a href=\"#charts\">charts</a>"
           " | <a href=\"#device\">device</a> | <a href=\"#run\">command</a></p>\n";
   html += identity_notes(runs);
   html += first_screen_section(runs);
   html += unmeasured_section(runs);
   html += reconciliation_section(runs);
   html += findings_section(runs);
+  html += graphics;
   html += charts_section(runs);
   html += device_section(runs);
   html += driver_section_html(main);

@@ -1,8 +1,10 @@
 // report.html: one self-contained page (no network, no files beside it): the
 // first screen (first_screen.hpp: the block diagram beside the headline
-// curves), what could not be measured, the findings by area and a chart for
-// every series, each finding linked to the chart it was read from, then the
-// device and the exact command. Chart.js is inlined from the copy embedded
+// curves), what could not be measured, the findings by area, the graphics
+// section where a run has graphics data (graphics_section.hpp: the raster
+// order as a picture, the tile-memory knee, fill-rate bars) and a chart for
+// every other series, each finding linked to the chart it was read from,
+// then the device and the exact command. Chart.js is inlined from the copy embedded
 // at build time.
 #pragma once
 
@@ -33,6 +35,9 @@ std::string json_for_script(const nlohmann::json& j);
 std::string chart_anchor(const std::string& series_id);
 // The fragment id of a finding's row: "finding-" and the id, cleaned alike.
 std::string finding_anchor(const std::string& finding_id);
+
+// A run's colour in every legend, swatch and curve (report.js's palette).
+std::string run_colour(size_t run_index);
 
 // Whether a series is drawn on a log x axis: a meta "x_scale" of "log" or
 // "linear" decides; else positive x spanning at least 16x (a geometric sweep).

@@ -9,6 +9,7 @@
 
 #include "core/finding_catalogue.hpp"
 #include "report/format.hpp"
+#include "report/graphics_section.hpp"
 #include "report/unmeasured.hpp"
 
 namespace gpuscope {
@@ -137,6 +138,11 @@ std::string format_markdown(const std::vector<ReportRun>& runs, const std::strin
       if (const Finding* f = run.results->find_finding(id)) return f->display;
     throw std::logic_error("markdown report: no run has " + id);
   };
+  // The graphics block of runs[0] (graphics_section.hpp) heads the area of
+  // its findings; the table below still lists each one.
+  const std::vector<GraphicsLine> graphics =
+      runs[0].reference ? std::vector<GraphicsLine>{} : graphics_summary(*runs[0].results);
+  bool graphics_shown = false;
   bool any_low = false;
   for (const auto& area : area_titles()) {
     std::vector<std::string> in_area;
@@ -145,7 +151,21 @@ std::string format_markdown(const std::vector<ReportRun>& runs, const std::strin
     std::stable_sort(in_area.begin(), in_area.end(),
                      [&](const auto& a, const auto& b) { return shown(a).order < shown(b).order; });
     if (in_area.empty()) continue;
-    out += "### " + area + "\n\n| finding | ";
+    out += "### " + area + "\n\n";
+    const bool has_graphics = std::any_of(graphics.begin(), graphics.end(), [&](const GraphicsLine& l) {
+      return std::any_of(l.finding_ids.begin(), l.finding_ids.end(), [&](const std::string& id) {
+        return std::find(in_area.begin(), in_area.end(), id) != in_area.end();
+      });
+    });
+    if (has_graphics && !graphics_shown) {
+      graphics_shown = true;
+      out += std::string(runs.size() > 1 ? "At a glance, " + markdown_cell(runs[0].label) : "At a glance") + ":\n\n";
+      for (const auto& l : graphics)
+        out += fmt::format("- {}: {} (confidence {:.2f})\n", markdown_cell(l.label), markdown_cell(l.text),
+                           l.confidence);
+      out += "\n";
+    }
+    out += "| finding | ";
     std::string rule = "|---|";
     if (runs.size() == 1) {
       out += "value | confidence | evidence |\n";

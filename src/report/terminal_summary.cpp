@@ -16,6 +16,7 @@
 #include "report/block_diagram.hpp"
 #include "report/block_diagram_text.hpp"
 #include "report/format.hpp"
+#include "report/graphics_section.hpp"
 #include "report/reconcile.hpp"
 #include "report/unmeasured.hpp"
 
@@ -264,6 +265,46 @@ std::string format_unmeasured(const std::vector<Unmeasured>& items, const Painte
   return out;
 }
 
+// The graphics block (graphics_section.hpp): a label, then the line's
+// items (", "-separated) filled into lines without splitting one, the least
+// confidence after them, in a column the one-line entries share.
+std::string format_graphics_block(const std::vector<GraphicsLine>& lines, const Painter& paint) {
+  constexpr size_t kConfWidth = 11;  // "  conf 0.95"
+  size_t label_width = 0;
+  for (const auto& l : lines) label_width = std::max(label_width, l.label.size());
+  const size_t indent = 2 + label_width + 2;
+  const size_t text_width = kWidthColumns - indent - kConfWidth;
+  std::vector<std::vector<std::string>> filled;
+  size_t conf_column = 0;
+  for (const auto& l : lines) {
+    std::vector<std::string> rows(1);
+    for (size_t start = 0; start <= l.text.size();) {
+      size_t end = l.text.find(", ", start);
+      if (end == std::string::npos) end = l.text.size();
+      const std::string item = l.text.substr(start, end - start) + (end < l.text.size() ? "," : "");
+      if (!rows.back().empty() && rows.back().size() + 1 + item.size() > text_width) rows.emplace_back();
+      rows.back() += (rows.back().empty() ? "" : " ") + item;
+      start = end + 2;
+    }
+    if (rows.size() == 1) conf_column = std::max(conf_column, std::min(rows[0].size(), text_width));
+    filled.push_back(std::move(rows));
+  }
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const auto& rows = filled[i];
+    for (size_t k = 0; k < rows.size(); ++k) {
+      const std::string head = k == 0 ? "  " + pad(lines[i].label, label_width) + "  " : std::string(indent, ' ');
+      if (k + 1 < rows.size()) {
+        out += head + rows[k] + "\n";
+        continue;
+      }
+      out += head + pad(rows[k], conf_column) + "  " + paint.dim(fmt::format("conf {:.2f}", lines[i].confidence)) +
+             "\n";
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 namespace {
@@ -446,8 +487,17 @@ std::string format_summary(const Results& r, const SummaryStyle& style, const Re
       in_table.push_back(&f);
     }
   }
+  // The graphics block takes the tile, tile memory and fill-rate findings.
+  const std::vector<GraphicsLine> graphics = graphics_summary(r);
+  for (const auto& line : graphics)
+    for (const auto& id : line.finding_ids) in_table.push_back(r.find_finding(id));
   const auto is_in_table = [&](const Finding* f) {
     return std::find(in_table.begin(), in_table.end(), f) != in_table.end();
+  };
+  const auto in_graphics_block = [&](const Finding* f) {
+    return std::any_of(graphics.begin(), graphics.end(), [&](const GraphicsLine& l) {
+      return std::find(l.finding_ids.begin(), l.finding_ids.end(), f->id) != l.finding_ids.end();
+    });
   };
 
   std::vector<std::pair<std::string, std::vector<const Finding*>>> sections;
@@ -464,11 +514,16 @@ std::string format_summary(const Results& r, const SummaryStyle& style, const Re
   widths.label = std::min<size_t>(widths.label, 34);
   widths.value = std::min<size_t>(widths.value, 40);
 
+  bool graphics_shown = false;
   for (const auto& [title, findings] : sections) {
     const bool has_table = title == area_titles().front() && !table.empty();
     if (findings.empty()) continue;
     out += "\n" + paint.bold(title) + "\n";
     if (has_table) out += format_level_table(table, ref_table, ref_name, paint);
+    if (!graphics_shown && std::any_of(findings.begin(), findings.end(), in_graphics_block)) {
+      out += format_graphics_block(graphics, paint);
+      graphics_shown = true;
+    }
     for (const Finding* f : findings)
       if (!is_in_table(f)) out += format_finding_line(*f, ref_of(*f), ref_name, widths, paint);
   }

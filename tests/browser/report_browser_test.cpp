@@ -18,7 +18,9 @@
 #include <string>
 #include <vector>
 
+#include "report/results_json.hpp"
 #include "support/cli.hpp"
+#include "support/graphics_results.hpp"
 
 namespace gpuscope {
 namespace {
@@ -97,6 +99,44 @@ TEST(ReportBrowser, ChromiumDrawsEveryChartWithoutScriptErrors) {
   const fs::path png = dir / "report.png";
   run_stdout(common + "--window-size=1400,3000 --screenshot=" + png.string() + " file://" + html.string(),
              &code);
+  EXPECT_EQ(code, 0);
+  EXPECT_TRUE(fs::exists(png) && fs::file_size(png) > 10000) << "no screenshot at " << png;
+  fs::remove_all(dir / "profile");
+}
+
+// The graphics section of a made-up tiled run (support/graphics_results.hpp):
+// Chromium decodes every inline PNG to its stated size (report.js counts
+// them in data-pictures and data-pictures-decoded), the tile-memory chart
+// draws with its tick labels apart, and a screenshot of the section lands
+// in report_browser/graphics.png.
+TEST(ReportBrowser, GraphicsPicturesDecodeAndTheKneeChartDraws) {
+  const std::string chromium = find_on_path({"chromium", "chromium-browser", "google-chrome"});
+  if (chromium.empty())
+    GTEST_SKIP() << "no chromium on PATH (scripts/setup.sh installs it): report.html not rendered";
+  const fs::path dir = fs::path(GPUSCOPE_BINARY).parent_path() / "report_browser" / "graphics";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  write_results_file_atomic(test::graphics_results(), (dir / "results.json").string());
+  const fs::path html = dir / "report.html";
+  const auto r = test::run_gpuscope("report " + (dir / "results.json").string() + " --out " + html.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+
+  const std::string common = "timeout 60 " + chromium +
+                             " --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir=" +
+                             (dir / "profile").string() + " --virtual-time-budget=5000 ";
+  int code = -1;
+  const std::string dom = run_stdout(common + "--dump-dom file://" + html.string() + "#selftest", &code);
+  ASSERT_EQ(code, 0) << "chromium --dump-dom failed";
+  EXPECT_EQ(body_attribute(dom, "data-ready"), "1") << "report.js never finished";
+  EXPECT_EQ(body_attribute(dom, "data-errors"), "0") << "script errors in the page";
+  EXPECT_EQ(body_attribute(dom, "data-pictures"), "5") << "the order, three first-N views, the binning strip";
+  EXPECT_EQ(body_attribute(dom, "data-pictures-decoded"), "5") << "a PNG the browser could not decode";
+  EXPECT_EQ(body_attribute(dom, "data-drawn"), body_attribute(dom, "data-charts"));
+  const std::regex knee(R"re(<canvas id="canvas-chart-graphics\.tile_memory"[^>]* data-drawn="1"[^>]* data-painted="[1-9][0-9]*" data-label-overlaps="0")re");
+  EXPECT_TRUE(std::regex_search(dom, knee)) << "the tile-memory chart did not draw cleanly";
+
+  const fs::path png = dir.parent_path() / "graphics.png";
+  run_stdout(common + "--window-size=1400,3000 --screenshot=" + png.string() + " file://" + html.string(), &code);
   EXPECT_EQ(code, 0);
   EXPECT_TRUE(fs::exists(png) && fs::file_size(png) > 10000) << "no screenshot at " << png;
   fs::remove_all(dir / "profile");

@@ -2,14 +2,18 @@
 // Input: the JSON in #gpuscope-data (html_report.cpp writes it):
 //   {runs: [{label, reference}], charts: [{id, anchor, x: {name, unit, log}, y: {...},
 //    traces: [{run, points: [[x, y, lo, hi], ...]}],
-//    markers: [{run, axis: "x"|"y", value, low, high, label}]}]}
+//    markers: [{run, axis: "x"|"y", value, low, high, label}],
+//    guides: [{run, label, points: [[x, y], ...]}] (dashed model curves, optional)}]}
 // Contract with the real-browser test: when done, <body> carries data-charts
 // (how many), data-drawn (how many drew), data-errors (script errors seen,
 // counted by the handler in <head>), data-first-ms (the first charts),
 // data-render-ms (all of them) and data-ready="1"; every
 // canvas carries data-drawn="1", and data-painted (non-blank pixels) and
 // data-label-overlaps (pairs of tick labels that overlap) when the page is
-// opened at #selftest.
+// opened at #selftest. The graphics section's pictures (img.gpuscope-picture,
+// inline PNG) are decoded by the browser: <body> carries data-pictures (how
+// many) and, once all have settled, data-pictures-decoded (how many decoded
+// to their stated width and height).
 (function () {
   'use strict';
   const t0 = performance.now();
@@ -213,6 +217,11 @@
                        backgroundColor: alpha(col, 0.15)});
       }
     }
+    for (const g of c.guides || []) {
+      datasets.push({label: g.label, data: g.points.map((p) => ({x: p[0], y: p[1]})), showLine: true,
+                     pointRadius: 0, borderWidth: 1.2, borderDash: [5, 4], borderColor: color(g.run),
+                     backgroundColor: color(g.run), tension: 0});
+    }
     const canvas = document.getElementById('canvas-' + c.anchor);
     new Chart(canvas, {
       type: 'scatter',
@@ -255,6 +264,13 @@
     body.errors = String(window.gpuscopeErrors.length);
     body.ready = '1';
   }
+  const pictures = Array.from(document.querySelectorAll('img.gpuscope-picture'));
+  body.pictures = String(pictures.length);
+  Promise.all(pictures.map((img) => img.decode().then(
+      () => img.naturalWidth === Number(img.getAttribute('width')) &&
+            img.naturalHeight === Number(img.getAttribute('height')),
+      () => false)))
+    .then((ok) => { body.picturesDecoded = String(ok.filter((x) => x).length); });
   drawSome(firstBatch);
   body.firstMs = (performance.now() - t0).toFixed(0);
   (function more() {

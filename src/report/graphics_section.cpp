@@ -1,0 +1,575 @@
+#include "report/graphics_section.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "report/format.hpp"
+#include "report/html_report.hpp"
+#include "report/raster_picture.hpp"
+
+namespace gpuscope {
+
+namespace {
+
+using nlohmann::json;
+
+// The contract's ids (docs/results-format.md, issue 15).
+constexpr const char* kOrderSeries = "graphics.raster.order";
+constexpr const char* kBinningSeries = "graphics.raster.binning";
+constexpr const char* kTileMemorySeries = "graphics.tile_memory";
+constexpr const char* kFbRenderedSeries = "graphics.fb_compression.rendered";
+constexpr const char* kFbStorageSeries = "graphics.fb_compression.storage";
+constexpr const char* kTxElimSeries = "graphics.transaction_elimination";
+
+constexpr const char* kTileWidth = "graphics.tile.width_px";
+constexpr const char* kTileHeight = "graphics.tile.height_px";
+constexpr const char* kTileOrder = "graphics.tile.order";
+constexpr const char* kBinning = "graphics.binning";
+constexpr const char* kTileMemory = "graphics.tile.memory_bytes";
+constexpr const char* kFbBlock = "graphics.fb_compression.block_px";
+constexpr const char* kTxElim = "graphics.transaction_elimination";
+
+// Fill rates: graphics.rop.<format>[.blend].gpixels, graphics.texture.<filter>.gtexels.
+struct RateKind {
+  const char* prefix;
+  const char* suffix;
+  const char* title;
+  const char* summary_label;
+};
+constexpr RateKind kRop = {"graphics.rop.", ".gpixels", "ROP fill rate by attachment format", "ROP fill"};
+constexpr RateKind kTexture = {"graphics.texture.", ".gtexels", "Texture fill rate by filter",
+                               "texture fill"};
+
+bool is_rate(const std::string& id, const RateKind& k) {
+  return id.size() > std::string_view(k.prefix).size() + std::string_view(k.suffix).size() &&
+         id.starts_with(k.prefix) && id.ends_with(k.suffix);
+}
+
+// "rgba8 + blend" from graphics.rop.rgba8.blend.gpixels.
+std::string rate_label(const std::string& id, const RateKind& k) {
+  std::string middle =
+      id.substr(std::string_view(k.prefix).size(),
+                id.size() - std::string_view(k.prefix).size() - std::string_view(k.suffix).size());
+  for (size_t at = middle.find('.'); at != std::string::npos; at = middle.find('.', at + 3))
+    middle.replace(at, 1, " + ");
+  return middle;
+}
+
+// A rate a bar can show: a finite number.
+bool drawable(const Finding* f) {
+  return f && std::holds_alternative<double>(f->value) && std::isfinite(number(*f));
+}
+
+std::vector<const Finding*> rates(const Results& r, const RateKind& k) {
+  std::vector<const Finding*> out;
+  for (const auto& f : r.findings)
+    if (is_rate(f.id, k) && drawable(&f)) out.push_back(&f);
+  return out;
+}
+
+std::optional<double> scalar(const Results& r, const char* id) {
+  const Finding* f = r.find_finding(id);
+  if (!f) return std::nullopt;
+  if (const auto* d = std::get_if<double>(&f->value); d && std::isfinite(*d)) return *d;
+  return std::nullopt;
+}
+
+std::string whole_or_three(double v) {
+  return std::isfinite(v) && v == std::floor(v) ? fmt::format("{:.0f}", v) : format_significant(v);
+}
+
+std::string finding_link(const Finding& f, const std::string& text) {
+  return fmt::format("<a href=\"#{}\">{}</a>", html_escape(finding_anchor(f.id)), html_escape(text));
+}
+
+std::string conf_text(const Finding& f) {
+  return fmt::format("confidence {:.2f}{}", f.confidence, is_low_confidence(f) ? ", a guess" : "");
+}
+
+// The findings that cite `series` in any run, linked, for a caption.
+std::string cited_findings(const std::vector<ReportRun>& runs, const std::string& series) {
+  std::string out;
+  for (const auto& run : runs)
+    for (const auto& f : run.results->findings) {
+      if (std::find(f.evidence.begin(), f.evidence.end(), series) == f.evidence.end()) continue;
+      if (out.find(finding_anchor(f.id) + "\"") != std::string::npos) continue;
+      out += (out.empty() ? "" : ", ") + finding_link(f, f.id);
+    }
+  return out;
+}
+
+std::string run_heading(const std::vector<ReportRun>& runs, size_t i) {
+  return runs.size() > 1 ? fmt::format("<h4><span class=\"swatch\" style=\"background:{}\"></span>{}</h4>\n",
+                                       run_colour(i), html_escape(runs[i].label))
+                         : std::string();
+}
+
+// ---- Pictures ------------------------------------------------------------------
+
+// An indexed image shown at `display_px` CSS pixels wide (at most), pixels
+// kept square-edged, with the tile grid drawn over it in image coordinates.
+std::string picture_html(const IndexedImage& img, const TileGrid& grid, double display_px,
+                         const std::string& alt) {
+  std::string path;
+  for (uint32_t x : grid.xs) path += fmt::format("M{} 0V{}", x, img.height);
+  for (uint32_t y : grid.ys) path += fmt::format("M0 {}H{}", y, img.width);
+  std::string out = fmt::format(
+      "<div class=\"picture\" style=\"max-width:{:.0f}px\"><img class=\"gpuscope-picture\" width=\"{}\" "
+      "height=\"{}\" alt=\"{}\" src=\"{}\">",
+      display_px, img.width, img.height, html_escape(alt), png_data_uri(img));
+  if (!path.empty())
+    out += fmt::format(
+        "<svg viewBox=\"0 0 {} {}\" preserveAspectRatio=\"none\" aria-hidden=\"true\"><path "
+        "class=\"tile-grid\" "
+        "d=\"{}\"/></svg>",
+        img.width, img.height, path);
+  return out + "</div>";
+}
+
+std::string ramp_css() {
+  std::string stops;
+  for (int i = 0; i <= 8; ++i) {
+    const Rgb c = ramp_colour(i / 8.0);
+    stops += fmt::format("{}#{:02x}{:02x}{:02x}", i ? "," : "", c[0], c[1], c[2]);
+  }
+  return "linear-gradient(to right," + stops + ")";
+}
+
+std::string ticket_legend(bool any_grid) {
+  const Rgb grey = ticket_palette()[kGreyIndex];
+  std::string out = fmt::format(
+      "<div class=\"ticket-legend\"><span>first shaded</span><span class=\"ramp\" "
+      "style=\"background:{}\"></span>"
+      "<span>last recorded</span><span class=\"swatch\" style=\"background:#{:02x}{:02x}{:02x}\"></span>"
+      "<span>no ticket recorded</span>",
+      ramp_css(), grey[0], grey[1], grey[2]);
+  if (any_grid) out += "<span class=\"grid-key\"></span><span>tile grid found</span>";
+  return out + "</div>\n";
+}
+
+std::string raster_figure(const std::vector<ReportRun>& runs) {
+  bool any_grid = false;
+  std::string body;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Results& r = *runs[i].results;
+    const Series* s = r.find_series(kOrderSeries);
+    if (!s) continue;
+    body += "<div class=\"raster-run\">\n" + run_heading(runs, i);
+    const RasterPicture p = raster_picture(*s);
+    if (!p.problem.empty()) {
+      body += "<p class=\"note\">Not drawn: " + html_escape(p.problem) + ".</p>\n</div>\n";
+      continue;
+    }
+    const Finding* fw = r.find_finding(kTileWidth);
+    const Finding* fh = r.find_finding(kTileHeight);
+    const auto tw = scalar(r, kTileWidth), th = scalar(r, kTileHeight);
+    const TileGrid grid = tw && th ? tile_grid(p.width, p.height, *tw, *th) : TileGrid{};
+    any_grid = any_grid || !grid.xs.empty() || !grid.ys.empty();
+    body +=
+        picture_html(ticket_image(p), grid, std::min<double>(p.width, 512),
+                     fmt::format("the raster order of a {}x{} framebuffer, each pixel coloured by its ticket",
+                                 p.width, p.height));
+    std::string caption = fmt::format("{} x {} px framebuffer: {} pixels recorded, tickets 0 to {}", p.width,
+                                      p.height, p.recorded, p.last_ticket);
+    if (p.tickets_taken) caption += fmt::format(" of {} fragments shaded", p.tickets_taken);
+    if (p.ignored)
+      caption += fmt::format("; {} records outside the framebuffer or repeated, left out", p.ignored);
+    if (fw && fh && tw && th)
+      caption += fmt::format("; grid: tiles of {} x {} px", finding_link(*fw, whole_or_three(*tw)),
+                             finding_link(*fh, whole_or_three(*th)));
+    else
+      caption += "; no tile size found, so no grid";
+    if (const Finding* o = r.find_finding(kTileOrder))
+      caption += "; order between tiles " + finding_link(*o, format_value(*o));
+    if (const Finding* b = r.find_finding(kBinning))
+      caption += "; binning " + finding_link(*b, format_value(*b));
+    body += "<p class=\"note\">" + caption + ".</p>\n";
+    const auto steps = first_n_steps(p, tw && th ? *tw * *th : 0);
+    if (!steps.empty()) {
+      body += "<div class=\"first-n\">\n";
+      for (uint64_t n : steps)
+        body += "<figure class=\"thumb\">" +
+                picture_html(ticket_image(p, n), grid, 160, fmt::format("the first {} fragments shaded", n)) +
+                fmt::format("<figcaption>first {} fragments</figcaption></figure>\n", n);
+      body += "</div>\n";
+    }
+    body += "</div>\n";
+  }
+  return fmt::format(
+      "<figure id=\"{}\" class=\"raster\" data-series=\"{}\">\n<h3>Raster order</h3>\n"
+      "<p class=\"note\">Every fragment of one full-screen pass took a ticket from an atomic counter and "
+      "recorded "
+      "its pixel: the colour runs from the first ticket to the last recorded, so a tile shows as a square of "
+      "one shade and the walk between tiles as the order of the shades. The small pictures show only the "
+      "first fragments, coloured over their own range.</p>\n{}<div "
+      "class=\"raster-runs\">\n{}</div>\n</figure>\n",
+      html_escape(chart_anchor(kOrderSeries)), kOrderSeries, ticket_legend(any_grid), body);
+}
+
+std::string binning_figure(const std::vector<ReportRun>& runs) {
+  std::string body;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Results& r = *runs[i].results;
+    const Series* s = r.find_series(kBinningSeries);
+    if (!s) continue;
+    body += run_heading(runs, i);
+    const BinningPicture b = binning_picture(*s);
+    if (!b.problem.empty()) {
+      body += "<p class=\"note\">Not drawn: " + html_escape(b.problem) + ".</p>\n";
+      continue;
+    }
+    const uint32_t rows = b.image.height;
+    body += fmt::format(
+        "<div class=\"strip\"><span class=\"axis-y\">rectangle 0<br>to {}</span><img "
+        "class=\"gpuscope-picture "
+        "binning\" width=\"{}\" height=\"{}\" style=\"height:{}px\" alt=\"rectangle against ticket\" "
+        "src=\"{}\"></div>\n",
+        b.rects - 1, b.image.width, rows, std::clamp<uint32_t>(rows * 6, 48, 240), png_data_uri(b.image));
+    std::string caption =
+        fmt::format("{} fragments of {} rectangles; a column is {} ticket{}, first on the left", b.records,
+                    b.rects, b.tickets_per_column, b.tickets_per_column == 1 ? "" : "s");
+    if (const Finding* f = r.find_finding(kBinning))
+      caption += "; binning: " + finding_link(*f, format_value(*f)) + " (" + conf_text(*f) + ")";
+    body += "<p class=\"note\">" + caption + ".</p>\n";
+  }
+  return fmt::format(
+      "<figure id=\"{}\" class=\"binning\" data-series=\"{}\">\n<h3>Binning</h3>\n<p class=\"note\">Which "
+      "rectangle each fragment belonged to, by ticket (dark: all of a column's fragments). A GPU that bins "
+      "shades every rectangle of one tile before the next tile: the rectangles recur along the strip. One "
+      "that "
+      "renders each rectangle across the screen first draws a single staircase.</p>\n{}</figure>\n",
+      html_escape(chart_anchor(kBinningSeries)), kBinningSeries, body);
+}
+
+std::string tile_memory_figure(const std::vector<ReportRun>& runs) {
+  const Series* first = nullptr;
+  for (const auto& run : runs)
+    if (!first) first = run.results->find_series(kTileMemorySeries);
+  const std::string anchor = chart_anchor(kTileMemorySeries);
+  const std::string cited = cited_findings(runs, kTileMemorySeries);
+  return fmt::format(
+      "<figure id=\"{0}\" data-series=\"{1}\">\n<h3>Tile memory</h3>\n<div class=\"chart-box\"><canvas "
+      "id=\"canvas-{0}\" role=\"img\" aria-label=\"{2} against {3}\"></canvas></div>\n<figcaption>{2} "
+      "against {3}, "
+      "{4} points. The tile holds its pixels' attachments on chip: once they outgrow the tile memory the "
+      "tile "
+      "shrinks as memory / bytes per pixel (dashed); the knee is where the largest tile stops fitting{5}."
+      "</figcaption>\n</figure>\n",
+      html_escape(anchor), kTileMemorySeries, html_escape(first->y.name), html_escape(first->x.name),
+      first->points.size(), cited.empty() ? "" : "; findings: " + cited);
+}
+
+// Horizontal bars, a group per rate and a bar per run that has it: the
+// value, its interval as a whisker, the bar's strength its confidence.
+std::string rate_bars(const std::vector<ReportRun>& runs, const RateKind& k) {
+  std::vector<std::string> ids;
+  for (const auto& run : runs)
+    for (const Finding* f : rates(*run.results, k))
+      if (std::find(ids.begin(), ids.end(), f->id) == ids.end()) ids.push_back(f->id);
+  if (ids.empty()) return "";
+  double top = 0;
+  size_t bars = 0;
+  for (const auto& id : ids)
+    for (const auto& run : runs)
+      if (const Finding* f = run.results->find_finding(id); drawable(f)) {
+        top = std::max(top, number(*f));
+        if (f->high && std::isfinite(*f->high)) top = std::max(top, *f->high);
+        ++bars;
+      }
+  if (!(top > 0)) top = 1;
+  constexpr double kWidth = 660, kLabel = 150, kBar = 320, kRow = 20, kGap = 8, kHead = 18;
+  const double height = kHead + bars * kRow + ids.size() * kGap;
+  std::string svg = fmt::format(
+      "<svg class=\"bars\" viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" role=\"img\" "
+      "aria-label=\"{2}\">"
+      "<text x=\"{3}\" y=\"12\" class=\"head\">value</text><text x=\"{4}\" y=\"12\" class=\"head\" "
+      "text-anchor=\"end\">confidence</text>",
+      kWidth, height, k.title, kLabel + kBar + 10, kWidth - 2);
+  double y = kHead;
+  for (const auto& id : ids) {
+    y += kGap / 2;
+    bool first_bar = true;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const Finding* f = runs[i].results->find_finding(id);
+      if (!drawable(f)) continue;
+      const double v = number(*f);
+      const auto at = [&](double x) { return kLabel + std::clamp(x / top, 0.0, 1.0) * kBar; };
+      const double opacity =
+          0.3 + 0.7 * (std::isfinite(f->confidence) ? std::clamp(f->confidence, 0.0, 1.0) : 0.0);
+      svg += fmt::format("<a href=\"#{}\"><title>{}: {} ({})</title>", html_escape(finding_anchor(id)),
+                         html_escape(id), html_escape(value_with_interval(*f)), conf_text(*f));
+      if (first_bar)
+        svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", kLabel - 8, y + 14,
+                           html_escape(rate_label(id, k)));
+      svg += fmt::format(
+          "<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"14\" fill=\"{}\" fill-opacity=\"{:.2f}\"/>",
+          kLabel, y + 3, at(v) - kLabel, run_colour(i), opacity);
+      if (f->low && f->high && std::isfinite(*f->low) && std::isfinite(*f->high) && *f->high > *f->low)
+        svg += fmt::format(
+            "<path class=\"whisker\" d=\"M{0:.1f} {2}H{1:.1f}M{0:.1f} {3}V{4}M{1:.1f} {3}V{4}\"/>",
+            at(*f->low), at(*f->high), y + 10, y + 6, y + 14);
+      svg += fmt::format("<text x=\"{}\" y=\"{}\">{}{}</text>", kLabel + kBar + 10, y + 14,
+                         html_escape(format_value(*f)),
+                         is_low_confidence(*f) ? " <tspan class=\"low\">?</tspan>" : "");
+      svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{:.2f}</text></a>", kWidth - 2, y + 14,
+                         f->confidence);
+      y += kRow;
+      first_bar = false;
+    }
+    y += kGap / 2;
+  }
+  return fmt::format(
+      "<figure class=\"rates\">\n<h3>{}</h3>\n{}</svg>\n<figcaption>Each bar links to its finding; "
+      "whiskers: the interval; pale bars: low confidence.</figcaption>\n</figure>\n",
+      k.title, svg);
+}
+
+// One point's y with its sample spread, as the tables show it.
+std::string point_cell(const Point& p, const std::string& unit) {
+  std::string s = format_significant(p.y) + (unit.empty() ? "" : " " + unit);
+  if (p.samples.size() > 1) {
+    const auto [lo, hi] = std::minmax_element(p.samples.begin(), p.samples.end());
+    s += fmt::format(" <span class=\"dim\">[{} .. {}]</span>", format_significant(*lo),
+                     format_significant(*hi));
+  }
+  return s;
+}
+
+const Point* point_at(const Series* s, double x) {
+  if (!s) return nullptr;
+  for (const auto& p : s->points)
+    if (p.x == x) return &p;
+  return nullptr;
+}
+
+std::string fb_compression_table(const std::vector<ReportRun>& runs) {
+  std::string out;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Results& r = *runs[i].results;
+    const Series* rendered = r.find_series(kFbRenderedSeries);
+    const Series* storage = r.find_series(kFbStorageSeries);
+    if (!rendered && !storage) continue;
+    const Series& any = rendered ? *rendered : *storage;
+    std::vector<double> xs;
+    for (const Series* s : {rendered, storage})
+      if (s)
+        for (const auto& p : s->points)
+          if (std::find(xs.begin(), xs.end(), p.x) == xs.end()) xs.push_back(p.x);
+    std::sort(xs.begin(), xs.end());
+    const auto block = scalar(r, kFbBlock);
+    out += run_heading(runs, i);
+    out += fmt::format(
+        "<table class=\"graphics\"><tr><th>{} ({})</th><th><a href=\"#{}\">rendered</a> {}</th><th><a "
+        "href=\"#{}\">storage image</a> {}</th><th>rendered / storage</th></tr>\n",
+        html_escape(any.x.name), html_escape(any.x.unit.empty() ? "count" : any.x.unit),
+        html_escape(chart_anchor(kFbRenderedSeries)), html_escape(any.y.name),
+        html_escape(chart_anchor(kFbStorageSeries)), html_escape(any.y.name));
+    for (double x : xs) {
+      const Point* a = point_at(rendered, x);
+      const Point* b = point_at(storage, x);
+      const bool found = block && *block == x;
+      out += fmt::format(
+          "<tr{}><td class=\"num\">{}{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+          "<td class=\"num\">{}</td></tr>\n",
+          found ? " class=\"found\"" : "", whole_or_three(x), x == 0 ? " (flat)" : "",
+          a ? point_cell(*a, any.y.unit) : "-", b ? point_cell(*b, any.y.unit) : "-",
+          a && b && b->y != 0 ? fmt::format("{:.3g}x", a->y / b->y) : "");
+    }
+    out += "</table>\n";
+    if (const Finding* f = r.find_finding(kFbBlock))
+      out += "<p class=\"note\">Compression block: " + finding_link(*f, value_with_interval(*f)) + " (" +
+             conf_text(*f) + "), the highlighted row.</p>\n";
+  }
+  if (out.empty()) return "";
+  return "<figure class=\"graphics-table\">\n<h3>Framebuffer compression</h3>\n<p class=\"note\">Frames of "
+         "flat "
+         "colour, blocky noise and full noise, read back by compute: a rendered frame the driver compressed "
+         "reads "
+         "faster than the same pixels written through a storage image, until the blocks are finer than the "
+         "compression block.</p>\n" +
+         out + "</figure>\n";
+}
+
+std::string transaction_elimination_table(const std::vector<ReportRun>& runs) {
+  std::string out;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const Results& r = *runs[i].results;
+    const Series* s = r.find_series(kTxElimSeries);
+    if (!s) continue;
+    const Point* same = point_at(s, 0);
+    const Point* changed = point_at(s, 1);
+    out += run_heading(runs, i);
+    out += fmt::format("<table class=\"graphics\"><tr><th>redraw</th><th><a href=\"#{}\">{}</a></th></tr>\n",
+                       html_escape(chart_anchor(kTxElimSeries)), html_escape(s->y.name));
+    out += "<tr><td>identical content</td><td class=\"num\">" + (same ? point_cell(*same, s->y.unit) : "-") +
+           "</td></tr>\n<tr><td>changed content</td><td class=\"num\">" +
+           (changed ? point_cell(*changed, s->y.unit) : "-") + "</td></tr>\n";
+    if (same && changed && same->y > 0)
+      out += fmt::format("<tr><td>changed / identical</td><td class=\"num\">{:.3g}x</td></tr>\n",
+                         changed->y / same->y);
+    out += "</table>\n";
+    if (const Finding* f = r.find_finding(kTxElim))
+      out += "<p class=\"note\">Unchanged tiles skipped: " + finding_link(*f, format_value(*f)) + " (" +
+             conf_text(*f) + ").</p>\n";
+  }
+  if (out.empty()) return "";
+  return "<figure class=\"graphics-table\">\n<h3>Transaction elimination <span class=\"dim\">(experimental)"
+         "</span></h3>\n<p class=\"note\">The same frame drawn again against a changed one: a GPU that "
+         "compares each tile with what memory holds writes only the tiles that changed.</p>\n" +
+         out + "</figure>\n";
+}
+
+std::string summary_table(const std::vector<ReportRun>& runs) {
+  std::string out;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (runs[i].reference) continue;
+    const auto lines = graphics_summary(*runs[i].results);
+    if (lines.empty()) continue;
+    out += run_heading(runs, i) + "<table class=\"graphics-summary\">\n";
+    for (const auto& l : lines)
+      out += fmt::format("<tr><th>{}</th><td>{}</td><td class=\"num dim\">conf {:.2f}</td></tr>\n",
+                         html_escape(l.label), html_escape(l.text), l.confidence);
+    out += "</table>\n";
+  }
+  return out;
+}
+
+bool is_graphics(const std::string& id) { return id.starts_with("graphics."); }
+
+}  // namespace
+
+bool drawn_as_picture(const std::string& series_id) {
+  return series_id == kOrderSeries || series_id == kBinningSeries;
+}
+
+bool shown_in_graphics_section(const std::string& series_id) {
+  return drawn_as_picture(series_id) || series_id == kTileMemorySeries;
+}
+
+std::string graphics_section_html(const std::vector<ReportRun>& runs) {
+  const auto has_series = [&](const char* id) {
+    return std::any_of(runs.begin(), runs.end(),
+                       [&](const ReportRun& r) { return r.results->find_series(id); });
+  };
+  const bool any = std::any_of(runs.begin(), runs.end(), [](const ReportRun& r) {
+    return std::any_of(r.results->series.begin(), r.results->series.end(),
+                       [](const Series& s) { return is_graphics(s.id); }) ||
+           std::any_of(r.results->findings.begin(), r.results->findings.end(),
+                       [](const Finding& f) { return is_graphics(f.id); });
+  });
+  if (!any) return "";
+  std::string out =
+      "<h2 id=\"graphics\">Graphics</h2>\n" + summary_table(runs) + "<div class=\"graphics\">\n";
+  if (has_series(kOrderSeries)) out += raster_figure(runs);
+  if (has_series(kBinningSeries)) out += binning_figure(runs);
+  if (has_series(kTileMemorySeries)) out += tile_memory_figure(runs);
+  out += rate_bars(runs, kRop);
+  out += rate_bars(runs, kTexture);
+  out += fb_compression_table(runs);
+  out += transaction_elimination_table(runs);
+  return out + "</div>\n";
+}
+
+json tile_memory_overlays(const Series& tile_memory, size_t run_index, const Results& r) {
+  json markers = json::array(), guides = json::array();
+  const Finding* f = r.find_finding(kTileMemory);
+  const auto memory = scalar(r, kTileMemory);
+  double plateau = 0, x_lo = std::numeric_limits<double>::infinity(), x_hi = 0;
+  for (const auto& p : tile_memory.points) {
+    if (!std::isfinite(p.x) || !std::isfinite(p.y) || p.x <= 0 || p.y <= 0) continue;
+    plateau = std::max(plateau, p.y);
+    x_lo = std::min(x_lo, p.x);
+    x_hi = std::max(x_hi, p.x);
+  }
+  if (f && memory && *memory > 0 && plateau > 0) {
+    const auto knee = [&](const std::optional<double>& m) { return m ? json(*m / plateau) : json(nullptr); };
+    markers.push_back({{"run", run_index},
+                       {"axis", "x"},
+                       {"value", *memory / plateau},
+                       {"low", knee(f->low)},
+                       {"high", knee(f->high)},
+                       {"label", "tile memory " + format_value(*f)},
+                       {"finding", f->id}});
+    // The hyperbola where it stays near the measured tiles, so that it does
+    // not stretch the y axis.
+    const double from = std::max(x_lo, *memory / (1.5 * plateau));
+    if (x_hi > from) {
+      json points = json::array();
+      constexpr int kSteps = 24;
+      for (int k = 0; k <= kSteps; ++k) {
+        const double x = from * std::pow(x_hi / from, static_cast<double>(k) / kSteps);
+        points.push_back(json::array({x, *memory / x}));
+      }
+      guides.push_back({{"run", run_index},
+                        {"label", format_bytes(*memory) + " / bytes per pixel"},
+                        {"points", std::move(points)}});
+    }
+  }
+  return {{"markers", std::move(markers)}, {"guides", std::move(guides)}};
+}
+
+std::vector<GraphicsLine> graphics_summary(const Results& r) {
+  std::vector<GraphicsLine> lines;
+  // A part of a line from one finding: its text, "?" after a guess.
+  const auto take = [](GraphicsLine& line, const Finding& f, const std::string& text) {
+    line.finding_ids.push_back(f.id);
+    line.confidence = std::min(line.confidence, f.confidence);
+    line.low_confidence = line.low_confidence || is_low_confidence(f);
+    return is_low_confidence(f) ? text + " ?" : text;
+  };
+  const auto join = [](std::vector<std::string> parts) {
+    std::string s;
+    for (const auto& p : parts) s += (s.empty() ? "" : ", ") + p;
+    return s;
+  };
+
+  GraphicsLine tile;
+  tile.label = "tile";
+  std::vector<std::string> parts;
+  const Finding* w = r.find_finding(kTileWidth);
+  const Finding* h = r.find_finding(kTileHeight);
+  if (w && h) {
+    const std::string size = whole_or_three(number(*w)) + " x " + whole_or_three(number(*h)) + " px";
+    take(tile, *w, "");
+    parts.push_back(take(tile, *h, size));
+    if (is_low_confidence(*w) && !is_low_confidence(*h)) parts.back() += " ?";
+  } else if (w) {
+    parts.push_back(take(tile, *w, whole_or_three(number(*w)) + " px wide"));
+  } else if (h) {
+    parts.push_back(take(tile, *h, whole_or_three(number(*h)) + " px high"));
+  }
+  if (const Finding* o = r.find_finding(kTileOrder))
+    parts.push_back(take(tile, *o, format_value(*o) + " order"));
+  if (const Finding* b = r.find_finding(kBinning)) {
+    const auto* yes = std::get_if<bool>(&b->value);
+    parts.push_back(
+        take(tile, *b, yes ? (*yes ? "bins primitives" : "no binning") : "binning " + format_value(*b)));
+  }
+  if (!parts.empty()) {
+    tile.text = join(parts);
+    lines.push_back(tile);
+  }
+  if (const Finding* m = r.find_finding(kTileMemory)) {
+    GraphicsLine line;
+    line.label = "tile memory";
+    line.text = take(line, *m, value_with_interval(*m));
+    lines.push_back(line);
+  }
+  for (const RateKind* k : {&kRop, &kTexture}) {
+    GraphicsLine line;
+    line.label = k->summary_label;
+    parts.clear();
+    for (const Finding* f : rates(r, *k))
+      parts.push_back(take(line, *f, rate_label(f->id, *k) + " " + format_value(*f)));
+    if (parts.empty()) continue;
+    line.text = join(parts);
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+}  // namespace gpuscope
