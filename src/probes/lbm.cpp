@@ -207,7 +207,7 @@ Physics check_physics(Device& dev, Kernel& k, Storage s) {
 std::vector<Series> run_lbm_probe(ProbeContext& ctx) {
   Device& dev = ctx.device;
   const DeviceInfo& info = dev.info();
-  TimeBudget budget(ctx.budget_s);
+  TimeBudget budget = ctx.budget();
   const HarnessConfig& h = ctx.options.harness;
   const std::vector<Storage> modes = {Storage::fp32, Storage::fp16s, Storage::fp16c};
   // Edges of the cubes, as far as memory, the launch cap and the budget allow.
