@@ -334,6 +334,11 @@ def judge(results, name):
         f = found.get(fid)
         if f is None:
             reason = unfound.get(fid)
+            # A latency in cycles is the latency in ns times the clock: where
+            # the ns finding is missing, its reason is this one's.
+            if not reason and fid.endswith(".latency_cycles") and fid.replace("_cycles", "_ns") not in found:
+                ns_reason = unfound.get(fid.replace("_cycles", "_ns"))
+                reason = f"{fid.replace('_cycles', '_ns')} missing: {ns_reason}" if ns_reason else None
             # A level past the count found: results.json says how many
             # levels it found (memory.cache_levels, itself judged), which is
             # the reason its level-n findings are absent.
