@@ -221,6 +221,9 @@ def expectations(d, series_ids):
     for i, c in enumerate(loads, 1):
         add(f"memory.L{i}.capacity_bytes", eff[i - 1], SIZE)
         add(f"memory.L{i}.latency_ns", value(c["hit_latency_ns"]), LAT)
+        # The same latency counted in the core's cycles (latency_ns times the
+        # measured clock, itself judged as device.measured_clock_mhz).
+        add(f"memory.L{i}.latency_cycles", value(c["hit_latency_ns"]) * clock / 1e3, LAT)
         bw = value(c["bytes_per_clock"]) * clock / 1e3 * (cores if c.get("per_core", False) else 1)
         through = min(through, bw)
         add(f"memory.L{i}.bandwidth_gbps", through, RATE)
@@ -228,6 +231,7 @@ def expectations(d, series_ids):
             "one compute unit" if cores == 1 else None)
         add(f"memory.L{i}.fetch_bytes", value(c.get("sector_bytes", c["line_bytes"])), EXACT)
     add("memory.dram.latency_ns", value(mem["dram"]["latency_ns"]), LAT)
+    add("memory.dram.latency_cycles", value(mem["dram"]["latency_ns"]) * clock / 1e3, LAT)
     add("memory.dram.bandwidth_gbps", min(through, value(mem["dram"]["bandwidth_gbps"])), RATE)
     if tlb:
         add("memory.tlb.reach_bytes", reach, REACH)
@@ -330,6 +334,11 @@ def judge(results, name):
         f = found.get(fid)
         if f is None:
             reason = unfound.get(fid)
+            # A latency in cycles is the latency in ns times the clock: where
+            # the ns finding is missing, its reason is this one's.
+            if not reason and fid.endswith(".latency_cycles") and fid.replace("_cycles", "_ns") not in found:
+                ns_reason = unfound.get(fid.replace("_cycles", "_ns"))
+                reason = f"{fid.replace('_cycles', '_ns')} missing: {ns_reason}" if ns_reason else None
             # A level past the count found: results.json says how many
             # levels it found (memory.cache_levels, itself judged), which is
             # the reason its level-n findings are absent.

@@ -113,9 +113,12 @@ bool is_far_half_of_split(double latency_ratio, double capacity_ratio);
 
 // Footprints (bytes, multiples of granule_bytes, not already measured) where
 // one more measurement would most sharpen the inference: the geometric
-// midpoints of the intervals where the curve changes most relative to noise,
-// largest change first. Intervals whose x ratio is already below min_ratio,
-// and changes within 2 sigma of noise, are not bisected. At most max_points.
+// midpoints of intervals where the curve changes relative to noise. Those
+// inside an edge of the staircase (from a level's last plateau footprint to
+// the next level's first) come first, the edges taking turns (each edge's
+// largest change, then each one's next), then the other changes, largest
+// first. Intervals whose x ratio is already below min_ratio, and changes
+// within 2 sigma of noise, are not bisected. At most max_points.
 std::vector<double> refinement_footprints(const Series& latency, size_t max_points, double min_ratio,
                                           double granule_bytes);
 

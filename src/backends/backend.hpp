@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -267,6 +268,16 @@ class Device {
   // Render passes (graphics.hpp); nullptr where the device has no graphics
   // queue or its backend no graphics pipeline (OpenCL).
   virtual GraphicsFacet* graphics() { return nullptr; }
+
+  // Seconds on the clock probes' time budgets run on (TimeBudget); only
+  // differences mean anything. A real device's is the host's steady clock,
+  // so a budget is wall time. A simulated device's is its modelled time
+  // (kernels, transfers and each call's host overhead as its description
+  // models them), so what a sim run measures does not depend on how busy
+  // the machine running it is.
+  virtual double budget_clock_s() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  }
 
   // Convenience wrappers.
   double launch(Kernel& k, Range global, Range local, std::span<const KernelArg> args) {

@@ -42,20 +42,31 @@ uint64_t calibrate(const LaunchFn& run, uint64_t initial_work, uint64_t max_work
 // Calibrates, warms up and samples one point.
 Measurement measure(const LaunchFn& run, uint64_t initial_work, uint64_t max_work, const HarnessConfig& cfg);
 
-// Wall-clock budget of one probe; probes spend refinement only while it lasts.
+// Seconds on some clock; only differences mean anything.
+using BudgetClock = std::function<double()>;
+
+// The host's steady clock, in seconds: wall time.
+inline double steady_clock_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Time budget of one probe; probes spend refinement only while it lasts. It
+// runs on the clock it is given: wall time by default, the device's budget
+// clock (Device::budget_clock_s, through ProbeContext::budget()) in probes,
+// which on the sim is modelled device time.
 class TimeBudget {
  public:
-  explicit TimeBudget(double seconds) : seconds_(seconds), start_(std::chrono::steady_clock::now()) {}
-  double elapsed_s() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
+  explicit TimeBudget(double seconds, BudgetClock clock = steady_clock_s)
+      : seconds_(seconds), clock_(std::move(clock)), start_(clock_()) {}
+  double elapsed_s() const { return clock_() - start_; }
   double remaining_s() const { return seconds_ - elapsed_s(); }
   bool exhausted() const { return remaining_s() <= 0; }
   double total_s() const { return seconds_; }
 
  private:
   double seconds_;
-  std::chrono::steady_clock::time_point start_;
+  BudgetClock clock_;
+  double start_;
 };
 
 }  // namespace gpuscope

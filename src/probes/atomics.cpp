@@ -48,7 +48,7 @@ class AtomicsProbe {
   explicit AtomicsProbe(ProbeContext& ctx) : ctx_(ctx), dev_(ctx.device), info_(dev_.info()) {}
 
   std::vector<Series> run() {
-    TimeBudget budget(ctx_.budget_s);
+    TimeBudget budget = ctx_.budget();
     std::vector<int> widths{32};
     if (info_.features.int64_atomics) widths.push_back(64);
     const Axis bits{"counter width", "bit"};

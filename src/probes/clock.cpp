@@ -43,7 +43,7 @@ uint32_t host_chain(uint64_t steps) { return clock_twin::chain_value(kSeed, step
 std::vector<Series> run_clock_probe(ProbeContext& ctx) {
   Device& dev = ctx.device;
   const DeviceInfo& info = dev.info();
-  TimeBudget budget(ctx.budget_s);
+  TimeBudget budget = ctx.budget();
   // Named values, not a structured binding: the lambdas below capture them,
   // which clang before 16 refuses for bindings (the fuzz build's compiler).
   const CounterKernel counter = build_counter_kernel(dev, "clock", "chain");

@@ -59,7 +59,7 @@ class CoalescingProbe {
   }
 
   std::vector<Series> run() {
-    TimeBudget budget(ctx_.budget_s);
+    TimeBudget budget = ctx_.budget();
     const bool quick = ctx_.options.quick;
     std::vector<Series> out;
 

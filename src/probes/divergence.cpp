@@ -101,7 +101,7 @@ class DivergenceProbe {
   }
 
   std::vector<Series> run() {
-    TimeBudget budget(ctx_.budget_s);
+    TimeBudget budget = ctx_.budget();
     std::vector<Series> out;
     Series blocks = block_series("divergence.blocks", wg_);
     sweep_blocks(blocks, *diverge_, wg_, budget);

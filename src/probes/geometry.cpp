@@ -80,7 +80,7 @@ class GeometryProbe {
   }
 
   std::vector<Series> run() {
-    TimeBudget budget(ctx_.budget_s);
+    TimeBudget budget = ctx_.budget();
     std::vector<Series> out;
     // Footprints: what the chase occupies in a cache is one or two lines per
     // 512 B anchor (a quarter of the footprint at 128 B lines, an eighth at

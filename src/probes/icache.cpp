@@ -48,7 +48,7 @@ class IcacheProbe {
 
   std::vector<Series> run() {
     const bool quick = ctx_.options.quick;
-    TimeBudget budget(ctx_.budget_s);
+    TimeBudget budget = ctx_.budget();
     const std::vector<int> bodies =
         // PoCL compiles large bodies slowly: its quick form stops at 4096.
         quick ? (gpu_ ? std::vector<int>{64, 256, 1024, 4096, 16384}

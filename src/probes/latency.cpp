@@ -27,7 +27,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <chrono>
 #include <cmath>
 #include <numeric>
 
@@ -89,10 +88,6 @@ std::string shared_core_caveat(const DeviceInfo& info) {
          "(SMT siblings) private caches read small. For cache sizes run with POCL_DEVICES=basic.";
 }
 
-double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
-  return std::chrono::duration<double, std::milli>(b - a).count();
-}
-
 class LatencyProbe {
  public:
   explicit LatencyProbe(ProbeContext& ctx) : ctx_(ctx), dev_(ctx.device), info_(dev_.info()) {
@@ -110,7 +105,7 @@ class LatencyProbe {
   std::vector<Series> run() {
     const bool quick = ctx_.options.quick;
     const bool cpu = info_.type == "cpu";
-    TimeBudget budget(ctx_.budget_s);
+    TimeBudget budget = ctx_.budget();
 
     Series s = make_series("latency.global", "latency", {"footprint", "B"}, {"latency", "ns"},
                            {{"kernel", "latency/chase"},
@@ -289,7 +284,7 @@ class LatencyProbe {
       if (p.x == static_cast<double>(footprint)) existing = &p;
     if (visit == 0 && existing) return;
     const auto n = static_cast<uint32_t>(footprint / stride_);
-    const auto t_setup = std::chrono::steady_clock::now();
+    const double t_setup = dev_.budget_clock_s();
     const Cycle cycle = random_cycle(n, (0x9e3779b97f4a7c15ULL * (visit + 1)) ^ n);
 
     // Lay the cycle out on the device as absolute addresses.
@@ -300,7 +295,7 @@ class LatencyProbe {
     dev_.launch(*link_, Range::d1(global), Range::d1(std::min(kLinkGroup, link_->max_work_group_size())),
                 link_args);
     cursor_ = 0;
-    const auto t_warm = std::chrono::steady_clock::now();
+    const double t_warm = dev_.budget_clock_s();
 
     // Warm: walk the whole cycle once if that fits in a few target-length
     // launches' worth of time, so every level able to hold it does.
@@ -319,7 +314,7 @@ class LatencyProbe {
     }
 
     // Time: the harness sizes launches from the warm-up's rate.
-    const auto t_timed = std::chrono::steady_clock::now();
+    const double t_timed = dev_.budget_clock_s();
     const auto initial =
         std::max<uint64_t>(1, static_cast<uint64_t>(hc.target_launch_ms * 1e6 / 8 / ns_per_round));
     const Measurement m =
@@ -338,12 +333,13 @@ class LatencyProbe {
          {"launch_ms", m.launch_ms},
          {"warm_fraction", static_cast<double>(warmed) / static_cast<double>(cycle_rounds)},
          {"outliers", m.summary.outliers},
-         // Where the point's wall time went: laying the cycle out (host and
+         // Where the point's time went, on the budget's clock (wall time;
+         // modelled time on the sim): laying the cycle out (host and
          // device), walking it warm, and the harness's timed launches.
          {"wall_ms",
-          {{"setup", ms_between(t_setup, t_warm)},
-           {"warm", ms_between(t_warm, t_timed)},
-           {"timed", ms_between(t_timed, std::chrono::steady_clock::now())}}}});
+          {{"setup", 1e3 * (t_warm - t_setup)},
+           {"warm", 1e3 * (t_timed - t_warm)},
+           {"timed", 1e3 * (dev_.budget_clock_s() - t_timed)}}}});
     ctx_.progress(fmt::format("latency {:>12.1f} KiB  {:9.2f} ns  ({} samples, spread {:.1f}%){}",
                               static_cast<double>(footprint) / kKiB, p.y, p.samples.size(),
                               100 * m.summary.rel_spread, visit ? " again" : ""));

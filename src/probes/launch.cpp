@@ -32,7 +32,7 @@ std::vector<Series> run_launch_probe(ProbeContext& ctx) {
   Device& dev = ctx.device;
   const DeviceInfo& info = dev.info();
   const bool quick = ctx.options.quick;
-  TimeBudget budget(ctx.budget_s);
+  TimeBudget budget = ctx.budget();
   auto sink = dev.create_buffer(sizeof(uint32_t));
   auto& k = dev.kernel({"launch", "empty", {}});
   uint32_t value = 1;

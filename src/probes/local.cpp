@@ -52,7 +52,7 @@ class LocalProbe {
   }
 
   std::vector<Series> run() {
-    TimeBudget budget(ctx_.budget_s);
+    TimeBudget budget = ctx_.budget();
     std::vector<Series> out;
     Series lat = local_series("local.latency", {"footprint", "B"}, {"latency", "ns"});
     Series glat = local_series("local.global_latency", {"footprint", "B"}, {"latency", "ns"});

@@ -113,7 +113,7 @@ Timed run_chain(ProbeContext& ctx, const MatrixShape& listed, const MatrixChainS
 std::vector<Series> run_matrix_probe(ProbeContext& ctx) {
   Device& dev = ctx.device;
   const DeviceInfo& info = dev.info();
-  TimeBudget budget(ctx.budget_s);
+  TimeBudget budget = ctx.budget();
   const auto& shapes = info.features.matrix_shapes;
   if (shapes.empty())
     throw Unsupported(

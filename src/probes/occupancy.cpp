@@ -63,7 +63,7 @@ class OccupancyProbe {
 
   std::vector<Series> run() {
     const bool quick = ctx_.options.quick;
-    TimeBudget budget(ctx_.budget_s);
+    TimeBudget budget = ctx_.budget();
     std::vector<Series> out;
 
     // Registers.

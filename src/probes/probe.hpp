@@ -47,7 +47,7 @@ using ProgressFn = std::function<void(const std::string& line)>;
 struct ProbeContext {
   Device& device;
   const ProbeOptions& options;
-  double budget_s = 0;  // wall time the probe may spend on refinement and revisits
+  double budget_s = 0;  // time the probe may spend on refinement and revisits (see budget())
   ProgressFn progress = [](const std::string&) {};
   // Optional: how far the probe is, 0..1, for the progress display's ETA
   // (without it the ETA is reckoned from budget_s and the time spent).
@@ -56,6 +56,14 @@ struct ProbeContext {
   // temperature, power, throttle reasons); unset where nobody reads them.
   // May be called from another thread than the probe's while it launches.
   std::function<std::vector<DriverSnapshot>()> driver_facts = nullptr;
+
+  // budget_s, starting now, on the device's budget clock: wall time on a real
+  // device, modelled time on the sim (Device::budget_clock_s).
+  TimeBudget budget() const { return budget_for(budget_s); }
+  TimeBudget budget_for(double seconds) const {
+    const Device* d = &device;
+    return TimeBudget(seconds, [d] { return d->budget_clock_s(); });
+  }
 };
 
 struct ProbeDef {

@@ -40,7 +40,7 @@ class SchedulingProbe {
   }
 
   std::vector<Series> run() {
-    TimeBudget budget(ctx_.budget_s);
+    TimeBudget budget = ctx_.budget();
     const bool quick = ctx_.options.quick;
     const size_t max_wg = std::min<size_t>(kernel_->max_work_group_size(), info_.max_work_group_size);
     const Axis per_cu{"resident work-groups per compute unit", ""};

@@ -71,7 +71,7 @@ Series texture_series(const std::string& id, const std::string& y_name, const st
 class TextureProbe {
  public:
   explicit TextureProbe(ProbeContext& ctx)
-      : ctx_(ctx), dev_(ctx.device), info_(dev_.info()), images_(images_of(dev_)), budget_(ctx.budget_s) {
+      : ctx_(ctx), dev_(ctx.device), info_(dev_.info()), images_(images_of(dev_)), budget_(ctx.budget()) {
     limits_ = images_.limits();
     harness_ = ctx.options.harness;
     harness_.target_launch_ms = std::min(harness_.target_launch_ms, 5.0);

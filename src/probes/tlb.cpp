@@ -78,7 +78,7 @@ class TlbProbe {
   }
 
   std::vector<Series> run() {
-    TimeBudget budget(ctx_.budget_s);
+    TimeBudget budget = ctx_.budget();
     const std::vector<size_t> strides =
         cpu_ ? std::vector<size_t>{4 * kKiB, 2 * kMiB} : std::vector<size_t>{4 * kKiB, 64 * kKiB, 2 * kMiB};
     // The slot counts every series shares: 2 per octave (1 quick) from 8 up

@@ -69,7 +69,7 @@ class TransferProbe {
       : ctx_(ctx), dev_(ctx.device), info_(dev_.info()), xfer_(host_transfers_of(dev_)) {}
 
   std::vector<Series> run() {
-    TimeBudget budget(ctx_.budget_s);
+    TimeBudget budget = ctx_.budget();
     const bool quick = ctx_.options.quick;
     const bool cpu = info_.type == "cpu";
     // 1 GiB on a GPU (a quarter of its memory at most); on a CPU device,

@@ -56,6 +56,7 @@ class RecordingDevice : public Device {
   ImageFacet* images() override { return inner_.images(); }
   HostTransferFacet* host_transfers() override { return inner_.host_transfers(); }
   SvmFacet* svm() override { return inner_.svm(); }
+  double budget_clock_s() const override { return inner_.budget_clock_s(); }
 
  private:
   void record(Kernel& k, double ns) {

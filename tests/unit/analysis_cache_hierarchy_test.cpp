@@ -464,6 +464,24 @@ TEST(RefinementFootprints, BisectsTheStepsLargestFirst) {
   }
 }
 
+TEST(RefinementFootprints, EdgesTakeTurnsSoEveryCapacityIsBracketed) {
+  // A small sharp step (30 -> 36 ns at 32 KiB) and a random-replacement
+  // rise (36 -> 360 ns from 2 MiB) whose first two intervals both change
+  // more than the small step: by size alone both picks would go to the
+  // rise, leaving the 32 KiB edge half an octave wide.
+  Step rr{2 * MiB, 360};
+  rr.random_replacement = true;
+  const Series series = make_curve({30, {{32 * KiB, 36}, rr}, 256 * MiB, 2, 0.0, 1});
+  const auto all = refinement_footprints(series, 10, 1.2, 64);
+  ASSERT_GE(all.size(), 3u);
+  EXPECT_GE(std::count_if(all.begin(), all.end(), [](double x) { return x > 2 * MiB; }), 2);
+  const auto two = refinement_footprints(series, 2, 1.2, 64);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_GT(two[0], 2 * MiB);  // the larger edge first
+  EXPECT_GT(two[1], 32 * KiB);
+  EXPECT_LT(two[1], 32 * KiB * std::sqrt(2.0));
+}
+
 TEST(RefinementFootprints, HonoursMaxPointsMinRatioAndGranule) {
   const Series series = make_curve({30, {{32 * KiB, 200}, {2 * MiB, 500}}, 64 * MiB, 2, 0.0, 1});
   const auto one = refinement_footprints(series, 1, 1.2, 64);

@@ -237,12 +237,18 @@ std::unique_ptr<Buffer> SimDevice::create_buffer(size_t bytes) {
   return std::make_unique<SimBuffer>(space_, base, bytes);
 }
 
+double SimDevice::copy_ns(size_t bytes) const {
+  return static_cast<double>(bytes) / cfg_.host.link_bandwidth_gbps + cfg_.launch_overhead_us * 1e3;
+}
+
 void SimDevice::write(Buffer& dst, size_t offset_bytes, std::span<const std::byte> src) {
   dynamic_cast<SimBuffer&>(dst).write(offset_bytes, src);
+  modelled_ns_ += copy_ns(src.size());
 }
 
 void SimDevice::read(const Buffer& src, size_t offset_bytes, std::span<std::byte> dst) {
   dynamic_cast<const SimBuffer&>(src).read(offset_bytes, dst);
+  modelled_ns_ += copy_ns(dst.size());
 }
 
 Kernel& SimDevice::kernel(const KernelSpec& spec) {
@@ -299,6 +305,12 @@ double SimDevice::with_noise(double ns) {
 }
 
 double SimDevice::launch(Kernel& k, const LaunchShape& shape, std::span<const KernelArg> args) {
+  const double ns = run_launch(k, shape, args);
+  modelled_ns_ += cfg_.launch_overhead_us * 1e3 + ns;
+  return ns;
+}
+
+double SimDevice::run_launch(Kernel& k, const LaunchShape& shape, std::span<const KernelArg> args) {
   auto& sk = dynamic_cast<SimKernel&>(k);
   const Range& global = shape.global;
   const Range& local = shape.local;
@@ -344,18 +356,20 @@ std::unique_ptr<HostStaging> SimDevice::create_pinned_host(size_t bytes) {
 }
 
 TransferTiming SimDevice::timed_write(Buffer& dst, std::span<const std::byte> src, bool /*blocking*/) {
-  write(dst, 0, src);
+  dynamic_cast<SimBuffer&>(dst).write(0, src);
   TransferTiming t;
   t.device_ns = with_noise(static_cast<double>(src.size()) / cfg_.host.link_bandwidth_gbps);
   t.host_ns = t.device_ns + with_noise(cfg_.launch_overhead_us * 1e3);
+  modelled_ns_ += t.host_ns;
   return t;
 }
 
 TransferTiming SimDevice::timed_read(const Buffer& src, std::span<std::byte> dst, bool /*blocking*/) {
-  read(src, 0, dst);
+  dynamic_cast<const SimBuffer&>(src).read(0, dst);
   TransferTiming t;
   t.device_ns = with_noise(static_cast<double>(dst.size()) / cfg_.host.link_bandwidth_gbps);
   t.host_ns = t.device_ns + with_noise(cfg_.launch_overhead_us * 1e3);
+  modelled_ns_ += t.host_ns;
   return t;
 }
 
@@ -385,6 +399,7 @@ MapTiming SimDevice::timed_map(Buffer& buf, MapDirection dir,
   if (dir == MapDirection::to_device) b.write(0, view);
   t.unmap_device_ns = with_noise(api_ns + (dir == MapDirection::to_device ? copy_ns : 0.0));
   t.unmap_host_ns = t.unmap_device_ns;
+  modelled_ns_ += t.map_host_ns + t.unmap_host_ns;
   return t;
 }
 

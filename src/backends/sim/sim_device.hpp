@@ -127,6 +127,12 @@ class SimDevice : public Device, public ImageFacet, public HostTransferFacet {
                            int count) override;  // sim_device_launch.cpp
   ImageFacet* images() override { return this; }
   HostTransferFacet* host_transfers() override { return this; }
+  // Modelled time since the device opened, in s: every launch's kernel time
+  // plus launch_overhead_us (the host's round trip), a batch's host_ns,
+  // every copy at the host link's bandwidth plus launch_overhead_us, every
+  // timed transfer's and map's host time. Host work outside the device
+  // (building a random cycle, checking outputs) is not in it.
+  double budget_clock_s() const override { return modelled_ns_ * 1e-9; }
 
   // Host transfers (probe transfer). Copies move the bytes; their time is
   // the description's host link (bytes / link_bandwidth_gbps) plus, for the
@@ -154,6 +160,11 @@ class SimDevice : public Device, public ImageFacet, public HostTransferFacet {
   double with_noise(double ns);
 
  private:
+  // One launch's noisy kernel time, without advancing the modelled clock.
+  double run_launch(Kernel& k, const LaunchShape& shape, std::span<const KernelArg> args);
+  // A copy of `bytes` across the host link, as the modelled clock counts it.
+  double copy_ns(size_t bytes) const;
+  double modelled_ns_ = 0;  // budget_clock_s, in ns
   SimConfig cfg_;
   DeviceInfo info_;
   MemoryModel memory_;

@@ -43,6 +43,7 @@ void SimDevice::write_image(Image& dst, std::span<const std::byte> pixels) {
   auto& img = dynamic_cast<SimImage&>(dst);
   check_image_write(img.desc(), pixels.size());
   img.memory().write(0, pixels);
+  modelled_ns_ += copy_ns(pixels.size());
 }
 
 SimImage& SimLaunch::image(size_t i) const {

@@ -34,7 +34,7 @@ BandwidthProbe::BandwidthProbe(ProbeContext& ctx) : ctx_(ctx), dev_(ctx.device),
 }
 
 std::vector<Series> BandwidthProbe::run() {
-  TimeBudget budget(ctx_.budget_s);
+  TimeBudget budget = ctx_.budget();
   const size_t cus = std::max<uint32_t>(1, info_.compute_units);
   Shape base;
   base.local = std::min<size_t>(cpu_ ? 64 : 256, max_local());

@@ -59,7 +59,7 @@ class ComputeRunner {
         dev_(ctx.device),
         info_(dev_.info()),
         probe_(std::move(probe)),
-        budget_(ctx.budget_s),
+        budget_(ctx.budget()),
         plan_(make_plan(info_, ctx.options.quick, ctx.options.compute_plan)) {
     harness_ = ctx.options.harness;
     // Launches of 5 ms swamp launch overhead (~10 us) as well as 10 ms do,
@@ -123,7 +123,7 @@ class ComputeRunner {
     if (!std::holds_alternative<Kernel*>(built)) return;  // the matrix will say why
     Kernel& k = *std::get<Kernel*>(built);
     auto bufs = make_buffers(dev_, f, fma, plan_, plan_.global);
-    const TimeBudget t(seconds);
+    const TimeBudget t = ctx_.budget_for(seconds);
     uint32_t iters = 1;
     while (!t.exhausted()) {
       const double ns = launch_tp(k, bufs, iters);
