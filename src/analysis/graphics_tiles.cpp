@@ -46,9 +46,10 @@ uint32_t meta_u32(const Series& s, const char* key) {
 
 constexpr const char* kTileMethod =
     "A one-rectangle pass whose fragments each take a ticket from an atomic counter; along each axis, the "
-    "median ticket step between neighbouring pixels over all rows (columns) per position; tile boundaries "
-    "are the positions whose step stands out 5x or more from the steps inside tiles, the tile the largest "
-    "period whose multiples (and only they) are boundaries.";
+    "median ticket step between neighbouring pixels over all rows (columns) per position. Boundaries: the "
+    "positions whose step stands out 5x or more from smaller ones, or where time does not run forward in "
+    "nearly every row (tiles shaded at once by several workers); the tile is the largest period whose "
+    "multiples (and only they) are boundaries with time running forward everywhere inside its cells.";
 
 }  // namespace
 
@@ -81,8 +82,8 @@ std::vector<Finding> raster_findings(const Series* order, const Series* binning)
         out.push_back(make("graphics.tile.order", r.order, "", r.order_confidence, ev,
                            "Tiles ordered by their median ticket, against row-major, column-major, serpentine, "
                            "Morton and Hilbert walks over the tile grid (either orientation): the walk with the "
-                           "highest Kendall tau, named when it reaches 0.75 and leads the next by 0.08; 'other' "
-                           "when none reaches 0.4.",
+                           "highest Kendall tau, named when it reaches 0.75 and the next disagrees twice as "
+                           "often (plus 3% of pairs); 'other' when none reaches 0.4.",
                            fmt::format("Kendall tau {:.2f} over {} x {} tiles. {}", r.order_tau, r.tiles_x,
                                        r.tiles_y, r.order_reason)));
       } else {
