@@ -335,10 +335,12 @@ TileReading read_tiles(const TicketField& f) {
   } else if (best < 0.4 && tiles.size() >= 8) {
     r.order = "other";
     r.order_confidence = std::min(axes, 0.5);
-    r.order_reason = fmt::format("the closest named walk, {}, agrees only to tau {:.2f}", taus[0].second, best);
+    r.order_reason =
+        fmt::format("the closest named walk, {}, agrees only to tau {:.2f}", taus[0].second, best);
   } else {
     r.order_reason = fmt::format(
-        "the tiles' order fits {} (Kendall tau {:.2f}) and {} ({:.2f}) too alike to name one on {} x {} tiles",
+        "the tiles' order fits {} (Kendall tau {:.2f}) and {} ({:.2f}) too alike to name one on {} x {} "
+        "tiles",
         taus[0].second, best, taus[1].second, taus[1].first, r.tiles_x, r.tiles_y);
   }
   return r;
@@ -364,7 +366,8 @@ BinningReading read_binning(const std::vector<uint32_t>& rect_by_ticket, uint64_
     out.binned = false;
     // A bin as large as the target would look just the same.
     out.confidence = tile_found ? 0.85 : 0.5;
-    if (!tile_found) out.reason = "no tile was found on the order trace: a bin covering the whole target would look alike";
+    if (!tile_found)
+      out.reason = "no tile was found on the order trace: a bin covering the whole target would look alike";
   } else {
     out.reason = fmt::format(
         "{:.1f}% of the first half screen's tickets belong to later rectangles: neither all of rectangle 0 "

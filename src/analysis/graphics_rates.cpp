@@ -33,7 +33,8 @@ const Point* at_x(const Series& s, double x) {
 }
 
 // The highest point of a rate series as a finding, bounded by its samples.
-Finding best_rate(const Series& s, const std::string& id, const std::string& unit, const std::string& method) {
+Finding best_rate(const Series& s, const std::string& id, const std::string& unit,
+                  const std::string& method) {
   const Point& best = *std::max_element(s.points.begin(), s.points.end(),
                                         [](const Point& a, const Point& b) { return a.y < b.y; });
   Finding f;
@@ -63,12 +64,14 @@ std::vector<Finding> fill_rate_findings(const Results& r) {
     if (s.id.starts_with(kRopSeriesPrefix)) {
       Finding f = best_rate(
           s, s.id + ".gpixels", "Gpixel/s",
-          "Full-framebuffer rectangles drawn over each other in one render pass (overdraw that hidden-surface "
+          "Full-framebuffer rectangles drawn over each other in one render pass (overdraw that "
+          "hidden-surface "
           "removal cannot drop: every rectangle writes a new colour, or blends), timed over whole passes: "
           "framebuffer pixels x rectangles per ns, the median of every pass; bounds: that point's sample min "
           "and max.");
-      f.note = fmt::format("{:.0f} px framebuffer, {} rectangle(s) a pass; fragments counted by the device: {}.",
-                           s.points.front().x, meta_text(s, "rects"), meta_text(s, "fragments_counted"));
+      f.note =
+          fmt::format("{:.0f} px framebuffer, {} rectangle(s) a pass; fragments counted by the device: {}.",
+                      s.points.front().x, meta_text(s, "rects"), meta_text(s, "fragments_counted"));
       out.push_back(std::move(f));
     } else if (s.id.starts_with(kTextureFillSeriesPrefix)) {
       Finding f = best_rate(
@@ -79,7 +82,8 @@ std::vector<Finding> fill_rate_findings(const Results& r) {
       f.note = fmt::format("{} samples per fragment.", meta_text(s, "samples_per_fragment"));
       if (r.device.clock_mhz > 0 && r.device.compute_units > 0)
         f.note += fmt::format(
-            " {:.2f} texels per clock per core at the reported {} MHz over {} cores (the driver's clock, often "
+            " {:.2f} texels per clock per core at the reported {} MHz over {} cores (the driver's clock, "
+            "often "
             "the boost maximum).",
             number(f) * 1e3 / r.device.clock_mhz / r.device.compute_units, r.device.clock_mhz,
             r.device.compute_units);
@@ -102,11 +106,12 @@ std::vector<Finding> fb_compression_findings(const Series& rendered, const Serie
   const double gain = flat->y / std::max(noise.y, 1e-12);
   const bool clear = sample_min(*flat) > sample_max(noise) && gain >= 1.15;
   if (!clear) {
-    note_unfound(id,
-                 fmt::format("flat frames read at {:.3g} GB/s against noise's {:.3g} GB/s ({:.2f}x): no compression "
-                             "visible in the read cost",
-                             flat->y, noise.y, gain),
-                 ev);
+    note_unfound(
+        id,
+        fmt::format("flat frames read at {:.3g} GB/s against noise's {:.3g} GB/s ({:.2f}x): no compression "
+                    "visible in the read cost",
+                    flat->y, noise.y, gain),
+        ev);
     return {};
   }
   if (storage) {
@@ -114,11 +119,12 @@ std::vector<Finding> fb_compression_findings(const Series& rendered, const Serie
     if (s_flat && !storage->points.empty()) {
       const double s_gain = s_flat->y / std::max(storage->points.back().y, 1e-12);
       if (s_gain >= 1 + 0.5 * (gain - 1)) {
-        note_unfound(id,
-                     fmt::format("storage frames (never compressed) gain {:.2f}x from noise to flat, about as much "
-                                 "as rendered ones ({:.2f}x): the gain is not a compressor's",
-                                 s_gain, gain),
-                     ev);
+        note_unfound(
+            id,
+            fmt::format("storage frames (never compressed) gain {:.2f}x from noise to flat, about as much "
+                        "as rendered ones ({:.2f}x): the gain is not a compressor's",
+                        s_gain, gain),
+            ev);
         return {};
       }
     }
@@ -135,11 +141,12 @@ std::vector<Finding> fb_compression_findings(const Series& rendered, const Serie
     }
   }
   if (block == 0) {
-    note_unfound(id,
-                 fmt::format("only flat frames read faster ({:.2f}x noise's rate): the block is larger than the "
-                             "largest block measured ({:.0f} px), or only constant frames compress",
-                             gain, below),
-                 ev);
+    note_unfound(
+        id,
+        fmt::format("only flat frames read faster ({:.2f}x noise's rate): the block is larger than the "
+                    "largest block measured ({:.0f} px), or only constant frames compress",
+                    gain, below),
+        ev);
     return {};
   }
   Finding f;
@@ -155,9 +162,10 @@ std::vector<Finding> fb_compression_findings(const Series& rendered, const Serie
       "colour attachment the driver may compress) and written through a storage image (not compressible), "
       "each then read by a compute pass: the smallest N whose rendered read rate is half way or more from "
       "noise's to flat's.";
-  f.note = fmt::format("Flat frames read {:.2f}x as fast as noise; blocks of {:.0f} px and more read at half that "
-                       "gain or above, {:.0f} px below it.",
-                       gain, block, below);
+  f.note = fmt::format(
+      "Flat frames read {:.2f}x as fast as noise; blocks of {:.0f} px and more read at half that "
+      "gain or above, {:.0f} px below it.",
+      gain, block, below);
   return {f};
 }
 
@@ -204,7 +212,8 @@ std::vector<Finding> graphics_findings(const Results& r) {
   if (order || binning) add(raster_findings(order, binning));
   if (const Series* s = r.find_series(kTileMemorySeries)) add(tile_memory_findings(*s));
   add(fill_rate_findings(r));
-  if (const Series* s = r.find_series(kFbRenderedSeries)) add(fb_compression_findings(*s, r.find_series(kFbStorageSeries)));
+  if (const Series* s = r.find_series(kFbRenderedSeries))
+    add(fb_compression_findings(*s, r.find_series(kFbStorageSeries)));
   if (const Series* s = r.find_series(kTxElimSeries)) add(transaction_elimination_findings(*s));
   return out;
 }

@@ -79,13 +79,14 @@ std::vector<Finding> raster_findings(const Series* order, const Series* binning)
       axis(r.height, "graphics.tile.height_px");
       tile_found = r.width.found && r.height.found;
       if (!r.order.empty()) {
-        out.push_back(make("graphics.tile.order", r.order, "", r.order_confidence, ev,
-                           "Tiles ordered by their median ticket, against row-major, column-major, serpentine, "
-                           "Morton and Hilbert walks over the tile grid (either orientation): the walk with the "
-                           "highest Kendall tau, named when it reaches 0.75 and the next disagrees twice as "
-                           "often (plus 3% of pairs); 'other' when none reaches 0.4.",
-                           fmt::format("Kendall tau {:.2f} over {} x {} tiles. {}", r.order_tau, r.tiles_x,
-                                       r.tiles_y, r.order_reason)));
+        out.push_back(
+            make("graphics.tile.order", r.order, "", r.order_confidence, ev,
+                 "Tiles ordered by their median ticket, against row-major, column-major, serpentine, "
+                 "Morton and Hilbert walks over the tile grid (either orientation): the walk with the "
+                 "highest Kendall tau, named when it reaches 0.75 and the next disagrees twice as "
+                 "often (plus 3% of pairs); 'other' when none reaches 0.4.",
+                 fmt::format("Kendall tau {:.2f} over {} x {} tiles. {}", r.order_tau, r.tiles_x, r.tiles_y,
+                             r.order_reason)));
       } else {
         note_unfound("graphics.tile.order", r.order_reason, ev);
       }
@@ -113,9 +114,10 @@ std::vector<Finding> tile_memory_findings(const Series& s) {
   const std::vector<std::string> ev = {s.id};
   const char* id = "graphics.tile.memory_bytes";
   if (s.points.size() < 2) {
-    note_unfound(id, fmt::format("{} bytes-per-pixel point(s) with a tile read; at least 2 are needed",
-                                 s.points.size()),
-                 ev);
+    note_unfound(
+        id,
+        fmt::format("{} bytes-per-pixel point(s) with a tile read; at least 2 are needed", s.points.size()),
+        ev);
     return {};
   }
   double largest = 0;
@@ -138,11 +140,12 @@ std::vector<Finding> tile_memory_findings(const Series& s) {
     }
   }
   if (shrunk == 0) {
-    note_unfound(id,
-                 fmt::format("the tile kept {:.0f} px up to {:.0f} bytes per pixel: no knee, so the tile memory "
-                             "(if the tile is held on chip at all) is at least {:.0f} B",
-                             largest, s.points.back().x, largest * s.points.back().x),
-                 ev);
+    note_unfound(
+        id,
+        fmt::format("the tile kept {:.0f} px up to {:.0f} bytes per pixel: no knee, so the tile memory "
+                    "(if the tile is held on chip at all) is at least {:.0f} B",
+                    largest, s.points.back().x, largest * s.points.back().x),
+        ev);
     return {};
   }
   // Past the knee every shrunk tile times its bytes per pixel should come to
@@ -154,10 +157,11 @@ std::vector<Finding> tile_memory_findings(const Series& s) {
       "hold {:.0f} to {:.0f} B.",
       largest, last_full_bpp, first_shrunk_bpp, shrunk, lo_product, hi_product);
   if (spread > 1.3) note += " The shrunk tiles' sizes do not come to one memory: read it as rough.";
-  Finding f = make(id, memory, "B", confidence, ev,
-                   "Tile pixels read from a raster trace at each bytes per pixel (colour attachments, formats, "
-                   "MSAA); past the knee where the tile shrinks, the largest tile pixels x bytes per pixel.",
-                   note);
+  Finding f =
+      make(id, memory, "B", confidence, ev,
+           "Tile pixels read from a raster trace at each bytes per pixel (colour attachments, formats, "
+           "MSAA); past the knee where the tile shrinks, the largest tile pixels x bytes per pixel.",
+           note);
   // The full tile fitted at the last bytes per pixel before the knee.
   if (last_full_bpp > 0) memory = std::max(memory, largest * last_full_bpp);
   f.value = memory;

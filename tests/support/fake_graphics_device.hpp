@@ -20,7 +20,7 @@ class FakeGraphics : public GraphicsFacet {
  public:
   uint32_t tile_px = 64;
   size_t tile_memory_bytes = 65536;
-  double gpixels = 10;   // per pass ns: pixels x rects / (gpixels) ns
+  double gpixels = 10;  // per pass ns: pixels x rects / (gpixels) ns
   double gtexels = 40;
   uint32_t compress_px = 16;
   double read_gbps = 100;
@@ -64,7 +64,8 @@ class FakeGraphics : public GraphicsFacet {
     FillResult out;
     const double fragments = static_cast<double>(pass.width) * pass.height * pass.rects;
     for (int i = 0; i < passes; ++i) {
-      const double ns = shading.textured ? fragments * shading.texture_samples / gtexels : fragments / gpixels;
+      const double ns =
+          shading.textured ? fragments * shading.texture_samples / gtexels : fragments / gpixels;
       out.passes.push_back({ns * (1 + 0.001 * i), static_cast<uint64_t>(fragments)});
     }
     if (!read_back) return out;
@@ -81,9 +82,11 @@ class FakeGraphics : public GraphicsFacet {
         // Values here are multiples of 1/255 below 1: exponent and 10-bit mantissa.
         int e = 0;
         const float m = std::frexp(c[k], &e);  // c = m * 2^e, m in [0.5, 1)
-        const uint16_t h = c[k] == 0 ? 0
-                                     : static_cast<uint16_t>(((e - 1 + 15) << 10) |
-                                                             (static_cast<uint16_t>(std::lround((m * 2 - 1) * 1024)) & 0x3FF));
+        const uint16_t h =
+            c[k] == 0
+                ? 0
+                : static_cast<uint16_t>(((e - 1 + 15) << 10) |
+                                        (static_cast<uint16_t>(std::lround((m * 2 - 1) * 1024)) & 0x3FF));
         std::memcpy(px.data() + 2 * k, &h, 2);
       }
     }
@@ -100,8 +103,9 @@ class FakeGraphics : public GraphicsFacet {
   FrameTiming frame(const FrameDesc& f) override {
     FrameTiming t;
     const double bytes = static_cast<double>(f.width) * f.height * 4;
-    const bool compressed = !f.storage_write && (f.pattern == FramePattern::kFlat ||
-                                                 (f.pattern == FramePattern::kBlocks && f.block_px >= compress_px));
+    const bool compressed =
+        !f.storage_write && (f.pattern == FramePattern::kFlat ||
+                             (f.pattern == FramePattern::kBlocks && f.block_px >= compress_px));
     t.read_ns = bytes / read_gbps / (compressed ? 3 : 1);
     const bool same = last_seed_ == f.seed && last_pattern_ == f.pattern && !f.storage_write;
     t.write_ns = bytes / read_gbps * (same ? 0.5 : 1);

@@ -20,7 +20,8 @@ enum class Walk { kRowMajor, kSerpentine, kMorton, kColumnMajor };
 
 uint64_t morton(uint32_t x, uint32_t y) {
   uint64_t out = 0;
-  for (int b = 0; b < 16; ++b) out |= (uint64_t{(x >> b) & 1u} << (2 * b)) | (uint64_t{(y >> b) & 1u} << (2 * b + 1));
+  for (int b = 0; b < 16; ++b)
+    out |= (uint64_t{(x >> b) & 1u} << (2 * b)) | (uint64_t{(y >> b) & 1u} << (2 * b + 1));
   return out;
 }
 
@@ -61,10 +62,18 @@ Trace make_trace(const TraceSpec& s) {
     for (uint32_t i = 0; i < nx; ++i) {
       uint64_t key = 0;
       switch (s.walk) {
-        case Walk::kRowMajor: key = uint64_t{j} * nx + i; break;
-        case Walk::kColumnMajor: key = uint64_t{i} * ny + j; break;
-        case Walk::kSerpentine: key = uint64_t{j} * nx + (j % 2 ? nx - 1 - i : i); break;
-        case Walk::kMorton: key = morton(i, j); break;
+        case Walk::kRowMajor:
+          key = uint64_t{j} * nx + i;
+          break;
+        case Walk::kColumnMajor:
+          key = uint64_t{i} * ny + j;
+          break;
+        case Walk::kSerpentine:
+          key = uint64_t{j} * nx + (j % 2 ? nx - 1 - i : i);
+          break;
+        case Walk::kMorton:
+          key = morton(i, j);
+          break;
       }
       tiles.push_back({key, {i, j}});
     }
@@ -192,7 +201,7 @@ TEST(GraphicsRaster, ColumnMajor) {
 
 TEST(GraphicsRaster, TilesCutShortAtTheEdge) {
   TraceSpec s;
-  s.width = 480;  // 7.5 tiles
+  s.width = 480;   // 7.5 tiles
   s.height = 200;  // 3.125 tiles
   s.in_flight = 4;
   s.quads = true;
@@ -262,7 +271,8 @@ Series trace_series(const std::string& id, const std::vector<uint32_t>& ys, uint
   Series s;
   s.id = id;
   s.probe = "raster";
-  for (size_t k = 0; k < ys.size(); ++k) s.points.push_back({static_cast<double>(k), double(ys[k]), {double(ys[k])}});
+  for (size_t k = 0; k < ys.size(); ++k)
+    s.points.push_back({static_cast<double>(k), double(ys[k]), {double(ys[k])}});
   s.meta = {{"width", w}, {"height", h}, {"rects", 1}};
   return s;
 }

@@ -22,8 +22,8 @@ Results run_all(test::FakeGraphicsDevice& dev) {
   ProbeContext ctx{dev, opts, 5.0};
   Results r;
   r.device = dev.info();
-  for (auto* probe : {run_raster_probe, run_tilemem_probe, run_rop_probe, run_texfill_probe, run_fbcompress_probe,
-                      run_txelim_probe}) {
+  for (auto* probe : {run_raster_probe, run_tilemem_probe, run_rop_probe, run_texfill_probe,
+                      run_fbcompress_probe, run_txelim_probe}) {
     auto s = probe(ctx);
     r.series.insert(r.series.end(), s.begin(), s.end());
   }
@@ -65,8 +65,8 @@ TEST(GraphicsProbes, SkipWithTheirReasons) {
   dev.has_graphics = false;
   ProbeOptions opts;
   ProbeContext ctx{dev, opts, 5.0};
-  for (auto* probe : {run_raster_probe, run_tilemem_probe, run_rop_probe, run_texfill_probe, run_fbcompress_probe,
-                      run_txelim_probe})
+  for (auto* probe : {run_raster_probe, run_tilemem_probe, run_rop_probe, run_texfill_probe,
+                      run_fbcompress_probe, run_txelim_probe})
     EXPECT_THROW(probe(ctx), Unsupported);
   dev.has_graphics = true;
   dev.facet.side_effects = false;

@@ -22,7 +22,7 @@ std::vector<Series> run_fbcompress_probe(ProbeContext& ctx) {
   GraphicsFacet& g = graphics_probe::facet(ctx, "fbcompress");
   const GraphicsLimits l = g.graphics_limits();
   if (!graphics_probe::has_format(l, PixelFormat::kRgba8))
-    throw Unsupported("fbcompress: the device cannot render into RGBA8");
+    throw Unsupported("the device cannot render into RGBA8");
   const uint32_t side = std::min({graphics_probe::on_cpu(ctx) ? 512u : 4096u, l.max_width, l.max_height});
   struct Kind {
     FrameDesc f;
@@ -55,7 +55,8 @@ std::vector<Series> run_fbcompress_probe(ProbeContext& ctx) {
                            {"block", "px"}, {"read bandwidth", "GB/s"});
     s.meta = {{"width", side},
               {"height", side},
-              {"written", storage ? "a compute shader into a storage image" : "a render pass into a colour attachment"},
+              {"written",
+               storage ? "a compute shader into a storage image" : "a render pass into a colour attachment"},
               {"x", "block side in px; 0: flat colour; the frame's width: noise"},
               {"write_ns", nlohmann::json::object()}};
     try {
@@ -67,8 +68,9 @@ std::vector<Series> run_fbcompress_probe(ProbeContext& ctx) {
         for (int p = 0; p < passes; ++p) {
           const FrameTiming t = g.frame(f);
           if (t.checksum != checksums[i])
-            throw ValidationError(fmt::format("fbcompress: the read of a {} frame (block {} px) summed {}, expected {}",
-                                              storage ? "storage" : "rendered", f.block_px, t.checksum, checksums[i]));
+            throw ValidationError(
+                fmt::format("fbcompress: the read of a {} frame (block {} px) summed {}, expected {}",
+                            storage ? "storage" : "rendered", f.block_px, t.checksum, checksums[i]));
           rates.push_back(frame_bytes / t.read_ns);
           writes.push_back(t.write_ns);
         }

@@ -20,10 +20,12 @@ namespace gpuscope::graphics_probe {
 // probe is skipped with the reason) where there is none.
 inline GraphicsFacet& facet(ProbeContext& ctx, const char* probe) {
   GraphicsFacet* g = ctx.device.graphics();
-  if (!g) throw Unsupported(fmt::format("{}: {} has no graphics pipeline (no graphics queue, or an API without one)",
-                                        probe, ctx.device.info().name));
+  (void)probe;
+  if (!g)
+    throw Unsupported(fmt::format("{} has no graphics pipeline (no graphics queue, or an API without one)",
+                                  ctx.device.info().name));
   if (!g->graphics_limits().any())
-    throw Unsupported(fmt::format("{}: {} reports no framebuffer size", probe, ctx.device.info().name));
+    throw Unsupported(fmt::format("{} reports no framebuffer size", ctx.device.info().name));
   return *g;
 }
 
@@ -43,20 +45,26 @@ inline int passes_per_point(const ProbeContext& ctx) { return ctx.options.quick 
 // time, within 1 .. max_rects (255 keeps RGBA8 blend sums below 1).
 inline uint32_t rects_for(double one_rect_ns, double target_ns, uint32_t max_rects = 255) {
   if (!(one_rect_ns > 0)) return 1;
-  return static_cast<uint32_t>(std::clamp(std::llround(target_ns / one_rect_ns), 1LL, static_cast<long long>(max_rects)));
+  return static_cast<uint32_t>(
+      std::clamp(std::llround(target_ns / one_rect_ns), 1LL, static_cast<long long>(max_rects)));
 }
 
 // A pass's target time: ~5 ms, as the house's timed launches.
 inline double target_pass_ns(const ProbeContext& ctx) {
-  return std::min(5.0, ctx.options.harness.target_launch_ms > 0 ? ctx.options.harness.target_launch_ms : 5.0) * 1e6;
+  return std::min(5.0,
+                  ctx.options.harness.target_launch_ms > 0 ? ctx.options.harness.target_launch_ms : 5.0) *
+         1e6;
 }
 
 inline float half_to_float(uint16_t h) {
   const uint32_t sign = (h >> 15) & 1u, exp = (h >> 10) & 0x1Fu, mant = h & 0x3FFu;
   float v;
-  if (exp == 0) v = std::ldexp(static_cast<float>(mant), -24);
-  else if (exp == 31) v = mant ? NAN : INFINITY;
-  else v = std::ldexp(static_cast<float>(mant | 0x400u), static_cast<int>(exp) - 25);
+  if (exp == 0)
+    v = std::ldexp(static_cast<float>(mant), -24);
+  else if (exp == 31)
+    v = mant ? NAN : INFINITY;
+  else
+    v = std::ldexp(static_cast<float>(mant | 0x400u), static_cast<int>(exp) - 25);
   return sign ? -v : v;
 }
 
@@ -81,8 +89,9 @@ inline void check_flat_read_back(const FillResult& r, const PassDesc& pass, cons
   const PixelFormat f = pass.colour.empty() ? PixelFormat::kDepth32f : pass.colour.front();
   const size_t bytes = pixel_bytes(f);
   if (r.pixels.size() != pixels * bytes)
-    throw ValidationError(fmt::format("{}: read-back of {} bytes, expected {} ({}x{} {})", probe, r.pixels.size(),
-                                      pixels * bytes, pass.width, pass.height, format_name(f)));
+    throw ValidationError(fmt::format("{}: read-back of {} bytes, expected {} ({}x{} {})", probe,
+                                      r.pixels.size(), pixels * bytes, pass.width, pass.height,
+                                      format_name(f)));
   const auto want = expected_flat(pass.rects, pass.blend);
   const auto* data = reinterpret_cast<const unsigned char*>(r.pixels.data());
   for (size_t p = 0; p < pixels; ++p) {
@@ -122,8 +131,9 @@ inline void check_flat_read_back(const FillResult& r, const PassDesc& pass, cons
       if (f == PixelFormat::kDepth32f) break;
       if (std::fabs(got - want[k]) > tol)
         throw ValidationError(fmt::format(
-            "{}: pixel ({}, {}) channel {} holds {:.6f}, expected {:.6f} ({} {} rectangle(s), {}blended)", probe,
-            p % pass.width, p / pass.width, k, got, want[k], format_name(f), pass.rects, pass.blend ? "" : "not "));
+            "{}: pixel ({}, {}) channel {} holds {:.6f}, expected {:.6f} ({} {} rectangle(s), {}blended)",
+            probe, p % pass.width, p / pass.width, k, got, want[k], format_name(f), pass.rects,
+            pass.blend ? "" : "not "));
     }
   }
 }
@@ -138,9 +148,10 @@ inline double check_fragments(const FillResult& r, const PassDesc& pass, bool ex
   for (const PassTiming& t : r.passes) {
     if (!t.fragments) continue;
     if (exact ? *t.fragments != want : *t.fragments > want)
-      throw ValidationError(fmt::format("{}: the device counted {} fragments in a pass of {}x{} px x {} rectangles "
-                                        "({} expected)",
-                                        probe, *t.fragments, pass.width, pass.height, pass.rects, want));
+      throw ValidationError(
+          fmt::format("{}: the device counted {} fragments in a pass of {}x{} px x {} rectangles "
+                      "({} expected)",
+                      probe, *t.fragments, pass.width, pass.height, pass.rects, want));
     last = static_cast<double>(*t.fragments);
   }
   return last;

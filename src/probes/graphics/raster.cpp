@@ -27,8 +27,9 @@ void check_trace(const RasterTrace& t, const PassDesc& pass, uint64_t recorded) 
   const uint64_t pixels = uint64_t{pass.width} * pass.height;
   const uint64_t want = pixels * pass.rects;
   if (t.tickets != want)
-    throw ValidationError(fmt::format("raster: {} tickets taken in a pass of {}x{} px x {} rectangles, expected {}",
-                                      t.tickets, pass.width, pass.height, pass.rects, want));
+    throw ValidationError(
+        fmt::format("raster: {} tickets taken in a pass of {}x{} px x {} rectangles, expected {}", t.tickets,
+                    pass.width, pass.height, pass.rects, want));
   if (t.timing.fragments && *t.timing.fragments != want)
     throw ValidationError(fmt::format("raster: the device counted {} fragments, {} tickets were taken",
                                       *t.timing.fragments, want));
@@ -40,12 +41,12 @@ void check_trace(const RasterTrace& t, const PassDesc& pass, uint64_t recorded) 
   std::vector<uint8_t> seen(pixels * pass.rects, 0);
   for (uint64_t k = 0; k < n; ++k) {
     if (t.pixel[k] >= pixels || t.rect[k] >= pass.rects)
-      throw ValidationError(fmt::format("raster: ticket {} recorded pixel {} of rectangle {}, outside the pass", k,
-                                        t.pixel[k], t.rect[k]));
+      throw ValidationError(fmt::format(
+          "raster: ticket {} recorded pixel {} of rectangle {}, outside the pass", k, t.pixel[k], t.rect[k]));
     uint8_t& s = seen[uint64_t{t.rect[k]} * pixels + t.pixel[k]];
     if (s)
-      throw ValidationError(fmt::format("raster: pixel {} of rectangle {} shaded twice (ticket {})", t.pixel[k],
-                                        t.rect[k], k));
+      throw ValidationError(
+          fmt::format("raster: pixel {} of rectangle {} shaded twice (ticket {})", t.pixel[k], t.rect[k], k));
     s = 1;
   }
 }
@@ -58,14 +59,15 @@ Series trace_series(const char* id, const char* y_name, const std::vector<uint32
     const double y = ys[k];
     s.points.push_back({static_cast<double>(k), y, {y}});
   }
-  s.meta = {{"width", pass.width},
-            {"height", pass.height},
-            {"rects", pass.rects},
-            {"tickets", t.tickets},
-            {"recorded", ys.size()},
-            {"pass_ns", t.timing.ns},
-            {"format", "rgba8"},
-            {"shader", "each fragment takes a ticket from one atomic counter and records its pixel and rectangle"}};
+  s.meta = {
+      {"width", pass.width},
+      {"height", pass.height},
+      {"rects", pass.rects},
+      {"tickets", t.tickets},
+      {"recorded", ys.size()},
+      {"pass_ns", t.timing.ns},
+      {"format", "rgba8"},
+      {"shader", "each fragment takes a ticket from one atomic counter and records its pixel and rectangle"}};
   if (t.timing.fragments) s.meta["fragments_counted"] = *t.timing.fragments;
   return s;
 }
@@ -76,8 +78,9 @@ std::vector<Series> run_raster_probe(ProbeContext& ctx) {
   GraphicsFacet& g = graphics_probe::facet(ctx, "raster");
   const GraphicsLimits l = g.graphics_limits();
   if (!l.fragment_side_effects)
-    throw Unsupported("raster: fragment shaders cannot write storage buffers or use atomics on this device, so "
-                      "no fragment can record its ticket");
+    throw Unsupported(
+        "fragment shaders cannot write storage buffers or use atomics on this device, so "
+        "no fragment can record its ticket");
   PassDesc pass;
   pass.width = std::min(512u, l.max_width);
   pass.height = std::min(256u, l.max_height);
@@ -88,8 +91,8 @@ std::vector<Series> run_raster_probe(ProbeContext& ctx) {
   const RasterTrace order = g.trace_raster(pass, pixels);
   check_trace(order, pass, pixels);
   out.push_back(trace_series(analysis::kRasterOrderSeries, "pixel", order.pixel, pass, order));
-  ctx.progress(fmt::format("raster order: {}x{}, {} tickets in {:.2f} ms", pass.width, pass.height, order.tickets,
-                           order.timing.ns / 1e6));
+  ctx.progress(fmt::format("raster order: {}x{}, {} tickets in {:.2f} ms", pass.width, pass.height,
+                           order.tickets, order.timing.ns / 1e6));
   ctx.progress_fraction(0.5);
 
   pass.rects = 2;

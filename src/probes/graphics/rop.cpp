@@ -34,9 +34,11 @@ std::vector<Series> run_rop_probe(ProbeContext& ctx) {
     cases.push_back({f, false});
     cases.push_back({f, true});
   }
-  if (l.depth) cases.push_back({PixelFormat::kDepth32f, false});
-  else missing.emplace_back("depth32f");
-  if (cases.empty()) throw Unsupported("rop: the device renders into none of rgba8, rgba16f, rgba32f, depth32f");
+  if (l.depth)
+    cases.push_back({PixelFormat::kDepth32f, false});
+  else
+    missing.emplace_back("depth32f");
+  if (cases.empty()) throw Unsupported("the device renders into none of rgba8, rgba16f, rgba32f, depth32f");
 
   const Shading flat;
   std::vector<Series> out;
@@ -63,10 +65,14 @@ std::vector<Series> run_rop_probe(ProbeContext& ctx) {
       const double fragments = graphics_probe::check_fragments(r, pass, c.blend, "rop");
       Series s = make_series(id, "rop", {"framebuffer", "px"}, {"fill rate", "Gpixel/s"});
       std::vector<double> rates;
-      for (const PassTiming& t : r.passes) rates.push_back(static_cast<double>(side) * side * pass.rects / t.ns);
+      for (const PassTiming& t : r.passes)
+        rates.push_back(static_cast<double>(side) * side * pass.rects / t.ns);
       const double y = add_point(s, static_cast<double>(side) * side, rates);
-      s.meta = {{"width", side},         {"height", side},          {"rects", pass.rects},
-                {"blend", c.blend},      {"format", std::string(format_name(c.format))},
+      s.meta = {{"width", side},
+                {"height", side},
+                {"rects", pass.rects},
+                {"blend", c.blend},
+                {"format", std::string(format_name(c.format))},
                 {"fragments_counted", fragments >= 0 ? nlohmann::json(fragments) : nlohmann::json(false)},
                 {"fragments_drawn", static_cast<double>(side) * side * pass.rects}};
       out.push_back(std::move(s));
@@ -76,7 +82,8 @@ std::vector<Series> run_rop_probe(ProbeContext& ctx) {
     }
     ctx.progress_fraction(static_cast<double>(i + 1) / static_cast<double>(cases.size()));
   }
-  if (out.empty()) throw Unsupported("rop: no format could be filled: " + fmt::format("{}", fmt::join(missing, "; ")));
+  if (out.empty())
+    throw Unsupported("no format could be filled: " + fmt::format("{}", fmt::join(missing, "; ")));
   if (!missing.empty()) out.front().meta["not_measured"] = missing;
   return out;
 }

@@ -21,14 +21,17 @@ std::vector<Series> run_texfill_probe(ProbeContext& ctx) {
   GraphicsFacet& g = graphics_probe::facet(ctx, "texfill");
   const GraphicsLimits l = g.graphics_limits();
   if (!graphics_probe::has_format(l, PixelFormat::kRgba8))
-    throw Unsupported("texfill: the device cannot render into RGBA8");
+    throw Unsupported("the device cannot render into RGBA8");
   constexpr uint32_t kTexturePx = 64;
   constexpr uint32_t kSamples = 16;
   const uint32_t side = graphics_probe::fill_side(ctx, l);
-  std::vector<TextureFilter> filters = {TextureFilter::kPoint, TextureFilter::kBilinear, TextureFilter::kTrilinear};
+  std::vector<TextureFilter> filters = {TextureFilter::kPoint, TextureFilter::kBilinear,
+                                        TextureFilter::kTrilinear};
   std::string no_aniso;
-  if (l.max_anisotropy >= 2) filters.push_back(TextureFilter::kAniso);
-  else no_aniso = "aniso: the device has no anisotropic filtering";
+  if (l.max_anisotropy >= 2)
+    filters.push_back(TextureFilter::kAniso);
+  else
+    no_aniso = "aniso: the device has no anisotropic filtering";
 
   std::vector<Series> out;
   std::vector<std::string> missing;
@@ -51,7 +54,8 @@ std::vector<Series> run_texfill_probe(ProbeContext& ctx) {
       const FillResult r = g.fill(pass, sh, graphics_probe::passes_per_point(ctx), true);
       const size_t want_bytes = size_t{side} * side * pixel_bytes(PixelFormat::kRgba8);
       if (r.pixels.size() != want_bytes)
-        throw ValidationError(fmt::format("texfill: read-back of {} bytes, expected {}", r.pixels.size(), want_bytes));
+        throw ValidationError(
+            fmt::format("texfill: read-back of {} bytes, expected {}", r.pixels.size(), want_bytes));
       const double fragments = graphics_probe::check_fragments(r, pass, true, "texfill");
       const double texels_per_pass = static_cast<double>(side) * side * pass.rects * kSamples;
       Series s = make_series(id, "texfill", {"texture side", "px"}, {"texture fill rate", "Gtexel/s"});
@@ -67,13 +71,15 @@ std::vector<Series> run_texfill_probe(ProbeContext& ctx) {
                 {"fragments_counted", fragments >= 0 ? nlohmann::json(fragments) : nlohmann::json(false)}};
       if (filters[i] == TextureFilter::kAniso) s.meta["max_anisotropy"] = std::min(16.0f, l.max_anisotropy);
       out.push_back(std::move(s));
-      ctx.progress(fmt::format("texfill {:<10} {:>4} rects  {:8.2f} Gtexel/s", filter_name(filters[i]), pass.rects, y));
+      ctx.progress(fmt::format("texfill {:<10} {:>4} rects  {:8.2f} Gtexel/s", filter_name(filters[i]),
+                               pass.rects, y));
     } catch (const Unsupported& e) {
       missing.push_back(fmt::format("{}: {}", filter_name(filters[i]), e.what()));
     }
     ctx.progress_fraction(static_cast<double>(i + 1) / static_cast<double>(filters.size()));
   }
-  if (out.empty()) throw Unsupported("texfill: no filter could be measured: " + fmt::format("{}", fmt::join(missing, "; ")));
+  if (out.empty())
+    throw Unsupported("no filter could be measured: " + fmt::format("{}", fmt::join(missing, "; ")));
   if (!missing.empty()) out.front().meta["not_measured"] = missing;
   return out;
 }

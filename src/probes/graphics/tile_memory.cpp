@@ -41,7 +41,8 @@ std::vector<Layout> layouts(const GraphicsLimits& l) {
     for (uint32_t s : {4u, 8u}) {
       if (!has_samples(l, s)) continue;
       for (uint32_t n : {4u, 8u})
-        if (n <= most && n * 16 * s > 128) out.push_back({std::vector<PixelFormat>(n, PixelFormat::kRgba32f), s});
+        if (n <= most && n * 16 * s > 128)
+          out.push_back({std::vector<PixelFormat>(n, PixelFormat::kRgba32f), s});
     }
   return out;
 }
@@ -52,7 +53,7 @@ std::vector<Series> run_tilemem_probe(ProbeContext& ctx) {
   GraphicsFacet& g = graphics_probe::facet(ctx, "tilemem");
   const GraphicsLimits l = g.graphics_limits();
   if (!l.fragment_side_effects)
-    throw Unsupported("tilemem: fragment shaders cannot use atomics on this device, so the tile cannot be traced");
+    throw Unsupported("fragment shaders cannot use atomics on this device, so the tile cannot be traced");
   // Large enough for several tiles of a bin-sized tiler at its knee, small
   // enough for a CPU (llvmpipe's tiles are 64 px at every size).
   const bool cpu = graphics_probe::on_cpu(ctx);
@@ -74,11 +75,12 @@ std::vector<Series> run_tilemem_probe(ProbeContext& ctx) {
     try {
       const RasterTrace t = g.trace_raster(pass, pixels);
       if (t.tickets != pixels || t.pixel.size() != pixels)
-        throw ValidationError(fmt::format("tilemem: {} tickets ({} recorded) in a one-rectangle pass of {} px",
-                                          t.tickets, t.pixel.size(), pixels));
-      if (t.timing.fragments && *t.timing.fragments != pixels)
         throw ValidationError(
-            fmt::format("tilemem: the device counted {} fragments in a pass of {} px", *t.timing.fragments, pixels));
+            fmt::format("tilemem: {} tickets ({} recorded) in a one-rectangle pass of {} px", t.tickets,
+                        t.pixel.size(), pixels));
+      if (t.timing.fragments && *t.timing.fragments != pixels)
+        throw ValidationError(fmt::format("tilemem: the device counted {} fragments in a pass of {} px",
+                                          *t.timing.fragments, pixels));
       const analysis::TicketField field = analysis::ticket_field(t.pixel, pass.width, pass.height);
       for (uint32_t p : field.ticket)
         if (p == analysis::TicketField::kNoTicket)

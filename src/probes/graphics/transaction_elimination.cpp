@@ -18,7 +18,7 @@ std::vector<Series> run_txelim_probe(ProbeContext& ctx) {
   GraphicsFacet& g = graphics_probe::facet(ctx, "txelim");
   const GraphicsLimits l = g.graphics_limits();
   if (!graphics_probe::has_format(l, PixelFormat::kRgba8))
-    throw Unsupported("txelim: the device cannot render into RGBA8");
+    throw Unsupported("the device cannot render into RGBA8");
   const uint32_t side = std::min({graphics_probe::on_cpu(ctx) ? 512u : 2048u, l.max_width, l.max_height});
   FrameDesc a;
   a.width = side;
@@ -56,7 +56,8 @@ std::vector<Series> run_txelim_probe(ProbeContext& ctx) {
   }
   const double y0 = add_point(s, 0, same);
   const double y1 = add_point(s, 1, changed);
-  ctx.progress(fmt::format("txelim: identical redraw {:.1f} us, changed {:.1f} us (write passes)", y0 / 1e3, y1 / 1e3));
+  ctx.progress(fmt::format("txelim: identical redraw {:.1f} us, changed {:.1f} us (write passes)", y0 / 1e3,
+                           y1 / 1e3));
   return {s};
 }
 
