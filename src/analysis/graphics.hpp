@@ -81,6 +81,10 @@ struct TileReading {
 // Reads the tile and the walk from a field (pure; no note_unfound).
 TileReading read_tiles(const TicketField& field);
 
+// Fills r's order fields from the field, given r's width and height
+// (graphics_walk.cpp; read_tiles calls it).
+void read_walk(const TicketField& field, TileReading& r);
+
 // How far the field's tiles' order (each tile's median ticket) agrees with
 // a named walk over tiles_x x tiles_y tiles: Kendall's tau (1: the same
 // order). Exposed for tests.
