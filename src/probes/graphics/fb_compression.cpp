@@ -10,7 +10,8 @@
 // flat frames at x = 0 and noise at x = the frame's width; y read GB/s (the
 // frame's RGBA8 bytes per read ns), every pass a sample. Every read's
 // checksum must equal frame_checksum(). Frames are 4096 px a side on a GPU
-// (64 MiB: more than the last-level caches of most GPUs), 512 on a CPU.
+// (64 MiB: more than the last-level caches of most GPUs), 512 on a CPU
+// and in the sim.
 #include "analysis/graphics.hpp"
 #include "probes/graphics/graphics_common.hpp"
 #include "probes/graphics/graphics_probes.hpp"
@@ -23,7 +24,8 @@ std::vector<Series> run_fbcompress_probe(ProbeContext& ctx) {
   const GraphicsLimits l = g.graphics_limits();
   if (!graphics_probe::has_format(l, PixelFormat::kRgba8))
     throw Unsupported("the device cannot render into RGBA8");
-  const uint32_t side = std::min({graphics_probe::on_cpu(ctx) ? 512u : 4096u, l.max_width, l.max_height});
+  const uint32_t side =
+      std::min({graphics_probe::small_frames(ctx) ? 512u : 4096u, l.max_width, l.max_height});
   struct Kind {
     FrameDesc f;
     double x;

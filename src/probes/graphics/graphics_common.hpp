@@ -31,6 +31,10 @@ inline GraphicsFacet& facet(ProbeContext& ctx, const char* probe) {
 
 inline bool on_cpu(const ProbeContext& ctx) { return ctx.device.info().type == "cpu"; }
 
+// Frames as small as on a CPU: a CPU, or the sim (which computes every
+// frame's checksum pixel by pixel, and whose rates do not depend on size).
+inline bool small_frames(const ProbeContext& ctx) { return on_cpu(ctx) || ctx.device.info().type == "sim"; }
+
 inline bool has_format(const GraphicsLimits& l, PixelFormat f) {
   return std::find(l.colour_formats.begin(), l.colour_formats.end(), f) != l.colour_formats.end();
 }

@@ -19,7 +19,8 @@ std::vector<Series> run_txelim_probe(ProbeContext& ctx) {
   const GraphicsLimits l = g.graphics_limits();
   if (!graphics_probe::has_format(l, PixelFormat::kRgba8))
     throw Unsupported("the device cannot render into RGBA8");
-  const uint32_t side = std::min({graphics_probe::on_cpu(ctx) ? 512u : 2048u, l.max_width, l.max_height});
+  const uint32_t side =
+      std::min({graphics_probe::small_frames(ctx) ? 512u : 2048u, l.max_width, l.max_height});
   FrameDesc a;
   a.width = side;
   a.height = side;
