@@ -7,6 +7,7 @@
 #include "analysis/coalescing.hpp"
 #include "analysis/compute.hpp"
 #include "analysis/execution.hpp"
+#include "analysis/graphics.hpp"
 #include "analysis/matrix.hpp"
 #include "analysis/system.hpp"
 #include "analysis/texture.hpp"
@@ -81,8 +82,8 @@ std::string value_problem(double v) {
 }
 
 std::string series_problem(const Series& s) {
-  if (s.points.size() > kMaxSeriesPoints)
-    return fmt::format("{} points, more than {}", s.points.size(), kMaxSeriesPoints);
+  const size_t max_points = s.id.starts_with("graphics.raster.") ? kMaxTracePoints : kMaxSeriesPoints;
+  if (s.points.size() > max_points) return fmt::format("{} points, more than {}", s.points.size(), max_points);
   for (size_t i = 0; i < s.points.size(); ++i) {
     const Point& p = s.points[i];
     const std::string at = fmt::format("points[{}]", i);
@@ -336,6 +337,7 @@ std::vector<Finding> analyze_usable(const Results& r) {
   add(matrix_findings(r, out));
   add(lbm_findings(r, out));
   add(sustain_findings(r));
+  add(graphics_findings(r));
   return out;
 }
 

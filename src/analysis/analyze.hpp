@@ -11,11 +11,15 @@
 namespace gpuscope::analysis {
 
 // What every analysis may assume of a series, as every probe writes it: at
-// most kMaxSeriesPoints points, x strictly increasing, x, y and each sample
-// finite, non-negative (sizes, times, rates, counts) and at most
+// most kMaxSeriesPoints points (kMaxTracePoints for raster traces), x
+// strictly increasing, x, y and each sample finite, non-negative (sizes,
+// times, rates, counts) and at most
 // kMaxSeriesValue, at most kMaxPointSamples samples per point, and an id no
 // earlier series has.
 inline constexpr size_t kMaxSeriesPoints = 4096;  // real runs: at most 72
+// Raster traces (series ids "graphics.raster.*") hold a point per ticket, up
+// to this many.
+inline constexpr size_t kMaxTracePoints = size_t{1} << 20;
 inline constexpr size_t kMaxPointSamples = 4096;  // real runs: at most 50
 inline constexpr double kMaxSeriesValue = 1e15;   // a PiB, or 11 days in ns
 

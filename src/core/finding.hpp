@@ -9,8 +9,9 @@
 
 namespace gpuscope {
 
-// A number, a yes/no answer, or a list (e.g. occupancy cliffs).
-using FindingValue = std::variant<double, bool, std::vector<double>>;
+// A number, a yes/no answer, a list (e.g. occupancy cliffs), or a name out
+// of a fixed set (graphics.tile.order: "row-major", ...).
+using FindingValue = std::variant<double, bool, std::vector<double>, std::string>;
 
 // How reports show a finding, from the finding catalogue
 // (core/finding_catalogue.hpp), so that no printer reads meaning out of ids.

@@ -28,6 +28,7 @@ constexpr std::string_view kHost = "Host and system";
 constexpr std::string_view kDevice = "Device";
 constexpr std::string_view kSustain = "Sustained load";
 constexpr std::string_view kApp = "Applications";
+constexpr std::string_view kGraphics = "Graphics";
 constexpr std::string_view kOther = "Other";
 
 // In report order: areas in the order they are printed; within an area, the
@@ -118,6 +119,17 @@ const Entry kEntries[] = {
     {kSustain, "sustain.throttle_onset_s", "throttle onset"},
     {kSustain, "sustain.dvfs.clock_drops_between_launches", "clock drops between launches"},
     {kSustain, "sustain.dvfs.drop_after_gap_ms", "idle gap before a drop"},
+
+    {kGraphics, "graphics.tile.width_px", "tile width"},
+    {kGraphics, "graphics.tile.height_px", "tile height"},
+    {kGraphics, "graphics.tile.order", "tile walk"},
+    {kGraphics, "graphics.tile.memory_bytes", "tile memory"},
+    {kGraphics, "graphics.binning", "binning"},
+    {kGraphics, "graphics.rop.<format>.gpixels", "<format> fill rate"},
+    {kGraphics, "graphics.rop.<format>.blend.gpixels", "<format> blended fill rate"},
+    {kGraphics, "graphics.texture.<filter>.gtexels", "<filter> texture fill rate"},
+    {kGraphics, "graphics.fb_compression.block_px", "framebuffer compression block"},
+    {kGraphics, "graphics.transaction_elimination", "transaction elimination (experimental)"},
 
     {kApp, "app.lbm.<mode>.mlups", "LBM <mode>"},
     {kApp, "app.lbm.<mode>.effective_gbps", "LBM <mode> effective bandwidth"},

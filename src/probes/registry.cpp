@@ -1,4 +1,5 @@
 #include "core/error.hpp"
+#include "probes/graphics/graphics_probes.hpp"
 #include "probes/probe.hpp"
 
 namespace gpuscope {
@@ -47,6 +48,21 @@ const std::vector<ProbeDef>& probe_registry() {
       {"icache",
        "issue-bound adds against loop-body size, binary size against adds: instruction cache, code bytes",
        2.8, run_icache_probe},
+      // Graphics (issue 15): render passes through the device's graphics
+      // facet; each skipped with its reason where there is none. Small
+      // budgets: passes of ~5 ms, a few per point.
+      {"raster", "raster order of a render pass by fragment tickets: tile width and height, walk, binning", 1.0,
+       run_raster_probe},
+      {"tilemem", "the tile traced at growing bytes per pixel (attachments, formats, MSAA): tile memory", 1.5,
+       run_tilemem_probe},
+      {"rop", "fill rate by attachment format (rgba8, rgba16f, rgba32f, depth32f), blending off and on", 1.5,
+       run_rop_probe},
+      {"texfill", "texture fill rate by filter (point, bilinear, trilinear, aniso) from a cached texture", 1.0,
+       run_texfill_probe},
+      {"fbcompress", "read cost of rendered against storage frames of flat, blocky and noisy content: compression block",
+       1.5, run_fbcompress_probe},
+      {"txelim", "experimental: write cost of an identical redraw against changed content (transaction elimination)",
+       0.5, run_txelim_probe},
       // An application after the microbenchmarks: its verdict reads the
       // bandwidth probe's DRAM rate.
       {"lbm", "D3Q19 lattice Boltzmann in FP32, FP16S and FP16C storage: MLUP/s vs box, bandwidth- or compute-bound",

@@ -76,6 +76,7 @@ std::string format_bytes(double bytes) {
 
 std::string format_value(const Finding& f) {
   if (const auto* b = std::get_if<bool>(&f.value)) return *b ? "yes" : "no";
+  if (const auto* name = std::get_if<std::string>(&f.value)) return *name;
   if (const auto* list = std::get_if<std::vector<double>>(&f.value)) {
     if (list->empty()) return "none";
     std::string s;

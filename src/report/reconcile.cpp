@@ -246,7 +246,8 @@ std::string why_absent(const Results& has, const Finding& f, const Results& othe
 
 ToleranceClass tolerance_class(const Finding& f) {
   const std::string& u = f.unit;
-  if (std::holds_alternative<bool>(f.value)) return ToleranceClass::exact;
+  if (std::holds_alternative<bool>(f.value) || std::holds_alternative<std::string>(f.value))
+    return ToleranceClass::exact;
   if (u == "B" || u == "registers" || u == "live values" || u == "ops") return ToleranceClass::size;
   if (u == "ns" || u == "us" || u == "ms" || u == "s" || u == "cycles") return ToleranceClass::latency;
   if (u.ends_with("/s") || u == "Gops" || u == "MHz" || u.find("/clk") != std::string::npos)
@@ -321,6 +322,8 @@ Reconciliation reconcile(const Results& ra, const Results& rb, const std::string
       r.status = same ? Status::within : Status::outside;
     } else if (const auto* ba = std::get_if<bool>(&fa.value)) {
       r.status = *ba == std::get<bool>(fb->value) ? Status::within : Status::outside;
+    } else if (const auto* name = std::get_if<std::string>(&fa.value)) {
+      r.status = *name == std::get<std::string>(fb->value) ? Status::within : Status::outside;
     } else {
       r.status = agree(*xa, *xb, tol) ? Status::within : Status::outside;
     }

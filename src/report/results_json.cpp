@@ -181,6 +181,11 @@ Series series_from_json(const json& j, const std::string& path) {
 
 FindingValue finding_value_from_json(const json& j, const std::string& path) {
   if (j.is_boolean()) return j.get<bool>();
+  if (j.is_string()) {
+    std::string name;
+    read(j, path, name);
+    return name;
+  }
   if (j.is_array()) {
     std::vector<double> list;
     read(j, path, list);
@@ -191,7 +196,7 @@ FindingValue finding_value_from_json(const json& j, const std::string& path) {
     read(j, path, v);
     return v;
   }
-  fail_type(path, "a number, a boolean or an array of numbers", j);
+  fail_type(path, "a number, a boolean, a string or an array of numbers", j);
 }
 
 Finding finding_from_json(const json& j, const std::string& path) {

@@ -378,7 +378,7 @@ TEST(ResultsJson, MalformedInputsNameThePath) {
   j = good;
   j["findings"][1]["value"] = {{"v", 1}};
   expect_malformed(j,
-                   {"findings[1].value: expected a number, a boolean or an array of numbers", "got object"});
+                   {"findings[1].value: expected a number, a boolean, a string or an array of numbers", "got object"});
 
   j = good;
   j["findings"][2]["value"][1] = "64";

@@ -1,0 +1,244 @@
+// Tile size, walk order and binning from raster traces (graphics.hpp).
+#include "analysis/graphics.hpp"
+
+#include "core/stats.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <functional>
+#include <numeric>
+
+namespace gpuscope::analysis {
+
+namespace {
+
+// Neighbouring ticket steps a level apart: the boundaries' steps must be at
+// least this many times those inside tiles. A Morton curve's levels grow
+// about 4x each, so a smaller factor would read every level of one as a
+// tile.
+constexpr double kLevelGap = 5.0;
+// A period is accepted when at least this share of its multiples are
+// boundaries and this share of boundaries lie at its multiples.
+constexpr double kPeriodAgreement = 0.9;
+
+// The ticket steps t(b) - t(b - 1) across the boundary between positions
+// b - 1 and b, for b in 1 .. n - 1 (index b), over every line where both
+// were recorded: `size` their median magnitude (at least 1), `unordered`
+// whether time does not run forward there in (nearly) every line: the
+// median step is negative, or 10% or more of the lines step against it.
+// Inside one worker's tile it always runs forward; across a boundary
+// between tiles in flight at once it runs either way as the workers drift.
+// NaN size where no line had both. `at(line, pos)` reads the field.
+struct Steps {
+  std::vector<double> size;
+  std::vector<char> unordered;
+};
+
+Steps step_profile(uint32_t n, uint32_t lines, const std::function<uint32_t(uint32_t, uint32_t)>& at) {
+  Steps out{std::vector<double>(n, std::nan("")), std::vector<char>(n, 0)};
+  std::vector<double> steps, sizes;
+  for (uint32_t b = 1; b < n; ++b) {
+    steps.clear();
+    sizes.clear();
+    for (uint32_t l = 0; l < lines; ++l) {
+      const uint32_t a = at(l, b - 1), c = at(l, b);
+      if (a == TicketField::kNoTicket || c == TicketField::kNoTicket) continue;
+      steps.push_back(static_cast<double>(c) - static_cast<double>(a));
+      sizes.push_back(std::fabs(steps.back()));
+    }
+    if (steps.empty()) continue;
+    out.size[b] = std::max(1.0, median(sizes));
+    const double m = median(steps);
+    size_t against = 0;
+    for (double v : steps) against += (v < 0) != (m < 0) ? 1 : 0;
+    out.unordered[b] = m < 0 || static_cast<double>(against) >= 0.1 * static_cast<double>(steps.size());
+  }
+  return out;
+}
+
+struct Period {
+  uint32_t size = 0;
+  double recall = 0, precision = 0;
+};
+
+// The largest period whose multiples below n are (nearly) exactly the
+// positions in `boundary`.
+Period best_period(const std::vector<char>& boundary, const std::vector<char>& known, uint32_t n) {
+  Period best;
+  uint32_t total = 0;
+  for (uint32_t b = 1; b < n; ++b) total += boundary[b] ? 1 : 0;
+  if (total == 0) return best;
+  for (uint32_t w = 2; w < n; ++w) {
+    uint32_t multiples = 0, hits = 0;
+    for (uint32_t b = w; b < n; b += w) {
+      if (!known[b]) continue;
+      ++multiples;
+      hits += boundary[b] ? 1 : 0;
+    }
+    if (multiples == 0) continue;
+    const double recall = static_cast<double>(hits) / multiples;
+    const double precision = static_cast<double>(hits) / total;
+    if (recall >= kPeriodAgreement && precision >= kPeriodAgreement) best = {w, recall, precision};
+  }
+  return best;
+}
+
+TileAxis read_axis(uint32_t n, uint32_t lines, const std::function<uint32_t(uint32_t, uint32_t)>& at,
+                   const char* axis) {
+  TileAxis out;
+  if (n < 4 || lines == 0) {
+    out.reason = fmt::format("the target is {} px along {}: too small to show a tile", n, axis);
+    return out;
+  }
+  const Steps steps = step_profile(n, lines, at);
+  const std::vector<double>& d = steps.size;
+  std::vector<char> known(n, 0);
+  std::vector<double> logs;
+  for (uint32_t b = 1; b < n; ++b)
+    if (!std::isnan(d[b])) {
+      known[b] = 1;
+      logs.push_back(std::log(d[b]));
+    }
+  if (logs.size() < 3) {
+    out.reason = fmt::format("fewer than 3 neighbouring pairs along {} were both recorded", axis);
+    return out;
+  }
+  std::sort(logs.begin(), logs.end());
+  // Candidate periods: every gap of kLevelGap or more between consecutive
+  // step sizes splits positions into a level inside tiles and one between
+  // them; and the positions where time does not run forward are boundaries
+  // too. Inside one worker's tile the order runs forward along both axes
+  // (scan lines, quads, Morton), so the tile is the largest candidate with
+  // no such position inside its cells: finer candidates are the order
+  // inside a tile (quads, blocks); coarser ones with unordered positions
+  // inside are groups of tiles shaded at once by several workers, whose
+  // boundaries with the next group are larger than those between them.
+  // Each level's boundaries are also taken together with the unordered
+  // positions: boundaries between tiles in flight at once may be too close
+  // in size to the steps inside tiles to stand apart by size alone.
+  std::vector<char> unordered(n, 0);
+  for (uint32_t b = 1; b < n; ++b) unordered[b] = known[b] && steps.unordered[b];
+  std::vector<Period> candidates;
+  if (const Period p = best_period(unordered, known, n); p.size) candidates.push_back(p);
+  for (size_t i = 0; i + 1 < logs.size(); ++i) {
+    if (logs[i + 1] - logs[i] < std::log(kLevelGap)) continue;
+    const double threshold = std::exp(0.5 * (logs[i] + logs[i + 1]));
+    std::vector<char> boundary(n, 0);
+    for (uint32_t b = 1; b < n; ++b) boundary[b] = known[b] && d[b] > threshold;
+    if (const Period p = best_period(boundary, known, n); p.size) candidates.push_back(p);
+    for (uint32_t b = 1; b < n; ++b) boundary[b] = boundary[b] || unordered[b];
+    if (const Period p = best_period(boundary, known, n); p.size) candidates.push_back(p);
+  }
+  // The typical step at a candidate's boundaries.
+  const auto level = [&](uint32_t period) {
+    std::vector<double> v;
+    for (uint32_t b = period; b < n; b += period)
+      if (known[b]) v.push_back(d[b]);
+    return v.empty() ? 0.0 : quantile(v, 0.1);
+  };
+  const auto count = [&](uint32_t period) { return (n - 1) / period; };
+  Period chosen;
+  for (const Period& p : candidates) {
+    bool unordered_inside = false;
+    for (uint32_t b = 1; b < n && !unordered_inside; ++b) unordered_inside = unordered[b] && b % p.size != 0;
+    if (unordered_inside || p.size <= chosen.size) continue;
+    // A single boundary (the last tile row cut short, say) may stand out
+    // from the others only by chance: it beats a finer candidate with
+    // several boundaries only when those are far smaller, the order inside
+    // a tile rather than tile boundaries.
+    bool outvoted = false;
+    if (count(p.size) == 1)
+      for (const Period& q : candidates)
+        outvoted = outvoted || (q.size < p.size && count(q.size) >= 2 && p.size % q.size == 0 &&
+                                level(q.size) * 20 > level(p.size));
+    if (!outvoted) chosen = p;
+  }
+  if (chosen.size == 0) {
+    out.reason = fmt::format(
+        "no periodic set of positions along {} where the ticket step between neighbours stands out {}x from "
+        "the others: the tile is at least {} px, or the order is not tiled (scan lines, or no order at all)",
+        axis, kLevelGap, n);
+    return out;
+  }
+  std::vector<double> at_multiples, inside;
+  for (uint32_t b = 1; b < n; ++b) {
+    if (!known[b]) continue;
+    (b % chosen.size == 0 ? at_multiples : inside).push_back(d[b]);
+  }
+  const double low = quantile(at_multiples, 0.1);
+  const double high = inside.empty() ? 1.0 : quantile(inside, 0.9);
+  out.found = true;
+  out.size_px = chosen.size;
+  out.boundaries = static_cast<uint32_t>(at_multiples.size());
+  out.separation = low / std::max(high, 1.0);
+  double c = out.separation >= 20 ? 0.95 : out.separation >= 8 ? 0.85 : 0.7;
+  c *= std::min(chosen.recall, chosen.precision);
+  if (out.boundaries == 1) {
+    c = std::min(c, 0.5);
+    out.reason = fmt::format("only one tile boundary inside the {} px target", n);
+  } else if (out.boundaries == 2) {
+    c *= 0.9;
+  }
+  out.confidence = c;
+  return out;
+}
+
+}  // namespace
+
+TicketField ticket_field(const std::vector<uint32_t>& pixel_by_ticket, uint32_t width, uint32_t height) {
+  TicketField f;
+  f.width = width;
+  f.height = height;
+  f.ticket.assign(size_t{width} * height, TicketField::kNoTicket);
+  for (size_t t = 0; t < pixel_by_ticket.size(); ++t) {
+    const uint32_t p = pixel_by_ticket[t];
+    if (p < f.ticket.size() && f.ticket[p] == TicketField::kNoTicket) f.ticket[p] = static_cast<uint32_t>(t);
+  }
+  return f;
+}
+
+TileReading read_tiles(const TicketField& f) {
+  TileReading r;
+  const auto row_at = [&f](uint32_t y, uint32_t x) { return f.ticket[size_t{y} * f.width + x]; };
+  const auto col_at = [&f](uint32_t x, uint32_t y) { return f.ticket[size_t{y} * f.width + x]; };
+  r.width = read_axis(f.width, f.height, row_at, "x");
+  r.height = read_axis(f.height, f.width, col_at, "y");
+  read_walk(f, r);
+  return r;
+}
+
+BinningReading read_binning(const std::vector<uint32_t>& rect_by_ticket, uint64_t pixels, bool tile_found) {
+  BinningReading out;
+  const uint64_t window = pixels / 2;
+  if (window < 16 || rect_by_ticket.size() < window) {
+    out.reason = fmt::format("the trace recorded {} tickets, fewer than half the target's {} pixels",
+                             rect_by_ticket.size(), pixels);
+    return out;
+  }
+  uint64_t later = 0;
+  for (uint64_t t = 0; t < window; ++t) later += rect_by_ticket[t] > 0 ? 1 : 0;
+  out.later_fraction = static_cast<double>(later) / static_cast<double>(window);
+  if (out.later_fraction >= 0.2) {
+    out.decided = true;
+    out.binned = true;
+    out.confidence = out.later_fraction >= 0.35 ? 0.9 : 0.7;
+  } else if (out.later_fraction <= 0.02) {
+    out.decided = true;
+    out.binned = false;
+    // A bin as large as the target would look just the same.
+    out.confidence = tile_found ? 0.85 : 0.5;
+    if (!tile_found)
+      out.reason = "no tile was found on the order trace: a bin covering the whole target would look alike";
+  } else {
+    out.reason = fmt::format(
+        "{:.1f}% of the first half screen's tickets belong to later rectangles: neither all of rectangle 0 "
+        "first (immediate) nor a share like binning's",
+        100 * out.later_fraction);
+  }
+  return out;
+}
+
+}  // namespace gpuscope::analysis

@@ -1,0 +1,194 @@
+// What the graphics probes share: reaching the facet (or skipping with the
+// reason), sizing passes, and checking a fill's read-back on the host.
+#pragma once
+
+#include "backends/graphics.hpp"
+#include "core/error.hpp"
+#include "probes/probe.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+namespace gpuscope::graphics_probe {
+
+// The device's graphics facet and its limits; throws Unsupported (the
+// probe is skipped with the reason) where there is none.
+inline GraphicsFacet& facet(ProbeContext& ctx, const char* probe) {
+  GraphicsFacet* g = ctx.device.graphics();
+  (void)probe;
+  if (!g)
+    throw Unsupported(fmt::format("{} has no graphics pipeline (no graphics queue, or an API without one)",
+                                  ctx.device.info().name));
+  if (!g->graphics_limits().any())
+    throw Unsupported(fmt::format("{} reports no framebuffer size", ctx.device.info().name));
+  return *g;
+}
+
+inline bool on_cpu(const ProbeContext& ctx) { return ctx.device.info().type == "cpu"; }
+
+// Frames as small as on a CPU: a CPU, or the sim (which computes every
+// frame's checksum pixel by pixel, and whose rates do not depend on size).
+inline bool small_frames(const ProbeContext& ctx) { return on_cpu(ctx) || ctx.device.info().type == "sim"; }
+
+inline bool has_format(const GraphicsLimits& l, PixelFormat f) {
+  return std::find(l.colour_formats.begin(), l.colour_formats.end(), f) != l.colour_formats.end();
+}
+inline bool has_samples(const GraphicsLimits& l, uint32_t n) {
+  return std::find(l.sample_counts.begin(), l.sample_counts.end(), n) != l.sample_counts.end();
+}
+
+// Passes a timed point takes (every one kept as a sample).
+inline int passes_per_point(const ProbeContext& ctx) { return ctx.options.quick ? 3 : 5; }
+
+// Rectangles a pass needs to last about target_ns, from one rectangle's
+// time, within 1 .. max_rects (255 keeps RGBA8 blend sums below 1).
+inline uint32_t rects_for(double one_rect_ns, double target_ns, uint32_t max_rects = 255) {
+  if (!(one_rect_ns > 0)) return 1;
+  return static_cast<uint32_t>(
+      std::clamp(std::llround(target_ns / one_rect_ns), 1LL, static_cast<long long>(max_rects)));
+}
+
+// A pass's target time: ~5 ms, as the house's timed launches.
+inline double target_pass_ns(const ProbeContext& ctx) {
+  return std::min(5.0,
+                  ctx.options.harness.target_launch_ms > 0 ? ctx.options.harness.target_launch_ms : 5.0) *
+         1e6;
+}
+
+inline float half_to_float(uint16_t h) {
+  const uint32_t sign = (h >> 15) & 1u, exp = (h >> 10) & 0x1Fu, mant = h & 0x3FFu;
+  float v;
+  if (exp == 0)
+    v = std::ldexp(static_cast<float>(mant), -24);
+  else if (exp == 31)
+    v = mant ? NAN : INFINITY;
+  else
+    v = std::ldexp(static_cast<float>(mant | 0x400u), static_cast<int>(exp) - 25);
+  return sign ? -v : v;
+}
+
+// The colour every pixel holds after a flat pass of `rects` rectangles:
+// the last one's colour, or with blending the sum of all (from a cleared,
+// zero attachment).
+inline std::array<double, 4> expected_flat(uint32_t rects, bool blend) {
+  std::array<double, 4> sum{};
+  for (uint32_t i = blend ? 0 : rects - 1; i < rects; ++i) {
+    const auto c = flat_colour(i);
+    for (int k = 0; k < 4; ++k) sum[k] += c[k];
+  }
+  return sum;
+}
+
+// Checks a flat fill's read-back (the first colour attachment, sample 0)
+// against expected_flat(); throws ValidationError naming the first pixel
+// that differs. Depth-only passes are checked for size and range only (the
+// depth a fragment writes is the backend's).
+inline void check_flat_read_back(const FillResult& r, const PassDesc& pass, const char* probe) {
+  const size_t pixels = size_t{pass.width} * pass.height;
+  const PixelFormat f = pass.colour.empty() ? PixelFormat::kDepth32f : pass.colour.front();
+  const size_t bytes = pixel_bytes(f);
+  if (r.pixels.size() != pixels * bytes)
+    throw ValidationError(fmt::format("{}: read-back of {} bytes, expected {} ({}x{} {})", probe,
+                                      r.pixels.size(), pixels * bytes, pass.width, pass.height,
+                                      format_name(f)));
+  const auto want = expected_flat(pass.rects, pass.blend);
+  const auto* data = reinterpret_cast<const unsigned char*>(r.pixels.data());
+  for (size_t p = 0; p < pixels; ++p) {
+    const unsigned char* px = data + p * bytes;
+    for (int k = 0; k < 4; ++k) {
+      double got = 0, tol = 0;
+      switch (f) {
+        case PixelFormat::kRgba8:
+          got = px[k] / 255.0;
+          tol = 0.6 / 255.0;
+          break;
+        case PixelFormat::kRgba16f: {
+          uint16_t h;
+          std::memcpy(&h, px + 2 * k, 2);
+          got = half_to_float(h);
+          // Each blend rounds to half precision (an ulp of 2^-11 near 1): the
+          // error grows with the rectangles summed.
+          tol = 2e-3 + 2.5e-4 * pass.rects;
+          break;
+        }
+        case PixelFormat::kRgba32f: {
+          float v;
+          std::memcpy(&v, px + 4 * k, 4);
+          got = v;
+          tol = 1e-5 * pass.rects + 1e-6;
+          break;
+        }
+        case PixelFormat::kDepth32f: {
+          if (k > 0) break;
+          float v;
+          std::memcpy(&v, px, 4);
+          if (!(v >= 0 && v <= 1))
+            throw ValidationError(fmt::format("{}: depth {} at pixel {} lies outside [0, 1]", probe, v, p));
+          break;
+        }
+      }
+      if (f == PixelFormat::kDepth32f) break;
+      if (std::fabs(got - want[k]) > tol)
+        throw ValidationError(fmt::format(
+            "{}: pixel ({}, {}) channel {} holds {:.6f}, expected {:.6f} ({} {} rectangle(s), {}blended)",
+            probe, p % pass.width, p / pass.width, k, got, want[k], format_name(f), pass.rects,
+            pass.blend ? "" : "not "));
+    }
+  }
+}
+
+// Checks the fragments a pass's statistics counted, where counted: exactly
+// one per pixel and rectangle when nothing may drop them (blending, side
+// effects), at most that otherwise (hidden-surface removal may drop
+// covered fragments). Returns the count of the last pass (or -1).
+inline double check_fragments(const FillResult& r, const PassDesc& pass, bool exact, const char* probe) {
+  const uint64_t want = uint64_t{pass.width} * pass.height * pass.rects;
+  double last = -1;
+  for (const PassTiming& t : r.passes) {
+    if (!t.fragments) continue;
+    if (exact ? *t.fragments != want : *t.fragments > want)
+      throw ValidationError(
+          fmt::format("{}: the device counted {} fragments in a pass of {}x{} px x {} rectangles "
+                      "({} expected)",
+                      probe, *t.fragments, pass.width, pass.height, pass.rects, want));
+    last = static_cast<double>(*t.fragments);
+  }
+  return last;
+}
+
+// The side of the square framebuffer the fill probes draw into: 1024 px on
+// a GPU, 256 on a CPU (whose set-up shares the cores), within the limits.
+inline uint32_t fill_side(const ProbeContext& ctx, const GraphicsLimits& l) {
+  const uint32_t want = on_cpu(ctx) ? 256 : 1024;
+  return std::min({want, l.max_width, l.max_height});
+}
+
+// frame_checksum(f), computed per square of one colour rather than per
+// pixel (a flat frame is one square, noise one per pixel): the same sum,
+// faster for large frames of large blocks.
+inline uint64_t frame_checksum_by_blocks(const FrameDesc& f) {
+  const auto channels = [](uint32_t t) {
+    return uint64_t{t & 0xFFu} + ((t >> 8) & 0xFFu) + ((t >> 16) & 0xFFu) + (t >> 24);
+  };
+  uint32_t bw = 1, bh = 1;
+  if (f.pattern == FramePattern::kFlat) {
+    bw = std::max(f.width, 1u);
+    bh = std::max(f.height, 1u);
+  } else if (f.pattern == FramePattern::kBlocks) {
+    bw = bh = f.block_px ? f.block_px : 1;
+  }
+  uint64_t sum = 0;
+  for (uint32_t y = 0; y < f.height; y += bh)
+    for (uint32_t x = 0; x < f.width; x += bw) {
+      const uint64_t covered = uint64_t{std::min(bw, f.width - x)} * std::min(bh, f.height - y);
+      sum += channels(frame_texel(f, x, y)) * covered;
+    }
+  return sum;
+}
+
+}  // namespace gpuscope::graphics_probe
