@@ -127,6 +127,9 @@ class SimDevice : public Device, public ImageFacet, public HostTransferFacet {
                            int count) override;  // sim_device_launch.cpp
   ImageFacet* images() override { return this; }
   HostTransferFacet* host_transfers() override { return this; }
+  // Render passes on the description's raster model (sim_graphics.cpp);
+  // nullptr when the description has no raster section.
+  GraphicsFacet* graphics() override { return graphics_.get(); }
 
   // Host transfers (probe transfer). Copies move the bytes; their time is
   // the description's host link (bytes / link_bandwidth_gbps) plus, for the
@@ -161,6 +164,7 @@ class SimDevice : public Device, public ImageFacet, public HostTransferFacet {
   std::map<std::string, std::unique_ptr<SimKernel>> kernels_;
   std::map<std::string, std::shared_ptr<void>> state_;
   SplitMix64 noise_rng_;
+  std::unique_ptr<GraphicsFacet> graphics_;
 };
 
 // DeviceInfo of a description as a sim device `id` reports it.
