@@ -127,9 +127,6 @@ class SimDevice : public Device, public ImageFacet, public HostTransferFacet {
                            int count) override;  // sim_device_launch.cpp
   ImageFacet* images() override { return this; }
   HostTransferFacet* host_transfers() override { return this; }
-  // Render passes on the description's raster model (sim_graphics.cpp);
-  // nullptr when the description has no raster section.
-  GraphicsFacet* graphics() override { return graphics_.get(); }
 
   // Host transfers (probe transfer). Copies move the bytes; their time is
   // the description's host link (bytes / link_bandwidth_gbps) plus, for the
@@ -148,6 +145,10 @@ class SimDevice : public Device, public ImageFacet, public HostTransferFacet {
   ImageLimits limits() const override;
   std::unique_ptr<Image> create_image(const ImageDesc& desc, Buffer* backing) override;
   void write_image(Image& dst, std::span<const std::byte> pixels) override;
+
+  // Render passes on the description's raster model (sim_graphics.cpp);
+  // nullptr when the description has no raster section.
+  GraphicsFacet* graphics() override { return graphics_.get(); }
 
   const SimConfig& config() const { return cfg_; }
   MemoryModel& memory() { return memory_; }
