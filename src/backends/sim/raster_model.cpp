@@ -282,9 +282,19 @@ PassModel model_pass(const SimConfig& c, const PassDesc& pass, const Shading& sh
   if (r.binning) m.tile_ns = static_cast<double>(m.tiles) * r.tile_overhead_clocks / (cores * ghz);
 
   const double fb_bytes = static_cast<double>(pixels) * static_cast<double>(pass.bytes_per_pixel());
+  double gbps = c.dram_bandwidth_gbps;  // GB/s = B/ns
+  if (!r.binning) {
+    // An immediate renderer's colour traffic goes through the shared
+    // caches: the first one that holds the framebuffer serves it.
+    for (const CacheLevelConfig* l : c.path_levels(CachePath::load_store))
+      if (!l->per_core && static_cast<double>(l->capacity_bytes) >= fb_bytes) {
+        gbps = l->bytes_per_clock * ghz;
+        break;
+      }
+  }
   const double bytes = r.binning ? fb_bytes : fb_bytes * (1.0 + shaded_rects * (pass.blend ? 2.0 : 1.0));
-  m.memory_ns = bytes / c.dram_bandwidth_gbps;  // GB/s = B/ns
-  m.ns = r.pass_overhead_ns + std::max(std::max(m.rop_ns, m.texture_ns) + m.tile_ns, m.memory_ns);
+  m.memory_ns = bytes / gbps;
+  m.ns = r.pass_overhead_ns + std::max({m.rop_ns, m.texture_ns, m.tile_ns, m.memory_ns});
   return m;
 }
 
@@ -425,7 +435,7 @@ FrameModel model_frame(const SimConfig& c, const FrameDesc& f, const FrameDesc* 
     const double rop_ns = static_cast<double>(pixels) /
                           (r.rop_pixels_per_clock[idx(PixelFormat::kRgba8)] * r.rops_per_core * cores * ghz);
     const double tile_ns = r.binning ? static_cast<double>(tiles) * r.tile_overhead_clocks / (cores * ghz) : 0;
-    m.write_ns = r.pass_overhead_ns + std::max(rop_ns + tile_ns, stored / c.dram_bandwidth_gbps);
+    m.write_ns = r.pass_overhead_ns + std::max({rop_ns, tile_ns, stored / c.dram_bandwidth_gbps});
   }
   // The read: every pixel sampled once (point) and summed by a compute pass.
   m.read_bytes = static_cast<uint64_t>(memory_bytes);

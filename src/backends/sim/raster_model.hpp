@@ -12,12 +12,14 @@
 // - texture (textured shading): fragments x texture_samples / (texels_per_clock[filter] x units x cores x f)
 // - shading = max(rop, texture): the two units pipeline;
 // - tiles (binning): tiles x tile_overhead_clocks / (cores x f): a smaller
-//   tile (more bytes per pixel) costs more tiles;
+//   tile (more bytes per pixel) costs more tiles; a tile's setup overlaps
+//   the previous tile's shading, so it shows only when it outlasts it;
 // - memory: binning stores each attachment once at the pass's end (clears
-//   and blending stay in tile memory); immediate writes the framebuffer for
-//   the clear and once per rectangle (and reads it too when blending);
-//   bytes / DRAM bandwidth;
-// - pass = pass_overhead_ns + max(shading + tiles, memory).
+//   and blending stay in tile memory), at DRAM bandwidth; immediate writes
+//   the framebuffer for the clear and once per rectangle (and reads it too
+//   when blending), at the bandwidth of the first shared load/store cache
+//   holding the framebuffer (bytes_per_clock x f), else DRAM's;
+// - pass = pass_overhead_ns + max(ROP, texture, tiles, memory).
 // Fragments shaded: width x height x rects, or width x height alone on a
 // binning GPU with hidden-surface removal when the pass neither blends nor
 // has side effects (only the last opaque rectangle survives).
