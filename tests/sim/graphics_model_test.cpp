@@ -335,6 +335,10 @@ TEST(SimGraphics, FillTimesFollowTheConfiguredRates) {
   EXPECT_THROW(dev.graphics()->fill(PassDesc{.width = 64, .height = 64, .samples = 8}, Shading{}, 1, false),
                Unsupported);
   EXPECT_THROW(dev.graphics()->fill(PassDesc{.width = 9000, .height = 64}, Shading{}, 1, false), OutOfResources);
+  // 8192 x 8192 RGBA32F is 1 GiB, past the preset's 256 MiB allocations.
+  EXPECT_THROW(dev.graphics()->fill(PassDesc{.width = 8192, .height = 8192, .colour = {PixelFormat::kRgba32f}},
+                                    Shading{}, 1, false),
+               OutOfResources);
 }
 
 // Adreno bins: more bytes per pixel, smaller bins, more bins, each with its

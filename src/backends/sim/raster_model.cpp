@@ -1,5 +1,6 @@
 #include "backends/sim/raster_model.hpp"
 
+#include "backends/sim/sim_device.hpp"
 #include "core/error.hpp"
 
 #include <fmt/format.h>
@@ -168,37 +169,50 @@ TileSize effective_tile(const RasterConfig& r, uint64_t bytes_per_pixel) {
   return t;
 }
 
-std::vector<TileCoord> tile_walk(TileOrder order, uint32_t tiles_x, uint32_t tiles_y) {
-  std::vector<TileCoord> out;
-  out.reserve(static_cast<size_t>(tiles_x) * tiles_y);
-  switch (order) {
+TileWalker::TileWalker(TileOrder order, uint32_t tiles_x, uint32_t tiles_y)
+    : order_(order), tiles_x_(tiles_x), tiles_y_(tiles_y), side_(std::bit_ceil(std::max({tiles_x, tiles_y, 1u}))) {}
+
+bool TileWalker::next(TileCoord& out) {
+  const uint64_t count = uint64_t{tiles_x_} * tiles_y_;
+  if (given_ >= count) return false;
+  switch (order_) {
     case TileOrder::row_major:
-      for (uint32_t y = 0; y < tiles_y; ++y)
-        for (uint32_t x = 0; x < tiles_x; ++x) out.push_back({x, y});
+      out = {static_cast<uint32_t>(given_ % tiles_x_), static_cast<uint32_t>(given_ / tiles_x_)};
       break;
     case TileOrder::column_major:
-      for (uint32_t x = 0; x < tiles_x; ++x)
-        for (uint32_t y = 0; y < tiles_y; ++y) out.push_back({x, y});
+      out = {static_cast<uint32_t>(given_ / tiles_y_), static_cast<uint32_t>(given_ % tiles_y_)};
       break;
-    case TileOrder::serpentine:
-      for (uint32_t y = 0; y < tiles_y; ++y)
-        for (uint32_t i = 0; i < tiles_x; ++i) out.push_back({y % 2 ? tiles_x - 1 - i : i, y});
-      break;
-    case TileOrder::morton:
-    case TileOrder::hilbert: {
-      const uint32_t n = std::bit_ceil(std::max(tiles_x, tiles_y));
-      const uint64_t cells = uint64_t{n} * n, want = uint64_t{tiles_x} * tiles_y;
-      for (uint64_t d = 0; d < cells && out.size() < want; ++d) {
-        PixelOffset p;
-        if (order == TileOrder::morton)
-          p = {compact_even_bits(static_cast<uint32_t>(d)), compact_even_bits(static_cast<uint32_t>(d >> 1))};
-        else
-          p = hilbert_point(n, d);
-        if (p.x < tiles_x && p.y < tiles_y) out.push_back({p.x, p.y});
-      }
+    case TileOrder::serpentine: {
+      const uint32_t y = static_cast<uint32_t>(given_ / tiles_x_), i = static_cast<uint32_t>(given_ % tiles_x_);
+      out = {y % 2 ? tiles_x_ - 1 - i : i, y};
       break;
     }
+    case TileOrder::morton:
+    case TileOrder::hilbert:
+      // Along the curve over the power-of-two square, skipping positions
+      // outside the grid.
+      for (;;) {
+        const uint64_t d = code_++;
+        PixelOffset p;
+        if (order_ == TileOrder::morton)
+          p = {compact_even_bits(static_cast<uint32_t>(d)), compact_even_bits(static_cast<uint32_t>(d >> 1))};
+        else
+          p = hilbert_point(side_, d);
+        if (p.x < tiles_x_ && p.y < tiles_y_) {
+          out = {p.x, p.y};
+          break;
+        }
+      }
+      break;
   }
+  ++given_;
+  return true;
+}
+
+std::vector<TileCoord> tile_walk(TileOrder order, uint32_t tiles_x, uint32_t tiles_y) {
+  std::vector<TileCoord> out;
+  TileWalker w(order, tiles_x, tiles_y);
+  for (TileCoord t; w.next(t);) out.push_back(t);
   return out;
 }
 
@@ -231,12 +245,18 @@ std::vector<PixelOffset> fragment_walk(FragmentOrder order, uint32_t w, uint32_t
   return out;
 }
 
-void check_pass(const RasterConfig& r, const PassDesc& pass, const Shading& shading, bool needs_side_effects) {
+void check_pass(const SimConfig& c, const PassDesc& pass, const Shading& shading, bool needs_side_effects) {
+  const RasterConfig& r = c.raster;
   if (pass.width == 0 || pass.height == 0) throw DeviceError("sim: a render pass needs at least one pixel");
   if (pass.width > r.max_width || pass.height > r.max_height)
     throw OutOfResources(fmt::format("sim: a {}x{} framebuffer exceeds the device's {}x{}", pass.width, pass.height,
                                      r.max_width, r.max_height));
   if (pass.colour.empty() && !pass.depth) throw DeviceError("sim: a render pass needs at least one attachment");
+  const uint64_t max_alloc = std::min(c.max_alloc_bytes, kSimMaxAllocBytes);
+  for (PixelFormat f : pass.colour)
+    if (uint64_t{pass.width} * pass.height * pixel_bytes(f) * pass.samples > max_alloc)
+      throw OutOfResources(fmt::format("sim: a {}x{} {} attachment of {} samples exceeds the {} B allocation limit",
+                                       pass.width, pass.height, format_name(f), pass.samples, max_alloc));
   if (pass.colour.size() > r.max_colour_attachments)
     throw Unsupported(fmt::format("{} colour attachments; the device allows {}", pass.colour.size(),
                                   r.max_colour_attachments));
@@ -260,7 +280,7 @@ void check_pass(const RasterConfig& r, const PassDesc& pass, const Shading& shad
 
 PassModel model_pass(const SimConfig& c, const PassDesc& pass, const Shading& shading, bool side_effects) {
   const RasterConfig& r = c.raster;
-  check_pass(r, pass, shading, side_effects);
+  check_pass(c, pass, shading, side_effects);
   PassModel m;
   m.tile = effective_tile(r, pass.bytes_per_pixel());
   m.tiles = uint64_t{ceil_div(pass.width, m.tile.width_px)} * ceil_div(pass.height, m.tile.height_px);
@@ -304,18 +324,27 @@ TicketOrder raster_order(const RasterConfig& r, const PassDesc& pass, uint32_t m
   if (pass.rects == 0 || max_tickets == 0) return out;
   const TileSize tile = effective_tile(r, pass.bytes_per_pixel());
   const uint32_t tiles_x = ceil_div(pass.width, tile.width_px), tiles_y = ceil_div(pass.height, tile.height_px);
-  const std::vector<TileCoord> walk = tile_walk(r.tile_order, tiles_x, tiles_y);
-  const std::vector<PixelOffset> full = fragment_walk(r.fragment_order, tile.width_px, tile.height_px);
+  // The fragment order of a tile clipped to the framebuffer: the same
+  // relative order as the whole tile's (each order ranks pixels by their
+  // offsets alone), without listing pixels no tile can have.
+  const std::vector<PixelOffset> full = fragment_walk(r.fragment_order, std::min(tile.width_px, pass.width),
+                                                      std::min(tile.height_px, pass.height));
 
-  // A work item: one tile with its first and last rectangle.
+  // A work item: one tile with its first rectangle and how many.
   struct Item {
     TileCoord tile;
     uint32_t rect0 = 0, rects = 0;
   };
-  const uint64_t n_items = r.binning ? walk.size() : uint64_t{walk.size()} * pass.rects;
-  auto item = [&](uint64_t i) -> Item {
-    if (r.binning) return {walk[i], 0, pass.rects};
-    return {walk[i % walk.size()], static_cast<uint32_t>(i / walk.size()), 1};
+  TileWalker walker(r.tile_order, tiles_x, tiles_y);
+  uint32_t walk_rect = 0;  // immediate: the rectangle the walker is on
+  auto next_item = [&](Item& it) {
+    TileCoord t;
+    while (!walker.next(t)) {
+      if (r.binning || ++walk_rect >= pass.rects) return false;
+      walker = TileWalker(r.tile_order, tiles_x, tiles_y);
+    }
+    it = r.binning ? Item{t, 0, pass.rects} : Item{t, walk_rect, 1};
+    return true;
   };
   // A core's progress through its item: the tile's fragments inside the
   // framebuffer (edge tiles are clipped), once per rectangle.
@@ -324,8 +353,8 @@ TicketOrder raster_order(const RasterConfig& r, const PassDesc& pass, uint32_t m
     std::vector<uint32_t> pixels;  // x + y * width, in fragment order
     uint64_t pos = 0;              // over rects x pixels
   };
-  auto start = [&](Core& core, uint64_t i) {
-    core.it = item(i);
+  auto start = [&](Core& core, const Item& it) {
+    core.it = it;
     core.pixels.clear();
     const uint32_t x0 = core.it.tile.tx * tile.width_px, y0 = core.it.tile.ty * tile.height_px;
     for (const PixelOffset& p : full)
@@ -334,8 +363,8 @@ TicketOrder raster_order(const RasterConfig& r, const PassDesc& pass, uint32_t m
     core.pos = 0;
   };
   std::vector<Core> busy;
-  uint64_t next = 0;
-  while (busy.size() < r.tiles_in_flight && next < n_items) start(busy.emplace_back(), next++);
+  Item it;
+  while (busy.size() < r.tiles_in_flight && next_item(it)) start(busy.emplace_back(), it);
   out.pixel.reserve(max_tickets);
   out.rect.reserve(max_tickets);
   while (!busy.empty() && out.pixel.size() < max_tickets) {
@@ -348,8 +377,8 @@ TicketOrder raster_order(const RasterConfig& r, const PassDesc& pass, uint32_t m
       out.rect.push_back(core.it.rect0 + static_cast<uint32_t>(core.pos / core.pixels.size()));
     }
     if (core.pos == total) {
-      if (next < n_items) {
-        start(core, next++);
+      if (next_item(it)) {
+        start(core, it);
       } else {
         busy.erase(busy.begin() + k);
       }
@@ -384,6 +413,10 @@ FrameModel model_frame(const SimConfig& c, const FrameDesc& f, const FrameDesc* 
     throw OutOfResources(fmt::format("sim: a {}x{} frame exceeds the device's {}x{}", f.width, f.height,
                                      r.max_width, r.max_height));
   if (f.pattern == FramePattern::kBlocks && f.block_px == 0) throw DeviceError("sim: a block pattern of 0 px");
+  const uint64_t max_alloc = std::min(c.max_alloc_bytes, kSimMaxAllocBytes);
+  if (uint64_t{f.width} * f.height * 4 > max_alloc)
+    throw OutOfResources(fmt::format("sim: a {}x{} RGBA8 frame exceeds the {} B allocation limit", f.width, f.height,
+                                     max_alloc));
   FrameModel m;
   const double cores = c.core.shader_cores, ghz = c.clock_ghz();
   const uint64_t pixels = uint64_t{f.width} * f.height;

@@ -47,10 +47,24 @@ struct TileSize {
 // fit.
 TileSize effective_tile(const RasterConfig& r, uint64_t bytes_per_pixel);
 
-// The tiles of a width x height framebuffer, as (tx, ty) tile coordinates in
-// walk order: every tile of the grid exactly once.
+// The tiles of a tiles_x x tiles_y grid as (tx, ty) tile coordinates in walk
+// order: every tile of the grid exactly once. TileWalker gives them one at a
+// time (small tiles over a large framebuffer are too many to list);
+// tile_walk lists them.
 struct TileCoord {
   uint32_t tx = 0, ty = 0;
+};
+class TileWalker {
+ public:
+  TileWalker(TileOrder order, uint32_t tiles_x, uint32_t tiles_y);
+  bool next(TileCoord& out);  // false once every tile was given
+
+ private:
+  TileOrder order_;
+  uint32_t tiles_x_, tiles_y_;
+  uint32_t side_;       // Morton and Hilbert: the power-of-two square walked
+  uint64_t given_ = 0;  // tiles given so far
+  uint64_t code_ = 0;   // Morton and Hilbert: the next position on the curve
 };
 std::vector<TileCoord> tile_walk(TileOrder order, uint32_t tiles_x, uint32_t tiles_y);
 
@@ -61,8 +75,10 @@ struct PixelOffset {
 std::vector<PixelOffset> fragment_walk(FragmentOrder order, uint32_t w, uint32_t h);
 
 // Why a pass cannot run (Unsupported, OutOfResources), as GraphicsFacet's
-// contract says, or nothing. `needs_side_effects` for trace_raster.
-void check_pass(const RasterConfig& r, const PassDesc& pass, const Shading& shading, bool needs_side_effects);
+// contract says, or nothing. `needs_side_effects` for trace_raster. An
+// attachment larger than the device's largest allocation (at most
+// kSimMaxAllocBytes) does not fit.
+void check_pass(const SimConfig& c, const PassDesc& pass, const Shading& shading, bool needs_side_effects);
 
 struct PassModel {
   TileSize tile;
@@ -99,7 +115,8 @@ std::vector<std::byte> pass_pixels(const PassDesc& pass, const Shading& shading)
 
 // A frame's write and read, without noise. `previous`: the content the
 // shared image held before (nullptr: none yet); tiles equal to it are not
-// stored again under transaction elimination.
+// stored again under transaction elimination. A frame larger than the
+// device's largest allocation is OutOfResources.
 struct FrameModel {
   double write_ns = 0, read_ns = 0;
   uint64_t stored_bytes = 0;      // written to memory
