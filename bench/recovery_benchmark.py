@@ -46,6 +46,52 @@ KIB, MIB = 1024, 1024 * 1024
 # ---------------------------------------------------------------- generator
 
 
+def draw_raster(seed, cores):
+    """The graphics pipeline of GPU `seed` (docs/sim.md's raster section), from
+    a stream of its own so that the rest of the draw stays as it was. Tile
+    memories are the tile's pixels times a power of two, so that a pass past
+    the knee fills them exactly."""
+    rng = random.Random(seed * 104729 + 7)
+    among = rng.choice
+    w = among([8, 16, 16, 32, 32, 64])
+    h = among([w, w, w // 2 if w > 8 else w, w * 2 if w < 64 else w])
+    align = among([1, 1, 4])
+    binning = rng.random() < 0.8
+    rop8 = among([1, 2, 4])
+    blend8 = among([rop8, rop8 / 2])
+    point = among([1, 2, 4])
+    trilinear = among([point / 2, point / 4])
+    aniso = rng.random() < 0.8
+    r = {
+        "tile_width_px": w, "tile_height_px": h,
+        "tile_memory_bytes": w * h * among([8, 16, 32, 64]),
+        "tile_align_width_px": align, "tile_align_height_px": align,
+        "tile_order": among(["row-major", "column-major", "serpentine", "morton", "hilbert"]),
+        "fragment_order": among(["row-major", "row-major-quads", "morton"]),
+        "binning": binning,
+        "tiles_in_flight": among([1, min(2, cores), cores]),
+        "pass_overhead_ns": round(5000 + 25000 * rng.random()),
+        "tile_overhead_clocks": among([0, 16, 64, 256]),
+        "hidden_surface_removal": binning and rng.random() < 0.3,
+        "rops_per_core": among([1, 2, 4]),
+        "rop_pixels_per_clock": {"rgba8": rop8, "rgba16f": among([rop8, rop8 / 2]),
+                                 "rgba32f": among([rop8 / 2, rop8 / 4]), "depth32f": among([2, 4])},
+        "rop_blend_pixels_per_clock": {"rgba8": blend8, "rgba16f": blend8 / 2, "rgba32f": blend8 / 4},
+        "texture_units_per_core": among([1, 2, 4]),
+        "texels_per_clock": {"point": point, "bilinear": among([point, point / 2]), "trilinear": trilinear,
+                             **({"aniso": trilinear / 2} if aniso else {})},
+        "max_anisotropy": 16 if aniso else 0,
+        "transaction_elimination": rng.random() < 0.4,
+        "pipeline_statistics": rng.random() < 0.7,
+        "fragment_side_effects": rng.random() < 0.9,
+        "sample_counts": among([[1, 4], [1, 2, 4, 8]]),
+        "max_width": 8192, "max_height": 8192, "max_colour_attachments": among([4, 8]),
+    }
+    if rng.random() < 0.5:
+        r["fb_compression"] = {"block_px": among([4, 8, 16, 32]), "read_saving": among([0.25, 0.5, 0.75])}
+    return r
+
+
 def draw(seed):
     """One GPU description, every parameter from `seed`."""
     rng = random.Random(seed * 7919 + 13)
@@ -159,6 +205,7 @@ def draw(seed):
         # texture sweep can pass every cache.
         "images": {"max_buffer_pixels": 1 << 27, "max_2d_width": 16384, "max_2d_height": 16384},
         "host": {"link_bandwidth_gbps": round(between(1, 25), 1), "zero_copy": rng.random() < 0.5},
+        "raster": draw_raster(seed, cores),
         "noise": {"relative_sigma": sigma, "outlier_probability": among([0.0, 0.01, 0.02, 0.04]),
                   "outlier_max_relative": among([0.2, 0.3, 0.5]), "seed": seed},
     }
@@ -294,6 +341,31 @@ def expectations(d, series_ids):
     if la:
         add("launch.dispatch_us", value(la["dispatch_us"]), LAT)
         add("launch.back_to_back_us", value(la["back_to_back_us"]), LAT)
+    ra = d.get("raster")
+    if ra:
+        # The raster probe's pass is one RGBA8 attachment (4 B per pixel),
+        # at which every drawn tile fits its memory whole.
+        traced = None if value(ra.get("fragment_side_effects", True)) else "no fragment side effects"
+        add("graphics.tile.width_px", value(ra["tile_width_px"]), EXACT, traced)
+        add("graphics.tile.height_px", value(ra["tile_height_px"]), EXACT, traced)
+        add("graphics.tile.order", value(ra["tile_order"]), EXACT, traced)
+        add("graphics.binning", bool(value(ra["binning"])), EXACT, traced)
+        mem_bytes = value(ra.get("tile_memory_bytes", 0))
+        add("graphics.tile.memory_bytes", mem_bytes, SIZE, traced or (None if mem_bytes else "the tile never shrinks"))
+        per_clock = value(ra["rops_per_core"]) * cores * clock / 1e3
+        for fmt, rate in ra["rop_pixels_per_clock"].items():
+            add(f"graphics.rop.{fmt}.gpixels", value(rate) * per_clock, RATE)
+        blend = ra.get("rop_blend_pixels_per_clock", {})
+        for fmt, rate in ra["rop_pixels_per_clock"].items():
+            if fmt != "depth32f":
+                add(f"graphics.rop.{fmt}.blend.gpixels", value(blend.get(fmt, rate)) * per_clock, RATE)
+        units = value(ra["texture_units_per_core"]) * cores * clock / 1e3
+        for flt, rate in ra["texels_per_clock"].items():
+            add(f"graphics.texture.{flt}.gtexels", value(rate) * units, RATE)
+        fc = ra.get("fb_compression")
+        add("graphics.fb_compression.block_px", value(fc["block_px"]) if fc else 0, EXACT,
+            None if fc else "no framebuffer compression")
+        add("graphics.transaction_elimination", bool(value(ra.get("transaction_elimination", False))), EXACT)
     return out
 
 
@@ -307,7 +379,10 @@ PROBE_OF = [("memory.L*.bandwidth", "bandwidth"), ("memory.dram.bandwidth", "ban
             ("texture.", "texture"), ("local.", "local"), ("exec.wave_width", "divergence"),
             ("exec.scheduler", "divergence"), ("exec.max_waves", "occupancy"), ("exec.", "icache"),
             ("compute.", "compute"), ("device.measured_clock", "clock"), ("sched.", "scheduling"),
-            ("host.", "transfer"), ("atomics.", "atomics"), ("launch.", "launch")]
+            ("host.", "transfer"), ("atomics.", "atomics"), ("launch.", "launch"),
+            ("graphics.tile.memory", "tilemem"), ("graphics.tile", "raster"), ("graphics.binning", "raster"),
+            ("graphics.rop", "rop"), ("graphics.texture", "texfill"), ("graphics.fb_compression", "fbcompress"),
+            ("graphics.transaction", "txelim")]
 
 
 def probe_of(fid):

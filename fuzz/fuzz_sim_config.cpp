@@ -2,6 +2,7 @@
 // reader and the model's ground truth for them. Bad input must end in
 // UsageError (exit 2), and what is accepted must lie within the bounds the
 // sim states (sim_config.hpp).
+#include "backends/sim/raster_model.hpp"
 #include "backends/sim/sim_config.hpp"
 #include "core/error.hpp"
 
@@ -29,6 +30,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)sim::expected_chase(c, footprint);
     (void)sim::expected_chase(c, footprint, sim::CachePath::texture);
     (void)sim::chase_latency_beyond_caches(c, footprint);
+  }
+  // The raster model on what the reader accepted: a tile that fits its
+  // memory or OutOfResources; a small pass modelled with finite time and
+  // traced as every one of its fragments.
+  if (c.raster.present) {
+    for (uint64_t bpp = 1; bpp <= 4096; bpp *= 2) {
+      try {
+        const sim::TileSize t = sim::effective_tile(c.raster, bpp);
+        if (t.pixels() == 0 || (c.raster.tile_memory_bytes && bpp * t.pixels() > c.raster.tile_memory_bytes))
+          __builtin_trap();
+      } catch (const OutOfResources&) {
+      }
+    }
+    const PassDesc pass{.width = 40, .height = 24, .rects = 2, .blend = true};
+    try {
+      const sim::PassModel m = sim::model_pass(c, pass, Shading{}, false);
+      if (!(m.ns >= 0 && m.ns < 1e30)) __builtin_trap();
+      const sim::TicketOrder o = sim::raster_order(c.raster, pass, 4096, 4, [](uint32_t busy) { return busy - 1; });
+      if (o.pixel.size() != 40u * 24u * 2u) __builtin_trap();
+    } catch (const DeviceError&) {
+    } catch (const Unsupported&) {
+    }
   }
   return 0;
 }

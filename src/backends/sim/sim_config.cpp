@@ -74,6 +74,22 @@ class ObjectReader {
     for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
     fail(child(key), fmt::format("'{}' is not one of {}", printable(s), list));
   }
+  // An array of whole numbers, each in [lo, hi] (the array may be annotated
+  // like a number: {"value": [1, 4], "basis": ...}).
+  std::vector<uint32_t> integers(const std::string& key, uint32_t lo, uint32_t hi,
+                                 std::optional<std::vector<uint32_t>> fallback = {}) {
+    const auto* v = value(key, fallback.has_value());
+    if (!v) return *fallback;
+    if (!v->is_array()) fail(child(key), fmt::format("expected an array of whole numbers, got {}", v->type_name()));
+    std::vector<uint32_t> out;
+    for (const auto& e : *v) {
+      if (!e.is_number_integer() || (!e.is_number_unsigned() && e.get<int64_t>() < 0) || e.get<uint64_t>() < lo ||
+          e.get<uint64_t>() > hi)
+        fail(child(key), fmt::format("{} is not a whole number in [{}, {}]", e.dump(), lo, hi));
+      out.push_back(static_cast<uint32_t>(e.get<uint64_t>()));
+    }
+    return out;
+  }
   // A nested object or array, required unless optional.
   const nlohmann::json* raw(const std::string& key, bool optional) {
     seen_.insert(key);
@@ -213,6 +229,111 @@ void check_model_size(const SimConfig& c) {
              lines, kSimMaxModelLines, (kSimMaxModelLines * 24) >> 20));
 }
 
+// The raster section (RasterConfig). Rates by format or filter are objects
+// keyed by the names findings use ("rgba8", "bilinear"); a key left out is
+// a format or filter the device lacks.
+void read_raster(ObjectReader& r, const SimConfig& c, RasterConfig& g) {
+  g.present = true;
+  g.tile_width_px = static_cast<uint32_t>(r.integer("tile_width_px", 1, 4096));
+  g.tile_height_px = static_cast<uint32_t>(r.integer("tile_height_px", 1, 4096));
+  g.tile_memory_bytes = r.integer("tile_memory_bytes", 0, uint64_t{1} << 32, 0);
+  g.tile_align_width_px = static_cast<uint32_t>(r.integer("tile_align_width_px", 1, 4096, 1));
+  g.tile_align_height_px = static_cast<uint32_t>(r.integer("tile_align_height_px", 1, 4096, 1));
+  const std::string order =
+      r.choice("tile_order", {"row-major", "column-major", "serpentine", "morton", "hilbert"});
+  g.tile_order = order == "column-major" ? TileOrder::column_major
+                 : order == "serpentine" ? TileOrder::serpentine
+                 : order == "morton"     ? TileOrder::morton
+                 : order == "hilbert"    ? TileOrder::hilbert
+                                         : TileOrder::row_major;
+  const std::string frag = r.choice("fragment_order", {"row-major", "row-major-quads", "morton"}, "row-major-quads");
+  g.fragment_order = frag == "row-major"   ? FragmentOrder::row_major
+                     : frag == "morton"    ? FragmentOrder::morton
+                                           : FragmentOrder::row_major_quads;
+  g.binning = r.boolean("binning");
+  g.tiles_in_flight = static_cast<uint32_t>(r.integer("tiles_in_flight", 1, 4096, c.core.shader_cores));
+  g.pass_overhead_ns = r.number("pass_overhead_ns", 0, 1e9, c.launch.back_to_back_us * 1e3);
+  g.tile_overhead_clocks = r.number("tile_overhead_clocks", 0, 1e6, 0);
+  g.hidden_surface_removal = r.boolean("hidden_surface_removal", false);
+  g.rops_per_core = static_cast<uint32_t>(r.integer("rops_per_core", 1, 1024));
+  {
+    ObjectReader o(*r.raw("rop_pixels_per_clock", false), r.child("rop_pixels_per_clock"));
+    for (PixelFormat f : {PixelFormat::kRgba8, PixelFormat::kRgba16f, PixelFormat::kRgba32f, PixelFormat::kDepth32f})
+      g.rop_pixels_per_clock[static_cast<size_t>(f)] = o.number(std::string(format_name(f)), 1e-3, 1e4, 0.0);
+    o.finish();
+    if (g.rop_pixels_per_clock[static_cast<size_t>(PixelFormat::kRgba8)] == 0)
+      fail(r.child("rop_pixels_per_clock"), "needs rgba8 (frames and the default pass render RGBA8)");
+  }
+  // Absent: each colour format blends at its write rate.
+  g.rop_blend_pixels_per_clock = g.rop_pixels_per_clock;
+  g.rop_blend_pixels_per_clock[static_cast<size_t>(PixelFormat::kDepth32f)] = 0;
+  if (const auto* b = r.raw("rop_blend_pixels_per_clock", true)) {
+    const std::string where = r.child("rop_blend_pixels_per_clock");
+    ObjectReader o(*b, where);
+    for (PixelFormat f : {PixelFormat::kRgba8, PixelFormat::kRgba16f, PixelFormat::kRgba32f}) {
+      const size_t i = static_cast<size_t>(f);
+      const std::string key(format_name(f));
+      if (!o.has(key)) continue;
+      if (g.rop_pixels_per_clock[i] == 0)
+        fail(json_key_path(where, key), "a blend rate for a format rop_pixels_per_clock does not list");
+      g.rop_blend_pixels_per_clock[i] = o.number(key, 1e-3, 1e4);
+    }
+    o.finish();
+  }
+  g.texture_units_per_core = static_cast<uint32_t>(r.integer("texture_units_per_core", 1, 1024));
+  g.max_anisotropy = r.number("max_anisotropy", 0, 16, 0);
+  if (g.max_anisotropy > 0 && g.max_anisotropy < 1)
+    fail(r.child("max_anisotropy"), "is 0 (none) or from 1 to 16");
+  {
+    const std::string where = r.child("texels_per_clock");
+    ObjectReader o(*r.raw("texels_per_clock", false), where);
+    for (TextureFilter f : {TextureFilter::kPoint, TextureFilter::kBilinear, TextureFilter::kTrilinear}) {
+      g.texels_per_clock[static_cast<size_t>(f)] = o.number(std::string(filter_name(f)), 1e-4, 1e4);
+    }
+    const size_t aniso = static_cast<size_t>(TextureFilter::kAniso);
+    if (g.max_anisotropy > 0) {
+      g.texels_per_clock[aniso] = o.number("aniso", 1e-4, 1e4);
+    } else if (o.has("aniso")) {
+      fail(json_key_path(where, "aniso"), "a rate for anisotropic filtering, but max_anisotropy is 0 (none)");
+    }
+    o.finish();
+  }
+  if (const auto* fc = r.raw("fb_compression", true)) {
+    const std::string where = r.child("fb_compression");
+    ObjectReader o(*fc, where);
+    g.fb_compression_block_px = static_cast<uint32_t>(o.integer("block_px", 1, 256));
+    g.fb_compression_read_saving = o.number("read_saving", 0.01, 0.99);
+    o.finish();
+  }
+  g.transaction_elimination = r.boolean("transaction_elimination", false);
+  g.pipeline_statistics = r.boolean("pipeline_statistics", false);
+  g.fragment_side_effects = r.boolean("fragment_side_effects", true);
+  g.sample_counts = r.integers("sample_counts", 1, 64, std::vector<uint32_t>{1});
+  for (size_t i = 0; i < g.sample_counts.size(); ++i) {
+    const uint32_t n = g.sample_counts[i];
+    if (!std::has_single_bit(n)) fail(r.child("sample_counts"), fmt::format("{} is not a power of two", n));
+    if (i > 0 && n <= g.sample_counts[i - 1]) fail(r.child("sample_counts"), "must rise strictly");
+  }
+  if (g.sample_counts.empty() || g.sample_counts.front() != 1) fail(r.child("sample_counts"), "must start with 1");
+  g.max_width = static_cast<uint32_t>(r.integer("max_width", 1, 65536, 4096));
+  g.max_height = static_cast<uint32_t>(r.integer("max_height", 1, 65536, 4096));
+  g.max_colour_attachments = static_cast<uint32_t>(r.integer("max_colour_attachments", 1, 8, 4));
+  r.finish();
+  if (g.tile_width_px % g.tile_align_width_px != 0)
+    fail(r.child("tile_width_px"),
+         fmt::format("{} px is not a multiple of tile_align_width_px ({})", g.tile_width_px, g.tile_align_width_px));
+  if (g.tile_height_px % g.tile_align_height_px != 0)
+    fail(r.child("tile_height_px"), fmt::format("{} px is not a multiple of tile_align_height_px ({})",
+                                                g.tile_height_px, g.tile_align_height_px));
+  // The tile must hold the default pass (one RGBA8 attachment) at its
+  // smallest size, or no pass could run.
+  const uint64_t smallest = uint64_t{g.tile_align_width_px} * g.tile_align_height_px;
+  if (g.tile_memory_bytes > 0 && smallest * pixel_bytes(PixelFormat::kRgba8) > g.tile_memory_bytes)
+    fail(r.child("tile_memory_bytes"),
+         fmt::format("{} B does not hold one RGBA8 tile of the smallest aligned size ({} x {} px)",
+                     g.tile_memory_bytes, g.tile_align_width_px, g.tile_align_height_px));
+}
+
 }  // namespace
 
 std::vector<const CacheLevelConfig*> SimConfig::path_levels(CachePath path) const {
@@ -220,6 +341,17 @@ std::vector<const CacheLevelConfig*> SimConfig::path_levels(CachePath path) cons
   for (const auto& l : caches)
     if (path == CachePath::texture ? l.serves_texture() : l.serves_loads()) out.push_back(&l);
   return out;
+}
+
+std::string_view tile_order_name(TileOrder o) {
+  switch (o) {
+    case TileOrder::row_major: return "row-major";
+    case TileOrder::column_major: return "column-major";
+    case TileOrder::serpentine: return "serpentine";
+    case TileOrder::morton: return "morton";
+    case TileOrder::hilbert: return "hilbert";
+  }
+  return "?";
 }
 
 SimConfig parse_sim_config(const nlohmann::json& j, const std::string& id_name) {
@@ -412,6 +544,10 @@ SimConfig parse_sim_config(const nlohmann::json& j, const std::string& id_name) 
       c.matrix.shapes.push_back(u);
     }
     r.finish();
+  }
+  if (const auto* ra = top.raw("raster", true)) {
+    ObjectReader r(*ra, "raster");
+    read_raster(r, c, c.raster);
   }
   if (const auto* n = top.raw("noise", true)) {
     ObjectReader r(*n, "noise");

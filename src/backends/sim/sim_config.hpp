@@ -9,8 +9,11 @@
 // basis is one of measured, spec, assumed. Presets annotate every value.
 #pragma once
 
+#include "backends/graphics.hpp"
+
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -171,6 +174,63 @@ struct MatrixConfig {
   std::vector<MatrixUnitShape> shapes;
 };
 
+// The walk between tiles: tiles indexed (tx, ty) over the framebuffer's grid
+// of tiles. Morton and Hilbert walk the smallest power-of-two square grid
+// holding it, skipping the tiles outside.
+enum class TileOrder { row_major, column_major, serpentine, morton, hilbert };
+// The order of a tile's fragments: pixel rows; 2x2 quads in rows of quads
+// (each quad (0,0) (1,0) (0,1) (1,1)); or Morton (Z) order over the tile.
+enum class FragmentOrder { row_major, row_major_quads, morton };
+
+std::string_view tile_order_name(TileOrder o);  // "row-major", "column-major", "serpentine", "morton", "hilbert"
+
+// The graphics pipeline (raster_model.hpp says how each value is used).
+// Absent from a description: the device has no graphics (graphics() is
+// nullptr). Rates are per clock of core.clock_mhz; a rate of 0 means the
+// format (or filter) is not supported.
+struct RasterConfig {
+  bool present = false;
+  // The tile at small bytes per pixel, and the on-chip memory that holds
+  // one tile's attachments. A pass whose bytes per pixel (PassDesc::
+  // bytes_per_pixel(): colour and depth, times samples) times the tile's
+  // pixels exceed tile_memory_bytes runs with a smaller tile: the longer
+  // side halved (the height when square) until it fits, each side kept a
+  // multiple of its alignment. 0: the tile never shrinks.
+  uint32_t tile_width_px = 16, tile_height_px = 16;
+  uint64_t tile_memory_bytes = 0;
+  uint32_t tile_align_width_px = 1, tile_align_height_px = 1;
+  TileOrder tile_order = TileOrder::row_major;
+  FragmentOrder fragment_order = FragmentOrder::row_major_quads;
+  // Binning: every rectangle of a tile is shaded before the next tile
+  // starts. Immediate: each rectangle across the whole screen (tile by tile,
+  // in the walk order) before the next rectangle.
+  bool binning = true;
+  uint32_t tiles_in_flight = 1;  // tiles shaded at once (by as many cores); their tickets interleave
+  double pass_overhead_ns = 0;   // a render pass's fixed cost
+  double tile_overhead_clocks = 0;  // one tile's setup and resolve on its core, beyond its pixels
+  // Binning only: opaque fragments hidden by a later opaque rectangle are
+  // never shaded (Mali's forward pixel kill) unless the pass blends or the
+  // shader has side effects.
+  bool hidden_surface_removal = false;
+  uint32_t rops_per_core = 1;
+  std::array<double, 4> rop_pixels_per_clock{};        // per ROP, by PixelFormat
+  std::array<double, 4> rop_blend_pixels_per_clock{};  // per ROP, colour formats, additive blending
+  uint32_t texture_units_per_core = 1;
+  std::array<double, 4> texels_per_clock{};  // filtered samples per texture unit, by TextureFilter
+  // Framebuffer compression of rendered images (AFBC, UBWC): a block of
+  // block_px x block_px pixels of one colour is read (and written) at
+  // (1 - read_saving) of its bytes. 0: no compression.
+  uint32_t fb_compression_block_px = 0;
+  double fb_compression_read_saving = 0;
+  bool transaction_elimination = false;  // a tile whose content is unchanged is not written again
+  bool pipeline_statistics = false;
+  bool fragment_side_effects = true;
+  std::vector<uint32_t> sample_counts{1};
+  double max_anisotropy = 0;
+  uint32_t max_width = 4096, max_height = 4096;
+  uint32_t max_colour_attachments = 4;
+};
+
 struct NoiseConfig {
   double relative_sigma = 0.01;       // lognormal jitter of every launch
   double outlier_probability = 0.02;  // chance a launch is disturbed
@@ -201,6 +261,7 @@ struct SimConfig {
   LaunchConfig launch;
   GovernorConfig governor;
   MatrixConfig matrix;
+  RasterConfig raster;
   NoiseConfig noise;
   nlohmann::json source;  // the description as given
 

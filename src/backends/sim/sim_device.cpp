@@ -1,6 +1,7 @@
 #include "backends/sim/sim_device.hpp"
 
 #include "backends/sim/family.hpp"
+#include "backends/sim/sim_graphics.hpp"
 #include "core/error.hpp"
 
 #include <fmt/format.h>
@@ -216,7 +217,8 @@ SimDevice::SimDevice(SimConfig cfg, std::string id)
       info_(sim_device_info(cfg_, id)),
       memory_(cfg_, cfg_.noise.seed ^ 0x5eed),
       space_(std::make_shared<AddressSpace>()),
-      noise_rng_(cfg_.noise.seed) {}
+      noise_rng_(cfg_.noise.seed),
+      graphics_(cfg_.raster.present ? make_sim_graphics(*this) : nullptr) {}
 
 std::unique_ptr<Buffer> SimDevice::create_buffer(size_t bytes) {
   if (bytes == 0) throw DeviceError("sim: zero-byte buffer");

@@ -152,6 +152,10 @@ class SimDevice : public Device, public ImageFacet, public HostTransferFacet {
   std::unique_ptr<Image> create_image(const ImageDesc& desc, Buffer* backing) override;
   void write_image(Image& dst, std::span<const std::byte> pixels) override;
 
+  // Render passes on the description's raster model (sim_graphics.cpp);
+  // nullptr when the description has no raster section.
+  GraphicsFacet* graphics() override { return graphics_.get(); }
+
   const SimConfig& config() const { return cfg_; }
   MemoryModel& memory() { return memory_; }
   AddressSpace& address_space() { return *space_; }
@@ -172,6 +176,7 @@ class SimDevice : public Device, public ImageFacet, public HostTransferFacet {
   std::map<std::string, std::unique_ptr<SimKernel>> kernels_;
   std::map<std::string, std::shared_ptr<void>> state_;
   SplitMix64 noise_rng_;
+  std::unique_ptr<GraphicsFacet> graphics_;
 };
 
 // DeviceInfo of a description as a sim device `id` reports it.
