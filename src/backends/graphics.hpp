@@ -62,8 +62,8 @@ struct GraphicsLimits {
 };
 
 // One render pass over a width x height framebuffer: `rects` rectangles,
-// each covering the whole framebuffer (two triangles), drawn in order as one
-// draw call. Every fragment writes every colour attachment; with `depth`,
+// each covering the whole framebuffer (one triangle, clipped to it, so that
+// no primitive edge crosses the screen), drawn in order as one draw call. Every fragment writes every colour attachment; with `depth`,
 // every fragment also writes depth (test ALWAYS, writes on). Attachments are
 // cleared at the pass's start and stored at its end.
 struct PassDesc {

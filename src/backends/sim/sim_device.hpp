@@ -133,6 +133,9 @@ class SimDevice : public Device, public ImageFacet, public HostTransferFacet {
   // timed transfer's and map's host time. Host work outside the device
   // (building a random cycle, checking outputs) is not in it.
   double budget_clock_s() const override { return modelled_ns_ * 1e-9; }
+  // Adds a submission's modelled device time plus launch_overhead_us to the
+  // budget clock: what the graphics facet's passes and frames cost.
+  void spend_submission(double device_ns) { modelled_ns_ += cfg_.launch_overhead_us * 1e3 + device_ns; }
 
   // Host transfers (probe transfer). Copies move the bytes; their time is
   // the description's host link (bytes / link_bandwidth_gbps) plus, for the

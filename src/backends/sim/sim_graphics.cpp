@@ -53,6 +53,7 @@ class SimGraphics : public GraphicsFacet {
     const double atomics_ns = c.raster.pass_overhead_ns + static_cast<double>(m.fragments) * c.atomics.contended_add_ns;
     t.timing.ns = dev_.with_noise(std::max(m.ns, atomics_ns));
     if (c.raster.pipeline_statistics) t.timing.fragments = m.fragments;
+    dev_.spend_submission(t.timing.ns);
     return t;
   }
 
@@ -68,6 +69,9 @@ class SimGraphics : public GraphicsFacet {
       if (c.raster.pipeline_statistics) t.fragments = m.fragments;
       out.passes.push_back(t);
     }
+    double all_ns = 0;
+    for (const PassTiming& t : out.passes) all_ns += t.ns;
+    dev_.spend_submission(all_ns);
     if (read_back) out.pixels = pass_pixels(pass, shading);
     return out;
   }
@@ -81,6 +85,8 @@ class SimGraphics : public GraphicsFacet {
     t.write_ns = dev_.with_noise(m.write_ns);
     t.read_ns = dev_.with_noise(m.read_ns);
     t.checksum = frame_checksum(f);
+    dev_.spend_submission(t.write_ns);
+    dev_.spend_submission(t.read_ns);
     return t;
   }
 

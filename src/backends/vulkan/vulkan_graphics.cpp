@@ -75,7 +75,7 @@ std::vector<PassTiming> VkGraphics::run_passes(Framebuffer& fb, VkPipeline pipe,
       vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, d_.queries_, 2 * i);
       if (stats) vkCmdBeginQuery(cb, stats, i, 0);
       vkCmdBeginRenderPass(cb, &bi, VK_SUBPASS_CONTENTS_INLINE);
-      vkCmdDraw(cb, 6, rects, 0, 0);
+      vkCmdDraw(cb, 3, rects, 0, 0);
       vkCmdEndRenderPass(cb);
       if (stats) vkCmdEndQuery(cb, stats, i);
       vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d_.queries_, 2 * i + 1);

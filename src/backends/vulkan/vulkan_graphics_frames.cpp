@@ -172,7 +172,7 @@ FrameTiming VkGraphics::frame(const FrameDesc& f) {
       vkCmdSetViewport(cb, 0, 1, &vp);
       vkCmdSetScissor(cb, 0, 1, &all);
       vkCmdPushConstants(cb, frame_prog.layout, kGraphicsStages, 0, 3 * sizeof(uint32_t), write_push + 2);
-      vkCmdDraw(cb, 6, 1, 0, 0);
+      vkCmdDraw(cb, 3, 1, 0, 0);
       vkCmdEndRenderPass(cb);
     }
     vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, d_.queries_, 1);

@@ -78,9 +78,7 @@ std::vector<Series> run_tilemem_probe(ProbeContext& ctx) {
         throw ValidationError(
             fmt::format("tilemem: {} tickets ({} recorded) in a one-rectangle pass of {} px", t.tickets,
                         t.pixel.size(), pixels));
-      if (t.timing.fragments && *t.timing.fragments != pixels)
-        throw ValidationError(fmt::format("tilemem: the device counted {} fragments in a pass of {} px",
-                                          *t.timing.fragments, pixels));
+      graphics_probe::check_counted(t.timing.fragments, pass, true, "tilemem");
       const analysis::TicketField field = analysis::ticket_field(t.pixel, pass.width, pass.height);
       for (uint32_t p : field.ticket)
         if (p == analysis::TicketField::kNoTicket)
