@@ -80,22 +80,6 @@ TEST(OpenClBackend, BuildFailureCarriesTheBuildLog) {
   }
 }
 
-// Kernels built ahead are found built; a broken one among them is not
-// thrown there but when kernel() builds it, with its log.
-TEST(OpenClBackend, PrebuiltKernelsAreFoundBuiltAndFailuresWaitForKernel) {
-  auto dev = open_device(cpu_device_id());
-  const std::vector<KernelSpec> specs = {{"bandwidth", "read", {{"vec", 1}, {"unroll", 4}}},
-                                         {"bandwidth", "read", {{"vec", 2}, {"unroll", 4}}},
-                                         {"bandwidth", "read", {{"vec", 3}, {"unroll", 4}}}};
-  dev->prebuild(specs, LaunchShape{Range::d1(64), Range::d1(64)});
-  const double built_s = dev->build_s();
-  EXPECT_GT(built_s, 0);
-  dev->kernel(specs[0]);
-  dev->kernel(specs[1]);
-  EXPECT_EQ(dev->build_s(), built_s) << "kernel() built again what prebuild() had built";
-  EXPECT_THROW(dev->kernel(specs[2]), BuildError);
-}
-
 TEST(OpenClBackend, RefusedAllocationIsOutOfResources) {
   auto dev = open_device(cpu_device_id());
   EXPECT_THROW(dev->create_buffer(dev->info().max_alloc_bytes + 1), OutOfResources);

@@ -247,7 +247,11 @@ TEST_P(VulkanProbeRuns, QuickRunIsValidatedAndClean) {
 
 INSTANTIATE_TEST_SUITE_P(Lavapipe, VulkanProbeRuns,
                          ::testing::Values("compute", "oplatency", "divergence", "occupancy", "icache", "atomics",
-                                           "scheduling", "sustain", "lbm"));
+                                           "scheduling", "sustain", "lbm", "raster", "rop", "texfill", "fbcompress",
+                                           "txelim"));
+// Not tilemem: on lavapipe one of its layouts takes 131584 tickets in a
+// one-rectangle pass of 131072 px, 512 more fragments than pixels, and the
+// probe fails its own check; why is not known yet (issue 15's note).
 
 // lavapipe runs a subgroup as one SIMD vector: a pipeline that requires a
 // subgroup size runs LP_NATIVE_VECTOR_WIDTH / 32 lanes (128, 256 and 512
@@ -272,6 +276,30 @@ std::string not_lavapipe() {
   const auto it = std::find_if(devices.begin(), devices.end(), [&](const DeviceInfo& d) { return d.id == id; });
   if (it == devices.end() || it->name.find("llvmpipe") == std::string::npos) return "the Vulkan device is not lavapipe";
   return "";
+}
+
+// llvmpipe rasterises in 64x64 tiles (its TILE_SIZE), walked row by row,
+// each tile whole before its rectangle's next primitive: the raster probe
+// must read exactly that off its ticket trace with one thread shading
+// tiles. With two or four threads shading tiles at once on 2 cores the
+// reading is not yet reliable (found, missing, or 2x4 px at confidence
+// 0.7-0.85 from run to run): open in issue 15's note, so not asserted here.
+TEST(LavapipeRaster, FindsSixtyFourPixelTilesInRowMajorOrderAndBinning) {
+  if (const std::string why = not_lavapipe(); !why.empty()) GTEST_SKIP() << why;
+  for (const char* threads : {"LP_NUM_THREADS=1"}) {
+    SCOPED_TRACE(threads);
+    const Results res = run_quick("raster", threads, std::string("_") + threads);
+    ASSERT_NE(res.find_series("graphics.raster.order"), nullptr);
+    const Finding* w = res.find_finding("graphics.tile.width_px");
+    const Finding* h = res.find_finding("graphics.tile.height_px");
+    const Finding* order = res.find_finding("graphics.tile.order");
+    const Finding* binning = res.find_finding("graphics.binning");
+    ASSERT_TRUE(w && h && order && binning);
+    EXPECT_EQ(number(*w), 64) << w->note;
+    EXPECT_EQ(number(*h), 64) << h->note;
+    EXPECT_EQ(std::get<std::string>(order->value), "row-major") << order->note;
+    EXPECT_EQ(std::get<bool>(binning->value), true) << binning->note;
+  }
 }
 
 class LavapipeWaveWidth : public ::testing::TestWithParam<int> {};

@@ -166,8 +166,6 @@ class ClDevice final : public Device, public ImageFacet, public HostTransferFace
   Kernel& kernel(const KernelSpec& spec) override;
   KernelResources kernel_resources(Kernel& k) override;
   double build_s() const override { return build_s_; }
-  // Builds distinct programs on up to 8 host threads.
-  void prebuild(std::span<const KernelSpec> specs, const LaunchShape& shape) override;
 
   // opencl_images.cpp
   ImageLimits limits() const override;
@@ -225,7 +223,8 @@ class ClDevice final : public Device, public ImageFacet, public HostTransferFace
   };
   ProgramKey program_key(const KernelSpec& spec) const;
   // Builds `pk`'s program; throws BuildError with the log, Unsupported
-  // without a source. Touches no member: callable from several threads.
+  // without a source. No prebuild(): NVIDIA's OpenCL compiler ran programs
+  // built on several threads no faster than one after another.
   cl::Program build_program(const KernelSpec& spec, const ProgramKey& pk) const;
 
   std::map<std::string, cl::Program> programs_;  // built programs by ProgramKey::key()

@@ -6,11 +6,7 @@
 #include "core/error.hpp"
 #include "kernels/kernel_sources.hpp"
 
-#include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <optional>
-#include <thread>
 
 namespace gpuscope::opencl_detail {
 namespace {
@@ -48,40 +44,6 @@ cl::Program ClDevice::build_program(const KernelSpec& spec, const ProgramKey& pk
                      log);
   }
   return built;
-}
-
-void ClDevice::prebuild(std::span<const KernelSpec> specs, const LaunchShape& /*shape*/) {
-  std::vector<std::pair<const KernelSpec*, ProgramKey>> todo;
-  for (const KernelSpec& s : specs) {
-    ProgramKey pk = program_key(s);
-    const std::string key = pk.key();
-    if (programs_.count(key) ||
-        std::any_of(todo.begin(), todo.end(), [&](const auto& t) { return t.second.key() == key; }))
-      continue;
-    todo.emplace_back(&s, std::move(pk));
-  }
-  if (todo.empty()) return;
-  const auto t0 = std::chrono::steady_clock::now();
-  // clBuildProgram is thread-safe for distinct programs.
-  std::vector<std::optional<cl::Program>> built(todo.size());
-  std::atomic<size_t> next{0};
-  const auto work = [&] {
-    for (size_t i; (i = next++) < todo.size();) {
-      try {
-        built[i] = build_program(*todo[i].first, todo[i].second);
-      } catch (const std::exception&) {
-        // kernel() builds it again and reports the failure.
-      }
-    }
-  };
-  const size_t threads = std::min<size_t>({todo.size(), std::max(1u, std::thread::hardware_concurrency()), 8});
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  for (size_t i = 0; i < todo.size(); ++i)
-    if (built[i]) programs_.emplace(todo[i].second.key(), *built[i]);
-  build_s_ += seconds_since(t0);
 }
 
 Kernel& ClDevice::kernel(const KernelSpec& spec) {
