@@ -285,6 +285,33 @@ TEST(ResultsJson, RoundTripThroughTextIsLossless) {
   EXPECT_EQ(to_json(back).dump(2), text);
 }
 
+// A raster trace (point i at x = i, its y its one sample) is written as its
+// y values alone and reads back as the same points; a long series that
+// breaks the pattern anywhere keeps its points.
+TEST(ResultsJson, LongTracesAreWrittenAsTheirYValuesAndReadBackWhole) {
+  Results r = populated_results();
+  Series trace;
+  trace.id = "graphics.raster.order";
+  trace.probe = "raster";
+  for (uint32_t i = 0; i < 5000; ++i) {
+    const double y = static_cast<double>((i * 7919u) % 5000u);
+    trace.points.push_back({static_cast<double>(i), y, {y}});
+  }
+  Series almost = trace;
+  almost.id = "graphics.raster.binning";
+  almost.points[4321].samples = {1, 2};
+  r.series.push_back(trace);
+  r.series.push_back(almost);
+  const json j = to_json(r);
+  const json& written_trace = j.at("series").at(j.at("series").size() - 2);
+  EXPECT_FALSE(written_trace.contains("points"));
+  ASSERT_TRUE(written_trace.contains("points_y"));
+  EXPECT_EQ(written_trace.at("points_y").size(), 5000u);
+  EXPECT_TRUE(j.at("series").back().contains("points"));
+  const Results back = results_from_json(json::parse(j.dump(2)));
+  expect_same(r, back);
+}
+
 TEST(ResultsJson, NonFiniteNumbersReadBackAsNaN) {
   Results r = populated_results();
   r.series[0].points[0].y = std::numeric_limits<double>::quiet_NaN();
