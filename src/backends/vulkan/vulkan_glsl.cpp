@@ -23,10 +23,6 @@ void init_glslang() {
   std::call_once(once, [] { glslang::InitializeProcess(); });
 }
 
-}  // namespace
-
-namespace {
-
 EShLanguage language(GlslStage stage) {
   switch (stage) {
     case GlslStage::kCompute: return EShLangCompute;
@@ -36,19 +32,19 @@ EShLanguage language(GlslStage stage) {
   return EShLangCompute;
 }
 
-}  // namespace
-
-std::vector<uint32_t> compile_glsl_stage(const std::string& source, const std::string& name, int vulkan_minor,
-                                         GlslStage stage) {
+// Parses `source` into `shader` (made for its stage), links it alone into
+// `program` and returns the SPIR-V for Vulkan 1.`vulkan_minor`; `program`
+// then holds what reflection reads. Throws BuildError with glslang's log.
+std::vector<uint32_t> to_spirv(const std::string& source, const std::string& name, int vulkan_minor,
+                               glslang::TShader& shader, glslang::TProgram& program) {
   init_glslang();
-  const EShLanguage lang = language(stage);
+  const EShLanguage lang = shader.getStage();
   const auto client = vulkan_minor >= 3   ? glslang::EShTargetVulkan_1_3
                       : vulkan_minor == 2 ? glslang::EShTargetVulkan_1_2
                                           : glslang::EShTargetVulkan_1_1;
   const auto spirv = vulkan_minor >= 3   ? glslang::EShTargetSpv_1_6
                      : vulkan_minor == 2 ? glslang::EShTargetSpv_1_5
                                          : glslang::EShTargetSpv_1_3;
-  glslang::TShader shader(lang);
   const char* text = source.c_str();
   const char* names[] = {name.c_str()};
   shader.setStringsWithLengthsAndNames(&text, nullptr, names, 1);
@@ -59,7 +55,6 @@ std::vector<uint32_t> compile_glsl_stage(const std::string& source, const std::s
   if (!shader.parse(GetDefaultResources(), 450, false, messages))
     throw BuildError(fmt::format("compiling {} (GLSL) failed", name),
                      std::string(shader.getInfoLog()) + shader.getInfoDebugLog());
-  glslang::TProgram program;
   program.addShader(&shader);
   if (!program.link(messages))
     throw BuildError(fmt::format("linking {} (GLSL) failed", name),
@@ -67,44 +62,26 @@ std::vector<uint32_t> compile_glsl_stage(const std::string& source, const std::s
   std::vector<uint32_t> words;
   spv::SpvBuildLogger logger;
   glslang::SpvOptions options;
-  options.disableOptimizer = true;
+  options.disableOptimizer = true;  // the driver optimises; glslang's optimizer needs SPIRV-Tools-opt at run time
   glslang::GlslangToSpv(*program.getIntermediate(lang), words, &logger, &options);
   if (words.empty()) throw BuildError(fmt::format("generating SPIR-V for {} failed", name), logger.getAllMessages());
   return words;
 }
 
-GlslShader compile_glsl_compute(const std::string& source, const std::string& name, int vulkan_minor) {
-  init_glslang();
-  const auto client = vulkan_minor >= 3   ? glslang::EShTargetVulkan_1_3
-                      : vulkan_minor == 2 ? glslang::EShTargetVulkan_1_2
-                                          : glslang::EShTargetVulkan_1_1;
-  const auto spirv = vulkan_minor >= 3   ? glslang::EShTargetSpv_1_6
-                     : vulkan_minor == 2 ? glslang::EShTargetSpv_1_5
-                                         : glslang::EShTargetSpv_1_3;
-  glslang::TShader shader(EShLangCompute);
-  const char* text = source.c_str();
-  const char* names[] = {name.c_str()};
-  shader.setStringsWithLengthsAndNames(&text, nullptr, names, 1);
-  shader.setEnvInput(glslang::EShSourceGlsl, EShLangCompute, glslang::EShClientVulkan, 100);
-  shader.setEnvClient(glslang::EShClientVulkan, client);
-  shader.setEnvTarget(glslang::EShTargetSpv, spirv);
-  const auto messages = static_cast<EShMessages>(EShMsgSpvRules | EShMsgVulkanRules);
-  if (!shader.parse(GetDefaultResources(), 450, false, messages))
-    throw BuildError(fmt::format("compiling {} (GLSL) failed", name),
-                     std::string(shader.getInfoLog()) + shader.getInfoDebugLog());
+}  // namespace
+
+std::vector<uint32_t> compile_glsl_stage(const std::string& source, const std::string& name, int vulkan_minor,
+                                         GlslStage stage) {
+  glslang::TShader shader(language(stage));
   glslang::TProgram program;
-  program.addShader(&shader);
-  if (!program.link(messages))
-    throw BuildError(fmt::format("linking {} (GLSL) failed", name),
-                     std::string(program.getInfoLog()) + program.getInfoDebugLog());
+  return to_spirv(source, name, vulkan_minor, shader, program);
+}
+
+GlslShader compile_glsl_compute(const std::string& source, const std::string& name, int vulkan_minor) {
+  glslang::TShader shader(EShLangCompute);
+  glslang::TProgram program;
   GlslShader out;
-  std::vector<uint32_t>& words = out.spirv;
-  spv::SpvBuildLogger logger;
-  glslang::SpvOptions options;
-  options.disableOptimizer = true;  // the driver optimises; glslang's optimizer needs SPIRV-Tools-opt at run time
-  glslang::GlslangToSpv(*program.getIntermediate(EShLangCompute), words, &logger, &options);
-  if (words.empty())
-    throw BuildError(fmt::format("generating SPIR-V for {} failed", name), logger.getAllMessages());
+  out.spirv = to_spirv(source, name, vulkan_minor, shader, program);
   if (program.buildReflection(EShReflectionSeparateBuffers)) {
     for (int i = 0; i < program.getNumBufferBlocks(); ++i) {
       const auto& block = program.getBufferBlock(i);
