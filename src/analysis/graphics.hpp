@@ -24,8 +24,11 @@
 
 namespace gpuscope::analysis {
 
+// Raster traces (probes/graphics/raster.cpp): a two-rectangle pass's
+// ticket field at every pixel, and, where that target is too small to show
+// the tile, one over a larger target at every stride-th pixel.
 inline constexpr const char* kRasterOrderSeries = "graphics.raster.order";
-inline constexpr const char* kRasterBinningSeries = "graphics.raster.binning";
+inline constexpr const char* kRasterWideSeries = "graphics.raster.order_wide";
 inline constexpr const char* kTileMemorySeries = "graphics.tile_memory";
 inline constexpr const char* kRopSeriesPrefix = "graphics.rop.";
 inline constexpr const char* kTextureFillSeriesPrefix = "graphics.texture.";
@@ -33,20 +36,20 @@ inline constexpr const char* kFbRenderedSeries = "graphics.fb_compression.render
 inline constexpr const char* kFbStorageSeries = "graphics.fb_compression.storage";
 inline constexpr const char* kTxElimSeries = "graphics.transaction_elimination";
 
-// A raster trace on a width x height target: ticket[p] is the ticket the
-// fragment at pixel p = x + y * width took, kNoTicket where none was
-// recorded (a trace cut short by max_tickets).
+// One rectangle's tickets from a raster trace: ticket[c] is the ticket the
+// fragment at cell c = cx + cy * width took (pixel (cx, cy) x stride),
+// kNoTicket where none was recorded. width and height count cells.
 struct TicketField {
   static constexpr uint32_t kNoTicket = UINT32_MAX;
   uint32_t width = 0, height = 0;
+  uint32_t stride = 1;  // pixels per cell along each axis
   std::vector<uint32_t> ticket;
 };
 
-// The field of a trace given by ticket: pixel_by_ticket[t] is the pixel the
-// fragment with ticket t shaded. Only each pixel's first fragment counts
-// (a one-rectangle trace has one per pixel). Pixels past the target are
-// ignored.
-TicketField ticket_field(const std::vector<uint32_t>& pixel_by_ticket, uint32_t width, uint32_t height);
+// Rectangle `rect`'s field from a trace series (x the cell over rectangle,
+// row and column; y its ticket; meta cells_x, cells_y, stride, rects).
+// Empty (width 0) where the series is not such a trace; `why` says so.
+TicketField series_field(const Series& trace, uint32_t rect, std::string* why = nullptr);
 
 // The tile read from a trace along one axis. A tile boundary is where the
 // ticket step between neighbouring pixels stands out, in most rows (or
@@ -86,30 +89,39 @@ TileReading read_tiles(const TicketField& field);
 void read_walk(const TicketField& field, TileReading& r);
 
 // How far the field's tiles' order (each tile's median ticket) agrees with
-// a named walk over tiles_x x tiles_y tiles: Kendall's tau (1: the same
-// order). Exposed for tests.
-double walk_agreement(const TicketField& field, uint32_t tile_w, uint32_t tile_h, const std::string& walk);
+// a named walk over its tiles of tile_w_px x tile_h_px: Kendall's tau (1:
+// the same order). Exposed for tests.
+double walk_agreement(const TicketField& field, uint32_t tile_w_px, uint32_t tile_h_px, const std::string& walk);
 
-// Binning from a two-or-more-rectangle trace given by ticket: the fraction
-// of the first half screen's worth of tickets that belong to a rectangle
-// after the first (0: rectangle 0 went all over the screen first).
+// Binning from a two-rectangle trace: at each recorded pixel, the tickets
+// between its rectangle-0 and rectangle-1 fragments. Rectangle 1 follows
+// rectangle 0 at a pixel by the whole target's fragments on an immediate
+// renderer (rectangle 0 covers the screen first), by about a tile's on a
+// binning one (each tile shades both before the next). `tiles`: how many
+// tiles the found tile makes on the target (0: none found): a bin as large
+// as the target looks immediate.
 struct BinningReading {
   bool decided = false;
   bool binned = false;
-  double later_fraction = 0;
+  double near_fraction = 0;  // pixels whose rectangle 1 came within half the target's fragments
+  double median_gap = 0;     // median ticket gap over the target's pixels
   double confidence = 0;
   std::string reason;
 };
-BinningReading read_binning(const std::vector<uint32_t>& rect_by_ticket, uint64_t pixels, bool tile_found);
+BinningReading read_binning(const TicketField& first, const TicketField& second, uint64_t pixels,
+                            uint64_t tiles);
 
-// graphics.tile.width_px, .height_px, .order from graphics.raster.order;
-// graphics.binning from graphics.raster.binning (nullptr: absent).
-std::vector<Finding> raster_findings(const Series* order, const Series* binning);
+// graphics.tile.width_px, .height_px, .order and graphics.binning from
+// graphics.raster.order and, where present, graphics.raster.order_wide
+// (each axis from the trace with more tile boundaries along it).
+std::vector<Finding> raster_findings(const Series* order, const Series* wide);
 
 // graphics.tile.memory_bytes from graphics.tile_memory: past the knee (the
 // tile shrunk from its largest), tile pixels x bytes per pixel is the tile
 // memory the device fills; the largest such product is the estimate.
-std::vector<Finding> tile_memory_findings(const Series& tile_memory);
+// Unfound where `binning` (graphics.binning, when found) says the GPU
+// renders immediately, or where the tile grows again with bytes per pixel.
+std::vector<Finding> tile_memory_findings(const Series& tile_memory, const Finding* binning = nullptr);
 
 // graphics.rop.<format>[.blend].gpixels and graphics.texture.<filter>.gtexels
 // from every series under those prefixes; texels per clock per core in the

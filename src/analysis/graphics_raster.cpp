@@ -25,6 +25,8 @@ constexpr double kLevelGap = 5.0;
 // three or more of its multiples are boundaries, when a single boundary
 // lies elsewhere (one tile shaded in another order: llvmpipe's last).
 constexpr double kPeriodAgreement = 0.9;
+// The smallest tile (px along an axis) read as one.
+constexpr uint32_t kMinTilePx = 4;
 
 // The ticket steps t(b) - t(b - 1) across the boundary between positions
 // b - 1 and b, for b in 1 .. n - 1 (index b), over every line where both
@@ -89,11 +91,12 @@ Period best_period(const std::vector<char>& boundary, const std::vector<char>& k
   return best;
 }
 
-TileAxis read_axis(uint32_t n, uint32_t lines, const std::function<uint32_t(uint32_t, uint32_t)>& at,
-                   const char* axis) {
+// `n` cells of `stride` px along the axis, over `lines` lines.
+TileAxis read_axis(uint32_t n, uint32_t lines, uint32_t stride,
+                   const std::function<uint32_t(uint32_t, uint32_t)>& at, const char* axis) {
   TileAxis out;
   if (n < 4 || lines == 0) {
-    out.reason = fmt::format("the target is {} px along {}: too small to show a tile", n, axis);
+    out.reason = fmt::format("the target is {} px along {}: too small to show a tile", n * stride, axis);
     return out;
   }
   const Steps steps = step_profile(n, lines, at);
@@ -124,16 +127,22 @@ TileAxis read_axis(uint32_t n, uint32_t lines, const std::function<uint32_t(uint
   // in size to the steps inside tiles to stand apart by size alone.
   std::vector<char> unordered(n, 0);
   for (uint32_t b = 1; b < n; ++b) unordered[b] = known[b] && steps.unordered[b];
+  // Every rasteriser shades 2x2 quads, whose second row or column steps
+  // apart from the first in any order: a period below kMinTilePx is the
+  // quad (or scan lines inside a wider tile), not a tile.
   std::vector<Period> candidates;
-  if (const Period p = best_period(unordered, known, n); p.size) candidates.push_back(p);
+  const auto consider = [&](const Period& p) {
+    if (p.size && p.size * stride >= kMinTilePx) candidates.push_back(p);
+  };
+  consider(best_period(unordered, known, n));
   for (size_t i = 0; i + 1 < logs.size(); ++i) {
     if (logs[i + 1] - logs[i] < std::log(kLevelGap)) continue;
     const double threshold = std::exp(0.5 * (logs[i] + logs[i + 1]));
     std::vector<char> boundary(n, 0);
     for (uint32_t b = 1; b < n; ++b) boundary[b] = known[b] && d[b] > threshold;
-    if (const Period p = best_period(boundary, known, n); p.size) candidates.push_back(p);
+    consider(best_period(boundary, known, n));
     for (uint32_t b = 1; b < n; ++b) boundary[b] = boundary[b] || unordered[b];
-    if (const Period p = best_period(boundary, known, n); p.size) candidates.push_back(p);
+    consider(best_period(boundary, known, n));
   }
   // The typical step at a candidate's boundaries.
   const auto level = [&](uint32_t period) {
@@ -179,7 +188,7 @@ TileAxis read_axis(uint32_t n, uint32_t lines, const std::function<uint32_t(uint
     out.reason = fmt::format(
         "no periodic set of positions along {} where the ticket step between neighbours stands out {}x from "
         "the others: the tile is at least {} px, or the order is not tiled (scan lines, or no order at all)",
-        axis, kLevelGap, n);
+        axis, kLevelGap, n * stride);
     return out;
   }
   std::vector<double> at_multiples, inside;
@@ -190,14 +199,14 @@ TileAxis read_axis(uint32_t n, uint32_t lines, const std::function<uint32_t(uint
   const double low = quantile(at_multiples, 0.1);
   const double high = inside.empty() ? 1.0 : quantile(inside, 0.9);
   out.found = true;
-  out.size_px = chosen.size;
+  out.size_px = chosen.size * stride;
   out.boundaries = static_cast<uint32_t>(at_multiples.size());
   out.separation = low / std::max(high, 1.0);
   double c = out.separation >= 20 ? 0.95 : out.separation >= 8 ? 0.85 : 0.7;
   c *= std::min(chosen.recall, chosen.precision);
   if (out.boundaries == 1) {
     c = std::min(c, 0.5);
-    out.reason = fmt::format("only one tile boundary inside the {} px target", n);
+    out.reason = fmt::format("only one tile boundary inside the {} px target", n * stride);
   } else if (out.boundaries == 2) {
     c *= 0.9;
   }
@@ -211,55 +220,52 @@ TileAxis read_axis(uint32_t n, uint32_t lines, const std::function<uint32_t(uint
 
 }  // namespace
 
-TicketField ticket_field(const std::vector<uint32_t>& pixel_by_ticket, uint32_t width, uint32_t height) {
-  TicketField f;
-  f.width = width;
-  f.height = height;
-  f.ticket.assign(size_t{width} * height, TicketField::kNoTicket);
-  for (size_t t = 0; t < pixel_by_ticket.size(); ++t) {
-    const uint32_t p = pixel_by_ticket[t];
-    if (p < f.ticket.size() && f.ticket[p] == TicketField::kNoTicket) f.ticket[p] = static_cast<uint32_t>(t);
-  }
-  return f;
-}
-
 TileReading read_tiles(const TicketField& f) {
   TileReading r;
   const auto row_at = [&f](uint32_t y, uint32_t x) { return f.ticket[size_t{y} * f.width + x]; };
   const auto col_at = [&f](uint32_t x, uint32_t y) { return f.ticket[size_t{y} * f.width + x]; };
-  r.width = read_axis(f.width, f.height, row_at, "x");
-  r.height = read_axis(f.height, f.width, col_at, "y");
+  r.width = read_axis(f.width, f.height, f.stride, row_at, "x");
+  r.height = read_axis(f.height, f.width, f.stride, col_at, "y");
   read_walk(f, r);
   return r;
 }
 
-BinningReading read_binning(const std::vector<uint32_t>& rect_by_ticket, uint64_t pixels, bool tile_found) {
+BinningReading read_binning(const TicketField& first, const TicketField& second, uint64_t pixels,
+                            uint64_t tiles) {
   BinningReading out;
-  const uint64_t window = pixels / 2;
-  if (window < 16 || rect_by_ticket.size() < window) {
-    out.reason = fmt::format("the trace recorded {} tickets, fewer than half the target's {} pixels",
-                             rect_by_ticket.size(), pixels);
+  std::vector<double> gaps;
+  uint64_t near = 0;
+  const size_t cells = std::min(first.ticket.size(), second.ticket.size());
+  for (size_t c = 0; c < cells; ++c) {
+    const uint32_t a = first.ticket[c], b = second.ticket[c];
+    if (a == TicketField::kNoTicket || b == TicketField::kNoTicket) continue;
+    const double gap = static_cast<double>(b) - static_cast<double>(a);
+    gaps.push_back(gap);
+    near += gap < 0.5 * static_cast<double>(pixels) ? 1 : 0;
+  }
+  if (gaps.size() < 16 || pixels < 16) {
+    out.reason = fmt::format("{} pixels with both rectangles' tickets recorded: too few to tell", gaps.size());
     return out;
   }
-  uint64_t later = 0;
-  for (uint64_t t = 0; t < window; ++t) later += rect_by_ticket[t] > 0 ? 1 : 0;
-  out.later_fraction = static_cast<double>(later) / static_cast<double>(window);
-  if (out.later_fraction >= 0.2) {
+  out.near_fraction = static_cast<double>(near) / static_cast<double>(gaps.size());
+  out.median_gap = median(gaps);
+  if (out.near_fraction >= 0.9) {
     out.decided = true;
     out.binned = true;
-    out.confidence = out.later_fraction >= 0.35 ? 0.9 : 0.7;
-  } else if (out.later_fraction <= 0.02) {
+    out.confidence = 0.9;
+  } else if (out.near_fraction <= 0.02) {
     out.decided = true;
     out.binned = false;
-    // A bin as large as the target would look just the same.
-    out.confidence = tile_found ? 0.85 : 0.5;
-    if (!tile_found)
-      out.reason = "no tile was found on the order trace: a bin covering the whole target would look alike";
+    out.confidence = tiles >= 4 ? 0.85 : 0.5;
+    if (tiles < 4)
+      out.reason = tiles == 0 ? "no tile was found on the trace: a bin covering the whole target would look alike"
+                              : fmt::format("the target holds only {} tile(s): a bin covering it would look alike",
+                                            tiles);
   } else {
     out.reason = fmt::format(
-        "{:.1f}% of the first half screen's tickets belong to later rectangles: neither all of rectangle 0 "
-        "first (immediate) nor a share like binning's",
-        100 * out.later_fraction);
+        "{:.1f}% of the pixels shaded rectangle 1 within half a screen of tickets after rectangle 0: neither "
+        "(nearly) all (binning) nor (nearly) none (immediate)",
+        100 * out.near_fraction);
   }
   return out;
 }

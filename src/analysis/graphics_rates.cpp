@@ -208,9 +208,12 @@ std::vector<Finding> graphics_findings(const Results& r) {
   std::vector<Finding> out;
   const auto add = [&out](std::vector<Finding> fs) { out.insert(out.end(), fs.begin(), fs.end()); };
   const Series* order = r.find_series(kRasterOrderSeries);
-  const Series* binning = r.find_series(kRasterBinningSeries);
-  if (order || binning) add(raster_findings(order, binning));
-  if (const Series* s = r.find_series(kTileMemorySeries)) add(tile_memory_findings(*s));
+  const Series* wide = r.find_series(kRasterWideSeries);
+  if (order || wide) add(raster_findings(order, wide));
+  if (const Series* s = r.find_series(kTileMemorySeries)) {
+    const auto binning = std::find_if(out.begin(), out.end(), [](const Finding& f) { return f.id == "graphics.binning"; });
+    add(tile_memory_findings(*s, binning == out.end() ? nullptr : &*binning));
+  }
   add(fill_rate_findings(r));
   if (const Series* s = r.find_series(kFbRenderedSeries))
     add(fb_compression_findings(*s, r.find_series(kFbStorageSeries)));

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <variant>
 
 namespace gpuscope::analysis {
 
@@ -26,18 +27,6 @@ Finding make(const std::string& id, FindingValue value, const std::string& unit,
   return f;
 }
 
-// The trace's points (x ticket, y value) as a vector by ticket; points
-// whose ticket is not the next one end it (a trace has every ticket from 0).
-std::vector<uint32_t> by_ticket(const Series& s) {
-  std::vector<uint32_t> out;
-  out.reserve(s.points.size());
-  for (const Point& p : s.points) {
-    if (p.x != static_cast<double>(out.size()) || p.y >= 4294967295.0) break;
-    out.push_back(static_cast<uint32_t>(p.y));
-  }
-  return out;
-}
-
 uint32_t meta_u32(const Series& s, const char* key) {
   if (!s.meta.contains(key) || !s.meta[key].is_number()) return 0;
   const double v = s.meta[key].get<double>();
@@ -49,70 +38,204 @@ constexpr const char* kTileMethod =
     "median ticket step between neighbouring pixels over all rows (columns) per position. Boundaries: the "
     "positions whose step stands out 5x or more from smaller ones, or where time does not run forward in "
     "nearly every row (tiles shaded at once by several workers); the tile is the largest period whose "
-    "multiples (and only they) are boundaries with time running forward everywhere inside its cells.";
+    "multiples (and only they) are boundaries with time running forward everywhere inside its cells, and "
+    "at least 4 px (2x2 quads step apart in every order). Read from the first of two full-screen "
+    "rectangles, so on a binning GPU the second's fragments part one tile from the next.";
 
 }  // namespace
 
-std::vector<Finding> raster_findings(const Series* order, const Series* binning) {
+TicketField series_field(const Series& trace, uint32_t rect, std::string* why) {
+  TicketField f;
+  const uint32_t cx = meta_u32(trace, "cells_x"), cy = meta_u32(trace, "cells_y");
+  const uint32_t stride = meta_u32(trace, "stride"), rects = meta_u32(trace, "rects");
+  const auto fail = [&](std::string reason) {
+    if (why) *why = std::move(reason);
+    return TicketField{};
+  };
+  if (cx == 0 || cy == 0 || stride == 0 || rects == 0)
+    return fail(fmt::format("{} lacks the field's cells_x, cells_y, stride and rects (a trace by ticket, as "
+                            "gpuscope wrote before fields: rerun the raster probe)",
+                            trace.id));
+  if (rect >= rects) return fail(fmt::format("{} holds {} rectangle(s), not rectangle {}", trace.id, rects, rect));
+  const size_t cells = size_t{cx} * cy;
+  if (trace.points.size() != cells * rects)
+    return fail(fmt::format("{} holds {} points for {} x {} cells x {} rectangles", trace.id, trace.points.size(),
+                            cx, cy, rects));
+  f.width = cx;
+  f.height = cy;
+  f.stride = stride;
+  f.ticket.resize(cells);
+  for (size_t c = 0; c < cells; ++c) {
+    const double y = trace.points[rect * cells + c].y;
+    f.ticket[c] = y >= 0 && y < TicketField::kNoTicket ? static_cast<uint32_t>(y) : TicketField::kNoTicket;
+  }
+  return f;
+}
+
+std::vector<Finding> raster_findings(const Series* order, const Series* wide) {
   std::vector<Finding> out;
-  bool tile_found = false;
-  if (order) {
-    const uint32_t w = meta_u32(*order, "width"), h = meta_u32(*order, "height");
-    const std::vector<std::string> ev = {order->id};
-    if (w == 0 || h == 0) {
-      for (const char* id : {"graphics.tile.width_px", "graphics.tile.height_px", "graphics.tile.order"})
-        note_unfound(id, "the order trace's meta lacks its target's width and height", ev);
-    } else {
-      const TileReading r = read_tiles(ticket_field(by_ticket(*order), w, h));
-      const auto axis = [&](const TileAxis& a, const char* id) {
-        if (!a.found) {
-          note_unfound(id, a.reason, ev);
-          return;
-        }
-        std::string note = fmt::format(
-            "{} boundaries inside the {}x{} target; their steps stand {:.1f}x above those inside tiles.",
-            a.boundaries, w, h, a.separation);
-        if (!a.reason.empty()) note += " " + a.reason + ".";
-        out.push_back(make(id, static_cast<double>(a.size_px), "px", a.confidence, ev, kTileMethod, note));
-      };
-      axis(r.width, "graphics.tile.width_px");
-      axis(r.height, "graphics.tile.height_px");
-      tile_found = r.width.found && r.height.found;
-      if (!r.order.empty()) {
-        out.push_back(
-            make("graphics.tile.order", r.order, "", r.order_confidence, ev,
-                 "Tiles ordered by their median ticket, against row-major, column-major, serpentine, "
-                 "Morton and Hilbert walks over the tile grid (either orientation): the walk with the "
-                 "highest Kendall tau, named when it reaches 0.75 and the next disagrees twice as "
-                 "often (plus 3% of pairs); 'other' when none reaches 0.4.",
-                 fmt::format("Kendall tau {:.2f} over {} x {} tiles. {}", r.order_tau, r.tiles_x, r.tiles_y,
-                             r.order_reason)));
-      } else {
-        note_unfound("graphics.tile.order", r.order_reason, ev);
+  const char* const axis_ids[] = {"graphics.tile.width_px", "graphics.tile.height_px"};
+  struct Trace {
+    const Series* s = nullptr;
+    TicketField first, second;
+    TileReading tiles;
+  };
+  std::vector<Trace> traces;
+  std::vector<std::string> problems;
+  for (const Series* s : {order, wide}) {
+    if (!s) continue;
+    std::string why;
+    Trace t{s, series_field(*s, 0, &why), series_field(*s, 1), {}};
+    if (t.first.width == 0) {
+      problems.push_back(why);
+      continue;
+    }
+    t.tiles = read_tiles(t.first);
+    traces.push_back(std::move(t));
+  }
+  if (traces.empty()) {
+    const std::string why = problems.empty() ? "no raster trace" : problems.front();
+    std::vector<std::string> ev;
+    for (const Series* s : {order, wide})
+      if (s) ev.push_back(s->id);
+    for (const char* id : {axis_ids[0], axis_ids[1], "graphics.tile.order", "graphics.binning"})
+      note_unfound(id, why, ev);
+    return out;
+  }
+  // Both axes from one trace where one shows both: the first (every pixel)
+  // where it holds 3 or more tiles along each, else the wide one. A tile
+  // taken from two traces could pair a block inside a large bin (4x4
+  // stamps, quads), seen along one axis of the small target, with the bin
+  // seen along the other. Else each axis from the trace with more tile
+  // boundaries along it.
+  const auto both = [](const Trace& t, uint32_t least) {
+    return t.tiles.width.found && t.tiles.height.found && t.tiles.width.boundaries >= least &&
+           t.tiles.height.boundaries >= least;
+  };
+  const auto pick = [&](const TileAxis TileReading::* axis) -> const Trace* {
+    if (both(traces.front(), 3)) return &traces.front();
+    if (traces.size() > 1 && both(traces.back(), 1)) return &traces.back();
+    const Trace* best = nullptr;
+    for (const Trace& t : traces) {
+      const TileAxis& a = t.tiles.*axis;
+      if (a.found && (!best || a.boundaries > (best->tiles.*axis).boundaries)) best = &t;
+    }
+    return best;
+  };
+  const Trace* along[] = {pick(&TileReading::width), pick(&TileReading::height)};
+  const TileAxis TileReading::* members[] = {&TileReading::width, &TileReading::height};
+  for (int a = 0; a < 2; ++a) {
+    if (!along[a]) {
+      // The reason from the widest trace: it saw the most of the target.
+      const Trace& t = traces.back();
+      note_unfound(axis_ids[a], (t.tiles.*members[a]).reason, {t.s->id});
+      continue;
+    }
+    const Trace& t = *along[a];
+    const TileAxis& x = t.tiles.*members[a];
+    const uint32_t w = t.first.width * t.first.stride, h = t.first.height * t.first.stride;
+    std::string note = fmt::format(
+        "{} boundaries inside the {}x{} target{}; their steps stand {:.1f}x above those inside tiles.",
+        x.boundaries, w, h, t.first.stride > 1 ? fmt::format(" (every {}th pixel recorded)", t.first.stride) : "",
+        x.separation);
+    if (!x.reason.empty()) note += " " + x.reason + ".";
+    double confidence = x.confidence;
+    // A side 16x or more shorter than the other is more likely a block
+    // inside a larger tile (stamps, quad rows) than a tile's.
+    if (along[1 - a]) {
+      const uint32_t other = (along[1 - a]->tiles.*members[1 - a]).size_px;
+      if (other >= 16 * x.size_px) {
+        confidence = std::min(confidence, 0.5);
+        note += fmt::format(" The other side is {} px: a side this much shorter may be a block inside a larger "
+                            "tile.", other);
       }
     }
+    out.push_back(make(axis_ids[a], static_cast<double>(x.size_px), "px", confidence, {t.s->id}, kTileMethod,
+                       note));
   }
-  if (binning) {
-    const uint32_t w = meta_u32(*binning, "width"), h = meta_u32(*binning, "height");
-    const BinningReading b = read_binning(by_ticket(*binning), uint64_t{w} * h, tile_found);
-    if (!b.decided) {
-      note_unfound("graphics.binning", b.reason, {binning->id});
-    } else {
-      out.push_back(make(
-          "graphics.binning", b.binned, "", b.confidence, {binning->id},
-          "A pass of two full-screen rectangles, each fragment taking a ticket: binned when 20% or more of "
-          "the first half screen's worth of tickets belong to rectangle 1 (each tile finishes both before "
-          "the next), immediate when at most 2% do (rectangle 0 covers the screen first).",
-          fmt::format("{:.1f}% of the first {} tickets belong to rectangle 1.{}", 100 * b.later_fraction,
-                      uint64_t{w} * h / 2, b.reason.empty() ? "" : " " + b.reason + ".")));
+  const bool tile_found = along[0] && along[1];
+  // The walk: from the trace both axes came from, or read again on the
+  // widest trace with the sizes found.
+  TileReading walk;
+  const Trace* walked = nullptr;
+  if (tile_found) {
+    walked = along[0] == along[1] ? along[0] : &traces.back();
+    walk = walked->tiles;
+    if (walked != along[0] || walked != along[1]) {
+      walk.width = along[0]->tiles.width;
+      walk.height = along[1]->tiles.height;
+      walk.order.clear();
+      read_walk(walked->first, walk);
     }
+    if (!walk.order.empty()) {
+      out.push_back(make("graphics.tile.order", walk.order, "", walk.order_confidence, {walked->s->id},
+                         "Tiles ordered by their median ticket, against row-major, column-major, serpentine, "
+                         "Morton and Hilbert walks over the tile grid (either orientation): the walk with the "
+                         "highest Kendall tau, named when it reaches 0.75 and the next disagrees twice as "
+                         "often (plus 3% of pairs); 'other' when none reaches 0.4.",
+                         fmt::format("Kendall tau {:.2f} over {} x {} tiles. {}", walk.order_tau, walk.tiles_x,
+                                     walk.tiles_y, walk.order_reason)));
+    } else {
+      note_unfound("graphics.tile.order", walk.order_reason, {walked->s->id});
+    }
+  } else {
+    note_unfound("graphics.tile.order", "the walk between tiles needs the tile's width and height",
+                 {traces.back().s->id});
+  }
+  // Binning from the widest trace: the most tiles on it.
+  const Trace& b = traces.back();
+  const uint64_t w = uint64_t{b.first.width} * b.first.stride, h = uint64_t{b.first.height} * b.first.stride;
+  uint64_t tiles = 0;
+  if (tile_found)
+    tiles = ((w + along[0]->tiles.width.size_px - 1) / along[0]->tiles.width.size_px) *
+            ((h + along[1]->tiles.height.size_px - 1) / along[1]->tiles.height.size_px);
+  if (b.second.width == 0) {
+    note_unfound("graphics.binning", fmt::format("{} holds one rectangle: binning needs two", b.s->id), {b.s->id});
+    return out;
+  }
+  const uint64_t pixels = meta_u32(*b.s, "width") && meta_u32(*b.s, "height")
+                              ? uint64_t{meta_u32(*b.s, "width")} * meta_u32(*b.s, "height")
+                              : w * h;
+  const BinningReading bin = read_binning(b.first, b.second, pixels, tiles);
+  if (!bin.decided) {
+    note_unfound("graphics.binning", bin.reason, {b.s->id});
+  } else {
+    out.push_back(make(
+        "graphics.binning", bin.binned, "", bin.confidence, {b.s->id},
+        "Two full-screen rectangles, each fragment taking a ticket: at each recorded pixel, the tickets from "
+        "rectangle 0's fragment to rectangle 1's. Binned when 90% or more of the pixels see rectangle 1 "
+        "within half the target's fragments (each tile shades both before the next), immediate when at most "
+        "2% do (rectangle 0 covers the screen first).",
+        fmt::format("{:.1f}% of the {}x{} target's pixels see rectangle 1 within half its fragments; median "
+                    "gap {:.0f} tickets.{}",
+                    100 * bin.near_fraction, w, h, bin.median_gap,
+                    bin.reason.empty() ? "" : " " + bin.reason + ".")));
   }
   return out;
 }
 
-std::vector<Finding> tile_memory_findings(const Series& s) {
+std::vector<Finding> tile_memory_findings(const Series& s, const Finding* binning) {
   const std::vector<std::string> ev = {s.id};
   const char* id = "graphics.tile.memory_bytes";
+  if (binning && std::holds_alternative<bool>(binning->value) && !std::get<bool>(binning->value) &&
+      binning->confidence >= 0.8) {
+    note_unfound(id,
+                 "the GPU renders each rectangle across the screen before the next (graphics.binning false): the "
+                 "blocks its traces show are how it hands out fragments, not tiles held in a tile memory",
+                 {s.id, binning->id});
+    return {};
+  }
+  // A tile memory's tile only shrinks as pixels grow; one that grows again
+  // is no tile held on chip (or a misread one).
+  for (size_t i = 1; i < s.points.size(); ++i)
+    if (s.points[i].x > s.points[i - 1].x && s.points[i].y > 1.05 * s.points[i - 1].y) {
+      note_unfound(id,
+                   fmt::format("the tile read grows from {:.0f} px at {:.0f} B per pixel to {:.0f} px at {:.0f}: "
+                               "not the knee of a tile memory",
+                               s.points[i - 1].y, s.points[i - 1].x, s.points[i].y, s.points[i].x),
+                   ev);
+      return {};
+    }
   if (s.points.size() < 2) {
     note_unfound(
         id,

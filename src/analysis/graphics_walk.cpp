@@ -107,7 +107,8 @@ const char* const kWalks[] = {"row-major", "column-major", "serpentine", "morton
 
 }  // namespace
 
-double walk_agreement(const TicketField& field, uint32_t tile_w, uint32_t tile_h, const std::string& walk) {
+double walk_agreement(const TicketField& field, uint32_t tile_w_px, uint32_t tile_h_px, const std::string& walk) {
+  const uint32_t tile_w = std::max(tile_w_px / field.stride, 1u), tile_h = std::max(tile_h_px / field.stride, 1u);
   const uint32_t nx = (field.width + tile_w - 1) / tile_w, ny = (field.height + tile_h - 1) / tile_h;
   const auto tiles = tile_times(field, tile_w, tile_h);
   double best = -1;
@@ -120,7 +121,13 @@ void read_walk(const TicketField& f, TileReading& r) {
     r.order_reason = "the walk between tiles needs the tile's width and height";
     return;
   }
-  const uint32_t tw = r.width.size_px, th = r.height.size_px;
+  // The tile in cells of the field.
+  if (r.width.size_px % f.stride != 0 || r.height.size_px % f.stride != 0) {
+    r.order_reason = fmt::format("the {}x{} px tile does not fall on the trace's {} px grid", r.width.size_px,
+                                 r.height.size_px, f.stride);
+    return;
+  }
+  const uint32_t tw = r.width.size_px / f.stride, th = r.height.size_px / f.stride;
   r.tiles_x = (f.width + tw - 1) / tw;
   r.tiles_y = (f.height + th - 1) / th;
   const auto tiles = tile_times(f, tw, th);

@@ -117,12 +117,19 @@ struct FillResult {
 };
 
 // The order in which a pass shaded its fragments: each fragment took a
-// ticket from one atomic counter; the first max_tickets of them recorded
-// where they were.
+// ticket from one atomic counter (0, 1, ... in the order the device ran the
+// atomic adds), and the fragments at every `stride`-th pixel along each
+// axis recorded theirs into a field by pixel and rectangle.
 struct RasterTrace {
-  std::vector<uint32_t> pixel;  // by ticket: x + y * width
-  std::vector<uint32_t> rect;   // by ticket: which rectangle the fragment belonged to
-  uint64_t tickets = 0;         // tickets taken in all (every fragment shaded, recorded or not)
+  static constexpr uint32_t kNoTicket = UINT32_MAX;
+  uint32_t stride = 1;                // pixels between recorded pixels, along x and y
+  uint32_t cells_x = 0, cells_y = 0;  // recorded pixels per row and column: ceil(width / stride) ...
+  // ticket[(r * cells_y + cy) * cells_x + cx]: the ticket of rectangle r's
+  // fragment at pixel (cx * stride, cy * stride); the lowest where the pixel
+  // was shaded more than once (MSAA shades a pixel on an edge between two
+  // triangles once for each), kNoTicket where it was never shaded.
+  std::vector<uint32_t> ticket;
+  uint64_t tickets = 0;  // tickets taken in all (every fragment shaded, recorded or not)
   PassTiming timing;
 };
 
@@ -164,10 +171,10 @@ class GraphicsFacet {
   virtual GraphicsLimits graphics_limits() const = 0;
 
   // Draws `pass` with a fragment shader that takes a ticket from an atomic
-  // counter and records (pixel, rectangle) under tickets below max_tickets
-  // (and writes flat_colour of its rectangle). Needs fragment_side_effects;
-  // throws Unsupported without it.
-  virtual RasterTrace trace_raster(const PassDesc& pass, uint32_t max_tickets) = 0;
+  // counter, records it in RasterTrace::ticket where its pixel lies on the
+  // `stride` grid (stride >= 1), and writes flat_colour of its rectangle.
+  // Needs fragment_side_effects; throws Unsupported without it.
+  virtual RasterTrace trace_raster(const PassDesc& pass, uint32_t stride) = 0;
 
   // Draws `pass` `passes` times back to back, each timed. Throws
   // Unsupported for a format, sample count or filter the device lacks,

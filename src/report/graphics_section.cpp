@@ -19,7 +19,7 @@ using nlohmann::json;
 
 // The contract's ids (docs/results-format.md, issue 15).
 constexpr const char* kOrderSeries = "graphics.raster.order";
-constexpr const char* kBinningSeries = "graphics.raster.binning";
+constexpr const char* kWideSeries = "graphics.raster.order_wide";
 constexpr const char* kTileMemorySeries = "graphics.tile_memory";
 constexpr const char* kFbRenderedSeries = "graphics.fb_compression.rendered";
 constexpr const char* kFbStorageSeries = "graphics.fb_compression.storage";
@@ -151,61 +151,69 @@ std::string ticket_legend(bool any_grid) {
   return out + "</div>\n";
 }
 
+// One run's picture of one raster trace, with its caption and first-N views.
+std::string raster_run_html(const std::vector<ReportRun>& runs, size_t i, const Series& s, bool& any_grid) {
+  const Results& r = *runs[i].results;
+  std::string body = "<div class=\"raster-run\">\n" + run_heading(runs, i);
+  const RasterPicture p = raster_picture(s);
+  if (!p.problem.empty()) return body + "<p class=\"note\">Not drawn: " + html_escape(p.problem) + ".</p>\n</div>\n";
+  const TraceCells cells = trace_cells(s);
+  const Finding* fw = r.find_finding(kTileWidth);
+  const Finding* fh = r.find_finding(kTileHeight);
+  const auto tw = scalar(r, kTileWidth), th = scalar(r, kTileHeight);
+  const double stride = p.stride;
+  const TileGrid grid = tw && th ? tile_grid(p.width, p.height, *tw / stride, *th / stride) : TileGrid{};
+  any_grid = any_grid || !grid.xs.empty() || !grid.ys.empty();
+  body += picture_html(
+      ticket_image(p), grid, std::min<double>(p.width, 512),
+      fmt::format("the raster order of a {}x{} framebuffer, each recorded pixel coloured by its ticket",
+                  cells.width, cells.height));
+  std::string caption = fmt::format("{} x {} px framebuffer, {}: rectangle 0's tickets, 0 to {}", cells.width,
+                                    cells.height,
+                                    p.stride == 1 ? std::string("every pixel recorded")
+                                                  : fmt::format("every {}th pixel along each axis recorded",
+                                                                p.stride),
+                                    p.last_ticket);
+  if (p.tickets_taken) caption += fmt::format(" of {} fragments shaded", p.tickets_taken);
+  if (p.ignored) caption += fmt::format("; {} records not whole tickets or repeated, left out", p.ignored);
+  if (fw && fh && tw && th)
+    caption += fmt::format("; grid: tiles of {} x {} px", finding_link(*fw, whole_or_three(*tw)),
+                           finding_link(*fh, whole_or_three(*th)));
+  else
+    caption += "; no tile size found, so no grid";
+  if (const Finding* o = r.find_finding(kTileOrder))
+    caption += "; order between tiles " + finding_link(*o, format_value(*o));
+  if (const Finding* b = r.find_finding(kBinning)) caption += "; binning " + finding_link(*b, format_value(*b));
+  body += "<p class=\"note\">" + caption + ".</p>\n";
+  // A tile's fragments: its pixels once per rectangle drawn.
+  double rects_drawn = 1;
+  if (s.meta.contains("rects_drawn") && s.meta["rects_drawn"].is_number())
+    rects_drawn = std::max(1.0, s.meta["rects_drawn"].get<double>());
+  const auto steps = first_n_steps(p, tw && th ? *tw * *th * rects_drawn : 0);
+  if (!steps.empty()) {
+    body += "<div class=\"first-n\">\n";
+    for (uint64_t n : steps)
+      body += "<figure class=\"thumb\">" +
+              picture_html(ticket_image(p, n), grid, 160, fmt::format("the first {} fragments shaded", n)) +
+              fmt::format("<figcaption>first {} fragments</figcaption></figure>\n", n);
+    body += "</div>\n";
+  }
+  return body + "</div>\n";
+}
+
 std::string raster_figure(const std::vector<ReportRun>& runs) {
   bool any_grid = false;
   std::string body;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const Results& r = *runs[i].results;
-    const Series* s = r.find_series(kOrderSeries);
-    if (!s) continue;
-    body += "<div class=\"raster-run\">\n" + run_heading(runs, i);
-    const RasterPicture p = raster_picture(*s);
-    if (!p.problem.empty()) {
-      body += "<p class=\"note\">Not drawn: " + html_escape(p.problem) + ".</p>\n</div>\n";
-      continue;
-    }
-    const Finding* fw = r.find_finding(kTileWidth);
-    const Finding* fh = r.find_finding(kTileHeight);
-    const auto tw = scalar(r, kTileWidth), th = scalar(r, kTileHeight);
-    const TileGrid grid = tw && th ? tile_grid(p.width, p.height, *tw, *th) : TileGrid{};
-    any_grid = any_grid || !grid.xs.empty() || !grid.ys.empty();
-    body +=
-        picture_html(ticket_image(p), grid, std::min<double>(p.width, 512),
-                     fmt::format("the raster order of a {}x{} framebuffer, each pixel coloured by its ticket",
-                                 p.width, p.height));
-    std::string caption = fmt::format("{} x {} px framebuffer: {} pixels recorded, tickets 0 to {}", p.width,
-                                      p.height, p.recorded, p.last_ticket);
-    if (p.tickets_taken) caption += fmt::format(" of {} fragments shaded", p.tickets_taken);
-    if (p.ignored)
-      caption += fmt::format("; {} records outside the framebuffer or repeated, left out", p.ignored);
-    if (fw && fh && tw && th)
-      caption += fmt::format("; grid: tiles of {} x {} px", finding_link(*fw, whole_or_three(*tw)),
-                             finding_link(*fh, whole_or_three(*th)));
-    else
-      caption += "; no tile size found, so no grid";
-    if (const Finding* o = r.find_finding(kTileOrder))
-      caption += "; order between tiles " + finding_link(*o, format_value(*o));
-    if (const Finding* b = r.find_finding(kBinning))
-      caption += "; binning " + finding_link(*b, format_value(*b));
-    body += "<p class=\"note\">" + caption + ".</p>\n";
-    const auto steps = first_n_steps(p, tw && th ? *tw * *th : 0);
-    if (!steps.empty()) {
-      body += "<div class=\"first-n\">\n";
-      for (uint64_t n : steps)
-        body += "<figure class=\"thumb\">" +
-                picture_html(ticket_image(p, n), grid, 160, fmt::format("the first {} fragments shaded", n)) +
-                fmt::format("<figcaption>first {} fragments</figcaption></figure>\n", n);
-      body += "</div>\n";
-    }
-    body += "</div>\n";
-  }
+  for (size_t i = 0; i < runs.size(); ++i)
+    for (const char* id : {kOrderSeries, kWideSeries})
+      if (const Series* s = runs[i].results->find_series(id)) body += raster_run_html(runs, i, *s, any_grid);
   return fmt::format(
       "<figure id=\"{}\" class=\"raster\" data-series=\"{}\">\n<h3>Raster order</h3>\n"
-      "<p class=\"note\">Every fragment of one full-screen pass took a ticket from an atomic counter and "
-      "recorded "
-      "its pixel: the colour runs from the first ticket to the last recorded, so a tile shows as a square of "
-      "one shade and the walk between tiles as the order of the shades. The small pictures show only the "
-      "first fragments, coloured over their own range.</p>\n{}<div "
+      "<p class=\"note\">Every fragment of a pass of full-screen rectangles took a ticket from an atomic "
+      "counter and recorded it at its pixel; the picture shows the first rectangle's: the colour runs from "
+      "the first ticket to the last recorded, so a tile shows as a square of one shade and the walk between "
+      "tiles as the order of the shades. The small pictures show only the first fragments, coloured over "
+      "their own range.</p>\n{}<div "
       "class=\"raster-runs\">\n{}</div>\n</figure>\n",
       html_escape(chart_anchor(kOrderSeries)), kOrderSeries, ticket_legend(any_grid), body);
 }
@@ -214,7 +222,8 @@ std::string binning_figure(const std::vector<ReportRun>& runs) {
   std::string body;
   for (size_t i = 0; i < runs.size(); ++i) {
     const Results& r = *runs[i].results;
-    const Series* s = r.find_series(kBinningSeries);
+    const Series* s = r.find_series(kWideSeries);
+    if (!s) s = r.find_series(kOrderSeries);
     if (!s) continue;
     body += run_heading(runs, i);
     const BinningPicture b = binning_picture(*s);
@@ -238,11 +247,12 @@ std::string binning_figure(const std::vector<ReportRun>& runs) {
   }
   return fmt::format(
       "<figure id=\"{}\" class=\"binning\" data-series=\"{}\">\n<h3>Binning</h3>\n<p class=\"note\">Which "
-      "rectangle each fragment belonged to, by ticket (dark: all of a column's fragments). A GPU that bins "
+      "rectangle each recorded fragment belonged to, by ticket (dark: all of a column's fragments), from the "
+      "first two rectangles of the raster trace. A GPU that bins "
       "shades every rectangle of one tile before the next tile: the rectangles recur along the strip. One "
       "that "
       "renders each rectangle across the screen first draws a single staircase.</p>\n{}</figure>\n",
-      html_escape(chart_anchor(kBinningSeries)), kBinningSeries, body);
+      html_escape(chart_anchor(kOrderSeries)) + "-binning", kOrderSeries, body);
 }
 
 std::string tile_memory_figure(const std::vector<ReportRun>& runs) {
@@ -443,7 +453,7 @@ bool is_graphics(const std::string& id) { return id.starts_with("graphics."); }
 }  // namespace
 
 bool drawn_as_picture(const std::string& series_id) {
-  return series_id == kOrderSeries || series_id == kBinningSeries;
+  return series_id == kOrderSeries || series_id == kWideSeries;
 }
 
 bool shown_in_graphics_section(const std::string& series_id) {
@@ -464,8 +474,8 @@ std::string graphics_section_html(const std::vector<ReportRun>& runs) {
   if (!any) return "";
   std::string out =
       "<h2 id=\"graphics\">Graphics</h2>\n" + summary_table(runs) + "<div class=\"graphics\">\n";
-  if (has_series(kOrderSeries)) out += raster_figure(runs);
-  if (has_series(kBinningSeries)) out += binning_figure(runs);
+  if (has_series(kOrderSeries) || has_series(kWideSeries)) out += raster_figure(runs);
+  if (has_series(kOrderSeries) || has_series(kWideSeries)) out += binning_figure(runs);
   if (has_series(kTileMemorySeries)) out += tile_memory_figure(runs);
   out += rate_bars(runs, kRop);
   out += rate_bars(runs, kTexture);

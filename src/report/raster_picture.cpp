@@ -40,30 +40,47 @@ constexpr size_t kMaxGridLines = 1024;
 
 }  // namespace
 
+TraceCells trace_cells(const Series& trace) {
+  TraceCells c;
+  c.cells_x = meta_count(trace, "cells_x");
+  c.cells_y = meta_count(trace, "cells_y");
+  c.stride = meta_count(trace, "stride");
+  c.rects = meta_count(trace, "rects");
+  c.width = meta_count(trace, "width");
+  c.height = meta_count(trace, "height");
+  if (c.cells_x == 0 || c.cells_y == 0 || c.stride == 0 || c.rects == 0 || c.width == 0 || c.height == 0)
+    c.problem = "the series' meta lacks the trace's width, height, cells_x, cells_y, stride or rects (a trace "
+                "gpuscope wrote before traces were ticket fields)";
+  else if (c.cells_x > kMaxPicturePixels || c.cells_y > kMaxPicturePixels ||
+           c.cells_x * c.cells_y > kMaxPicturePixels)
+    c.problem = fmt::format("a {}x{} field is larger than the report draws ({} pixels at most)", c.cells_x,
+                            c.cells_y, kMaxPicturePixels);
+  return c;
+}
+
 RasterPicture raster_picture(const Series& order) {
   RasterPicture p;
-  const uint64_t width = meta_count(order, "width"), height = meta_count(order, "height");
+  const TraceCells c = trace_cells(order);
   p.tickets_taken = meta_count(order, "tickets");
-  if (width == 0 || height == 0) {
-    p.problem = "the series' meta has no framebuffer width and height";
+  if (!c.problem.empty()) {
+    p.problem = c.problem;
     return p;
   }
-  if (width > kMaxPicturePixels || height > kMaxPicturePixels || width * height > kMaxPicturePixels) {
-    p.problem = fmt::format("a {}x{} framebuffer is larger than the report draws ({} pixels at most)", width,
-                            height, kMaxPicturePixels);
-    return p;
-  }
-  p.width = static_cast<uint32_t>(width);
-  p.height = static_cast<uint32_t>(height);
-  p.ticket.assign(width * height, RasterPicture::kNoTicket);
+  p.width = static_cast<uint32_t>(c.cells_x);
+  p.height = static_cast<uint32_t>(c.cells_y);
+  p.stride = static_cast<uint32_t>(c.stride);
+  const uint64_t cells = c.cells_x * c.cells_y;
+  p.ticket.assign(cells, RasterPicture::kNoTicket);
+  // Rectangle 0's plane: points with x below the cells.
   for (const Point& pt : order.points) {
-    const int64_t ticket = whole_below(pt.x, RasterPicture::kNoTicket);
-    const int64_t pixel = whole_below(pt.y, width * height);
-    if (ticket < 0 || pixel < 0 || p.ticket[static_cast<size_t>(pixel)] != RasterPicture::kNoTicket) {
+    const int64_t cell = whole_below(pt.x, cells);
+    if (cell < 0 || pt.y == static_cast<double>(RasterPicture::kNoTicket)) continue;
+    const int64_t ticket = whole_below(pt.y, RasterPicture::kNoTicket);
+    if (ticket < 0 || p.ticket[static_cast<size_t>(cell)] != RasterPicture::kNoTicket) {
       ++p.ignored;
       continue;
     }
-    p.ticket[static_cast<size_t>(pixel)] = static_cast<uint32_t>(ticket);
+    p.ticket[static_cast<size_t>(cell)] = static_cast<uint32_t>(ticket);
     p.last_ticket = std::max(p.last_ticket, static_cast<uint32_t>(ticket));
     ++p.recorded;
   }
@@ -120,39 +137,43 @@ TileGrid tile_grid(uint32_t width, uint32_t height, double tile_width, double ti
   return g;
 }
 
-std::vector<uint64_t> first_n_steps(const RasterPicture& p, double tile_pixels) {
+std::vector<uint64_t> first_n_steps(const RasterPicture& p, double tile_fragments) {
   std::vector<double> wanted;
-  if (std::isfinite(tile_pixels) && tile_pixels >= 1)
-    wanted = {tile_pixels, 4 * tile_pixels, 16 * tile_pixels};
+  if (std::isfinite(tile_fragments) && tile_fragments >= 1)
+    wanted = {tile_fragments, 4 * tile_fragments, 16 * tile_fragments};
   else {
     const double all = static_cast<double>(p.width) * p.height;
     wanted = {all / 64, all / 16, all / 4};
   }
   std::vector<uint64_t> out;
   for (double w : wanted) {
-    if (!(w >= 16) || w >= static_cast<double>(p.recorded)) continue;
+    const double tickets = static_cast<double>(p.last_ticket) + 1;
+    if (!(w >= 16) || w >= tickets) continue;
     const auto n = static_cast<uint64_t>(std::llround(w));
-    if (n < p.recorded && (out.empty() || out.back() != n)) out.push_back(n);
+    if (n < p.last_ticket + uint64_t{1} && (out.empty() || out.back() != n)) out.push_back(n);
   }
   return out;
 }
 
-BinningPicture binning_picture(const Series& binning) {
+BinningPicture binning_picture(const Series& trace) {
   BinningPicture b;
-  uint64_t rects = meta_count(binning, "rects");
+  const TraceCells c = trace_cells(trace);
+  if (!c.problem.empty()) {
+    b.problem = c.problem;
+    return b;
+  }
+  const uint64_t rects = c.rects, cells = c.cells_x * c.cells_y;
   uint64_t last_ticket = 0;
   std::vector<std::pair<uint64_t, uint64_t>> records;  // (ticket, rectangle)
-  for (const Point& pt : binning.points) {
-    const int64_t t = whole_below(pt.x, uint64_t{1} << 40);
-    const int64_t r = whole_below(pt.y, uint64_t{1} << 32);
-    if (t < 0 || r < 0) continue;
-    records.emplace_back(t, r);
+  for (const Point& pt : trace.points) {
+    const int64_t cell = whole_below(pt.x, cells * rects);
+    const int64_t t = whole_below(pt.y, RasterPicture::kNoTicket);
+    if (cell < 0 || t < 0) continue;
+    records.emplace_back(t, static_cast<uint64_t>(cell) / cells);
     last_ticket = std::max<uint64_t>(last_ticket, t);
-    if (!binning.meta.contains("rects")) rects = std::max<uint64_t>(rects, r + 1);
   }
-  std::erase_if(records, [&](const auto& rec) { return rec.second >= rects; });
-  if (records.empty() || rects == 0) {
-    b.problem = rects == 0 ? "the series' meta has no rectangle count" : "no record names a rectangle";
+  if (records.empty()) {
+    b.problem = "no record names a pixel of the framebuffer";
     return b;
   }
   b.rects = static_cast<uint32_t>(std::min<uint64_t>(rects, std::numeric_limits<uint32_t>::max()));

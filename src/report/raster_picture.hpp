@@ -2,9 +2,9 @@
 // framebuffer with every recorded pixel coloured by the ticket its fragment
 // took (as the published triangle-binning pictures show it), the found tile
 // grid over it, and the binning trace as a strip of rectangle against ticket.
-// Series contract: docs/results-format.md, graphics.raster.order (x ticket,
-// y pixel index x + y * width, meta width, height, tickets) and
-// graphics.raster.binning (x ticket, y rectangle index, meta rects).
+// Series contract: docs/results-format.md, graphics.raster.order and
+// .order_wide (x the cell over rectangle, row and column, y its ticket;
+// meta width, height, stride, cells_x, cells_y, rects, tickets).
 #pragma once
 
 #include <cstdint>
@@ -20,20 +20,31 @@ namespace gpuscope {
 // The largest framebuffer drawn: a bigger trace is described, not drawn.
 inline constexpr uint64_t kMaxPicturePixels = uint64_t{2048} * 2048;
 
-// Which ticket shaded each pixel of a traced pass.
+// A trace series' field shape, from its meta; `problem` says what is
+// missing or too large to draw.
+struct TraceCells {
+  uint64_t cells_x = 0, cells_y = 0, stride = 0, rects = 0;
+  uint64_t width = 0, height = 0;  // the framebuffer, pixels
+  std::string problem;
+};
+TraceCells trace_cells(const Series& trace);
+
+// Which ticket rectangle 0's fragment took at each recorded pixel of a
+// traced pass: one picture pixel per recorded pixel (every stride-th).
 struct RasterPicture {
   static constexpr uint32_t kNoTicket = std::numeric_limits<uint32_t>::max();
-  uint32_t width = 0, height = 0;  // pixels
-  std::vector<uint32_t> ticket;    // by pixel x + y * width; kNoTicket where none was recorded
+  uint32_t width = 0, height = 0;  // picture pixels: recorded pixels per row and column
+  uint32_t stride = 1;             // framebuffer pixels per picture pixel along each axis
+  std::vector<uint32_t> ticket;    // by picture pixel x + y * width; kNoTicket where none was recorded
   uint64_t recorded = 0;           // pixels with a ticket
   uint32_t last_ticket = 0;        // the largest ticket recorded
   uint64_t tickets_taken = 0;      // meta "tickets": every fragment shaded, recorded or not; 0 when absent
-  uint64_t ignored = 0;            // records outside the framebuffer, not whole numbers, or a pixel's second
+  uint64_t ignored = 0;            // records whose ticket is not a whole number, or a pixel's second
   std::string problem;             // why there is no picture; empty when there is one
 };
 
-// Reads a graphics.raster.order series. A missing or bad width/height, a
-// framebuffer past kMaxPicturePixels or no usable record sets `problem`.
+// Reads a raster trace series. A missing or bad shape (trace_cells), a
+// field past kMaxPicturePixels or no usable record sets `problem`.
 RasterPicture raster_picture(const Series& order);
 
 // Palette of the ticket pictures: kRampColours colours of a perceptual ramp
@@ -58,13 +69,14 @@ struct TileGrid {
 };
 TileGrid tile_grid(uint32_t width, uint32_t height, double tile_width, double tile_height);
 
-// The first-N views beside the whole picture: one tile's pixels and four and
-// sixteen tiles' where the tile is known (`tile_pixels` > 0), else 1/64,
-// 1/16 and 1/4 of the framebuffer; only counts of at least 16 and below the
-// recorded tickets, without repeats.
-std::vector<uint64_t> first_n_steps(const RasterPicture& p, double tile_pixels);
+// The first-N views beside the whole picture: one tile's fragments and four
+// and sixteen tiles' where the tile is known (`tile_fragments` > 0: its
+// pixels x the rectangles drawn), else 1/64,
+// 1/16 and 1/4 of the framebuffer; only counts of at least 16 and up to the
+// last ticket recorded, without repeats.
+std::vector<uint64_t> first_n_steps(const RasterPicture& p, double tile_fragments);
 
-// graphics.raster.binning as an image: a column per span of tickets (at most
+// A raster trace's recorded fragments as an image: a column per span of tickets (at most
 // 512 columns), a row per rectangle (at most 256); each cell's shade is the
 // share of the column's fragments that belonged to the row's rectangle
 // (palette: white at 0 to dark blue at 1). A binning GPU shades all of a
@@ -78,6 +90,6 @@ struct BinningPicture {
   uint64_t records = 0;
   std::string problem;  // why there is no picture; empty when there is one
 };
-BinningPicture binning_picture(const Series& binning);
+BinningPicture binning_picture(const Series& trace);
 
 }  // namespace gpuscope

@@ -93,19 +93,22 @@ TEST_F(VulkanGraphics, TraceOfOneRectIsAPermutationOfThePixels) {
   pass.width = 150;
   pass.height = 70;
   const uint32_t n = pass.width * pass.height;
-  const RasterTrace t = g_->trace_raster(pass, n);
+  const RasterTrace t = g_->trace_raster(pass, 1);
   EXPECT_EQ(t.tickets, n);
-  ASSERT_EQ(t.pixel.size(), n);
-  std::vector<uint32_t> sorted = t.pixel;
+  EXPECT_EQ(t.cells_x, 150u);
+  EXPECT_EQ(t.cells_y, 70u);
+  ASSERT_EQ(t.ticket.size(), n);
+  std::vector<uint32_t> sorted = t.ticket;
   std::sort(sorted.begin(), sorted.end());
   std::vector<uint32_t> all(n);
   std::iota(all.begin(), all.end(), 0u);
   EXPECT_EQ(sorted, all);
-  EXPECT_TRUE(std::all_of(t.rect.begin(), t.rect.end(), [](uint32_t r) { return r == 0; }));
   expect_fragments(t.timing, n, l.pipeline_statistics);
 }
 
-TEST_F(VulkanGraphics, TraceOfTwoRectsHoldsEveryPixelOfEachOnceAndStopsLoggingAtMax) {
+// Two rectangles with depth, every 3rd pixel recorded: each recorded
+// (pixel, rectangle) holds its own ticket; a second trace starts afresh.
+TEST_F(VulkanGraphics, StridedTraceOfTwoRectsRecordsEachSampledPixelOfEach) {
   if (!g_->graphics_limits().fragment_side_effects) GTEST_SKIP() << "no fragmentStoresAndAtomics";
   PassDesc pass;
   pass.width = 100;
@@ -113,21 +116,18 @@ TEST_F(VulkanGraphics, TraceOfTwoRectsHoldsEveryPixelOfEachOnceAndStopsLoggingAt
   pass.rects = 2;
   pass.depth = true;
   const uint32_t n = pass.width * pass.height;
-  const RasterTrace t = g_->trace_raster(pass, 2 * n);
-  EXPECT_EQ(t.tickets, 2u * n);
-  ASSERT_EQ(t.pixel.size(), 2u * n);
-  std::set<std::pair<uint32_t, uint32_t>> seen;
-  for (size_t i = 0; i < t.pixel.size(); ++i) {
-    ASSERT_LT(t.pixel[i], n);
-    ASSERT_LT(t.rect[i], 2u);
-    seen.insert({t.pixel[i], t.rect[i]});
+  for (int round = 0; round < 2; ++round) {
+    const RasterTrace t = g_->trace_raster(pass, 3);
+    EXPECT_EQ(t.tickets, 2u * n);
+    EXPECT_EQ(t.stride, 3u);
+    ASSERT_EQ(t.cells_x, 34u);
+    ASSERT_EQ(t.cells_y, 30u);
+    ASSERT_EQ(t.ticket.size(), 2u * 34 * 30);
+    std::set<uint32_t> seen(t.ticket.begin(), t.ticket.end());
+    EXPECT_EQ(seen.size(), t.ticket.size()) << "no ticket twice, none missing";
+    EXPECT_LT(*seen.rbegin(), 2u * n);
   }
-  EXPECT_EQ(seen.size(), 2u * n);
-
-  const RasterTrace few = g_->trace_raster(pass, 1000);
-  EXPECT_EQ(few.tickets, 2u * n);
-  EXPECT_EQ(few.pixel.size(), 1000u);
-  EXPECT_EQ(few.rect.size(), 1000u);
+  EXPECT_THROW(g_->trace_raster(pass, 0), DeviceError);
 }
 
 TEST_F(VulkanGraphics, FillWritesTheLastRectsColourOrTheSumUnderBlending) {

@@ -202,23 +202,27 @@ TEST(SimGraphics, TraceIsAPermutationOfThePassFragments) {
       pass.height = 37;
       pass.rects = 3;
       const uint64_t n = uint64_t{pass.width} * pass.height * pass.rects;
-      const RasterTrace t = dev.graphics()->trace_raster(pass, static_cast<uint32_t>(n + 10));
+      const RasterTrace t = dev.graphics()->trace_raster(pass, 1);
       ASSERT_EQ(t.tickets, n);
-      ASSERT_EQ(t.pixel.size(), n);
-      ASSERT_EQ(t.rect.size(), n);
-      std::set<uint64_t> seen;
-      for (size_t i = 0; i < n; ++i) {
-        ASSERT_LT(t.pixel[i], pass.width * pass.height);
-        ASSERT_LT(t.rect[i], pass.rects);
-        seen.insert(uint64_t{t.rect[i]} * pass.width * pass.height + t.pixel[i]);
-      }
-      EXPECT_EQ(seen.size(), n) << order << (binning ? " binning" : " immediate");
+      ASSERT_EQ(t.stride, 1u);
+      ASSERT_EQ(t.cells_x, pass.width);
+      ASSERT_EQ(t.cells_y, pass.height);
+      ASSERT_EQ(t.ticket.size(), n);
+      // Every (pixel, rectangle) shaded once: the field is a permutation of the tickets.
+      std::vector<uint32_t> sorted = t.ticket;
+      std::sort(sorted.begin(), sorted.end());
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(sorted[i], i) << order << (binning ? " binning" : " immediate");
       ASSERT_TRUE(t.timing.fragments.has_value());
       EXPECT_EQ(*t.timing.fragments, n);  // side effects: nothing is hidden
-      if (!binning) {
-        // Immediate: with 3 tiles in flight, a rectangle's last tiles may
-        // overlap the next one's first, but never two rectangles apart.
-        for (size_t i = 1; i < n; ++i) EXPECT_LE(t.rect[i - 1], t.rect[i] + 1) << i;
+      // A pixel's next rectangle comes at most the tiles in flight's work
+      // later when binning, at least the target's less that when immediate.
+      const int64_t pixels = int64_t{pass.width} * pass.height, tile = 16 * 16, in_flight = 3;
+      for (int64_t c = 0; c < pixels; ++c) {
+        const int64_t gap = int64_t{t.ticket[pixels + c]} - int64_t{t.ticket[c]};
+        if (binning)
+          EXPECT_LE(gap, in_flight * tile * pass.rects) << order << " cell " << c;
+        else
+          EXPECT_GE(gap, pixels - in_flight * tile) << order << " cell " << c;
       }
     }
 }
@@ -235,21 +239,16 @@ TEST(SimGraphics, OneTileInFlightShowsTheTileAndTheBinning) {
   pass.rects = 2;
   pass.colour = {PixelFormat::kRgba32f, PixelFormat::kRgba32f, PixelFormat::kRgba32f, PixelFormat::kRgba32f};
   ASSERT_EQ(pass.bytes_per_pixel(), 64u);  // 16x16 x 64 B > 8192 B: the tile is 16x8
-  const RasterTrace t = dev.graphics()->trace_raster(pass, 2 * 16 * 8);
-  // The first tile: 128 fragments of rectangle 0 in the top-left 16x8, then
-  // the same pixels for rectangle 1 (binning).
-  std::set<uint32_t> first;
-  for (size_t i = 0; i < 128; ++i) {
-    EXPECT_EQ(t.rect[i], 0u);
-    EXPECT_LT(t.pixel[i] % pass.width, 16u);
-    EXPECT_LT(t.pixel[i] / pass.width, 8u);
-    first.insert(t.pixel[i]);
-  }
-  EXPECT_EQ(first.size(), 128u);
-  for (size_t i = 128; i < 256; ++i) {
-    EXPECT_EQ(t.rect[i], 1u);
-    EXPECT_EQ(t.pixel[i], t.pixel[i - 128]);
-  }
+  const RasterTrace t = dev.graphics()->trace_raster(pass, 1);
+  // The first tile: tickets 0 .. 127, rectangle 0, in the top-left 16x8;
+  // then the same pixels in the same order for rectangle 1 (binning).
+  const size_t pixels = size_t{pass.width} * pass.height;
+  for (uint32_t y = 0; y < 8; ++y)
+    for (uint32_t x = 0; x < 16; ++x) {
+      const uint32_t t0 = t.ticket[y * pass.width + x], t1 = t.ticket[pixels + y * pass.width + x];
+      EXPECT_LT(t0, 128u) << x << "," << y;
+      EXPECT_EQ(t1, t0 + 128) << x << "," << y;
+    }
 }
 
 TEST(SimGraphics, TracesAreDeterministicForASeed) {
@@ -261,7 +260,7 @@ TEST(SimGraphics, TracesAreDeterministicForASeed) {
     PassDesc pass;
     pass.width = 128;
     pass.height = 64;
-    return dev.graphics()->trace_raster(pass, 4096).pixel;
+    return dev.graphics()->trace_raster(pass, 1).ticket;
   };
   EXPECT_EQ(trace(7), trace(7));
   EXPECT_NE(trace(7), trace(8));  // two tiles in flight interleave by the noise
@@ -269,7 +268,7 @@ TEST(SimGraphics, TracesAreDeterministicForASeed) {
 
 TEST(SimGraphics, TraceNeedsFragmentSideEffects) {
   SimDevice dev(load_sim_preset("adreno-320"), "sim:adreno-320");
-  EXPECT_THROW(dev.graphics()->trace_raster(PassDesc{.width = 64, .height = 64}, 16), Unsupported);
+  EXPECT_THROW(dev.graphics()->trace_raster(PassDesc{.width = 64, .height = 64}, 1), Unsupported);
 }
 
 // Pass times on a noiseless Mali-G52: fragments x ROP clocks / (ROPs x

@@ -39,9 +39,13 @@ class FakeGraphics : public GraphicsFacet {
     return l;
   }
 
-  RasterTrace trace_raster(const PassDesc& pass, uint32_t max_tickets) override {
+  RasterTrace trace_raster(const PassDesc& pass, uint32_t stride) override {
     if (!side_effects) throw Unsupported("no fragment side effects");
     RasterTrace t;
+    t.stride = stride;
+    t.cells_x = (pass.width + stride - 1) / stride;
+    t.cells_y = (pass.height + stride - 1) / stride;
+    t.ticket.assign(size_t{t.cells_x} * t.cells_y * pass.rects, RasterTrace::kNoTicket);
     uint32_t tw = tile_px, th = tile_px;
     while (size_t{tw} * th * pass.bytes_per_pixel() > tile_memory_bytes && tw > 1) (th >= tw ? th : tw) /= 2;
     for (uint32_t ty = 0; ty < pass.height; ty += th)
@@ -49,10 +53,9 @@ class FakeGraphics : public GraphicsFacet {
         for (uint32_t r = 0; r < pass.rects; ++r)
           for (uint32_t y = ty; y < std::min(pass.height, ty + th); ++y)
             for (uint32_t x = tx; x < std::min(pass.width, tx + tw); ++x) {
-              if (t.tickets < max_tickets) {
-                t.pixel.push_back(x + y * pass.width);
-                t.rect.push_back(r);
-              }
+              if (x % stride == 0 && y % stride == 0)
+                t.ticket[(size_t{r} * t.cells_y + y / stride) * t.cells_x + x / stride] =
+                    static_cast<uint32_t>(t.tickets);
               ++t.tickets;
             }
     t.timing.ns = static_cast<double>(t.tickets);

@@ -1,7 +1,8 @@
 // A run with every graphics series and finding of issue 15's contract
 // (docs/results-format.md), made up for the reports' tests: a raster trace
 // as llvmpipe gives one (64 x 64 px tiles walked row-major, four threads
-// taking a tile each, their fragments interleaved), a binning trace, the
+// taking a tile each, their fragments interleaved, each tile's two
+// rectangles in turn), the
 // tile-memory curve of a 64 KiB tile memory, fill rates, framebuffer
 // compression and transaction elimination.
 #pragma once
@@ -21,13 +22,18 @@ struct GraphicsRunShape {
   uint32_t width = 512, height = 512;  // framebuffer, pixels
   uint32_t tile = 64;                  // square tiles, pixels a side
   uint32_t threads = 4;                // tiles shaded at once
-  uint64_t max_tickets = 200000;       // tickets recorded; the rest of the pixels stay unrecorded
+  uint32_t rects = 2;                  // full-screen rectangles; each tile shades all of them in turn
 };
 
-// The order a tiled rasteriser shades pixels in: tiles taken row-major by
-// `threads` workers, each shading its tile row by row, the workers taking
-// turns pixel by pixel. Pixel index x + y * width, by ticket.
-inline std::vector<uint32_t> tiled_raster_order(const GraphicsRunShape& s) {
+// A trace by ticket: the pixel (x + y * width) and rectangle of each.
+struct TicketLog {
+  std::vector<uint32_t> pixel, rect;
+};
+
+// The order a binning tiled rasteriser shades fragments in: tiles taken
+// row-major by `threads` workers, each shading its tile row by row once per
+// rectangle, the workers taking turns fragment by fragment.
+inline TicketLog tiled_raster_order(const GraphicsRunShape& s) {
   const uint32_t tiles_x = (s.width + s.tile - 1) / s.tile, tiles_y = (s.height + s.tile - 1) / s.tile;
   std::vector<std::vector<uint32_t>> tiles;
   for (uint32_t ty = 0; ty < tiles_y; ++ty)
@@ -38,9 +44,9 @@ inline std::vector<uint32_t> tiled_raster_order(const GraphicsRunShape& s) {
           pixels.push_back(x + y * s.width);
       tiles.push_back(std::move(pixels));
     }
-  std::vector<uint32_t> order;
+  TicketLog order;
   struct Worker {
-    size_t tile, next;
+    size_t tile, next;  // next: over rects x the tile's pixels
   };
   std::vector<Worker> workers;
   size_t next_tile = 0;
@@ -48,8 +54,10 @@ inline std::vector<uint32_t> tiled_raster_order(const GraphicsRunShape& s) {
   while (!workers.empty()) {
     for (size_t w = 0; w < workers.size();) {
       Worker& k = workers[w];
-      order.push_back(tiles[k.tile][k.next++]);
-      if (k.next == tiles[k.tile].size()) {
+      const std::vector<uint32_t>& px = tiles[k.tile];
+      order.pixel.push_back(px[k.next % px.size()]);
+      order.rect.push_back(static_cast<uint32_t>(k.next / px.size()));
+      if (++k.next == px.size() * s.rects) {
         if (next_tile < tiles.size()) {
           k = {next_tile++, 0};
         } else {
@@ -61,6 +69,31 @@ inline std::vector<uint32_t> tiled_raster_order(const GraphicsRunShape& s) {
     }
   }
   return order;
+}
+
+// A raster trace series as the raster probe writes one
+// (docs/results-format.md): each of `rects` rectangles' lowest ticket at
+// every stride-th pixel, from an order by ticket.
+inline Series raster_field_series(const std::string& id, const TicketLog& order, uint32_t width,
+                                  uint32_t height, uint32_t rects, uint32_t stride = 1) {
+  const uint32_t cx = (width + stride - 1) / stride, cy = (height + stride - 1) / stride;
+  std::vector<uint32_t> field(size_t{cx} * cy * rects, UINT32_MAX);
+  for (size_t t = 0; t < order.pixel.size(); ++t) {
+    const uint32_t x = order.pixel[t] % width, y = order.pixel[t] / width;
+    if (x % stride || y % stride || order.rect[t] >= rects) continue;
+    uint32_t& cell = field[(size_t{order.rect[t]} * cy + y / stride) * cx + x / stride];
+    cell = std::min(cell, static_cast<uint32_t>(t));
+  }
+  Series s;
+  s.id = id;
+  s.probe = "raster";
+  s.x = {"cell", ""};
+  s.y = {"ticket", ""};
+  for (size_t k = 0; k < field.size(); ++k) s.points.push_back({double(k), double(field[k]), {double(field[k])}});
+  s.meta = {{"width", width},   {"height", height}, {"stride", stride},
+            {"cells_x", cx},    {"cells_y", cy},    {"rects", rects},
+            {"rects_drawn", rects}, {"tickets", order.pixel.size()}};
+  return s;
 }
 
 inline Series graphics_series(std::string id, std::string probe, Axis x, Axis y) {
@@ -81,20 +114,8 @@ inline Results graphics_results(const GraphicsRunShape& shape = {}) {
   r.device.api = "Vulkan 1.3";
   r.run["command"] = "gpuscope run --probes raster,tilemem,rop,texfill,fbcompress,txelim";
 
-  Series order = graphics_series("graphics.raster.order", "raster", {"ticket", ""}, {"pixel index", ""});
-  const auto pixels = tiled_raster_order(shape);
-  for (uint64_t t = 0; t < pixels.size() && t < shape.max_tickets; ++t)
-    order.points.push_back(
-        {static_cast<double>(t), static_cast<double>(pixels[t]), {static_cast<double>(pixels[t])}});
-  order.meta = {{"width", shape.width}, {"height", shape.height}, {"tickets", pixels.size()}};
-  r.series.push_back(order);
-
-  // Binning: 4 rectangles over 16 tiles of 256 fragments, each tile's rectangles in turn.
-  Series binning = graphics_series("graphics.raster.binning", "raster", {"ticket", ""}, {"rectangle", ""});
-  for (uint32_t t = 0; t < 16 * 4 * 256; ++t)
-    binning.points.push_back({double(t), double((t / 256) % 4), {double((t / 256) % 4)}});
-  binning.meta = {{"width", 64}, {"height", 64}, {"rects", 4}};
-  r.series.push_back(binning);
+  r.series.push_back(raster_field_series("graphics.raster.order", tiled_raster_order(shape), shape.width,
+                                         shape.height, shape.rects));
 
   Series tilemem =
       graphics_series("graphics.tile_memory", "tilemem", {"bytes per pixel", "B"}, {"tile pixels", "px"});
@@ -125,7 +146,7 @@ inline Results graphics_results(const GraphicsRunShape& shape = {}) {
                    {"graphics.raster.order"}),
       make_finding("graphics.tile.height_px", double(shape.tile), "px", 0.95, {}, {},
                    {"graphics.raster.order"}),
-      make_finding("graphics.binning", true, "", 0.8, {}, {}, {"graphics.raster.binning"}),
+      make_finding("graphics.binning", true, "", 0.8, {}, {}, {"graphics.raster.order"}),
       make_finding("graphics.tile.memory_bytes", 65536.0, "B", 0.85, 61440.0, 69632.0,
                    {"graphics.tile_memory"}),
       make_finding("graphics.rop.rgba8.gpixels", 12.0, "Gpixel/s", 0.9, 11.5, 12.4),

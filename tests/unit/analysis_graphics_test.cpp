@@ -6,6 +6,7 @@
 #include "analysis/analyze.hpp"
 #include "analysis/graphics.hpp"
 #include "probes/graphics/graphics_common.hpp"
+#include "support/graphics_results.hpp"
 
 #include <gtest/gtest.h>
 
@@ -49,9 +50,7 @@ std::vector<uint32_t> tile_pixels(const TraceSpec& s, uint32_t tx, uint32_t ty) 
   return out;
 }
 
-struct Trace {
-  std::vector<uint32_t> pixel, rect;
-};
+using Trace = test::TicketLog;
 
 // k workers take tiles in walk order from one queue; at each ticket a
 // random busy worker shades its next fragment.
@@ -122,9 +121,12 @@ Trace make_trace(const TraceSpec& s) {
   return out;
 }
 
-TileReading read(const TraceSpec& s) {
-  return read_tiles(ticket_field(make_trace(s).pixel, s.width, s.height));
+// Rectangle `rect`'s field of a trace, every stride-th pixel.
+TicketField field_of(const TraceSpec& s, const Trace& t, uint32_t rect, uint32_t stride = 1) {
+  return series_field(test::raster_field_series(kRasterOrderSeries, t, s.width, s.height, s.rects, stride), rect);
 }
+
+TileReading read(const TraceSpec& s) { return read_tiles(field_of(s, make_trace(s), 0)); }
 
 void expect_tile(const TileReading& r, uint32_t w, uint32_t h, const std::string& order) {
   ASSERT_TRUE(r.width.found) << r.width.reason;
@@ -212,13 +214,14 @@ TEST(GraphicsRaster, NoiseAndScanLinesGiveNoTile) {
   TraceSpec s;
   std::vector<uint32_t> order(s.width * s.height);
   std::iota(order.begin(), order.end(), 0u);
-  const TileReading scan = read_tiles(ticket_field(order, s.width, s.height));
+  const auto one_rect = [&] { return field_of(s, Trace{order, std::vector<uint32_t>(order.size(), 0)}, 0); };
+  const TileReading scan = read_tiles(one_rect());
   EXPECT_FALSE(scan.width.found);
   EXPECT_FALSE(scan.height.found);
   EXPECT_TRUE(scan.order.empty());
   std::mt19937 rng(3);
   std::shuffle(order.begin(), order.end(), rng);
-  const TileReading noise = read_tiles(ticket_field(order, s.width, s.height));
+  const TileReading noise = read_tiles(one_rect());
   EXPECT_FALSE(noise.width.found) << noise.width.size_px;
   EXPECT_FALSE(noise.height.found) << noise.height.size_px;
   EXPECT_FALSE(noise.width.reason.empty());
@@ -239,10 +242,84 @@ TEST(GraphicsRaster, WalkAgreementRanksTheTrueWalkFirst) {
   TraceSpec s;
   s.tile_w = s.tile_h = 32;
   s.walk = Walk::kSerpentine;
-  const TicketField f = ticket_field(make_trace(s).pixel, s.width, s.height);
+  const TicketField f = field_of(s, make_trace(s), 0);
   EXPECT_NEAR(walk_agreement(f, 32, 32, "serpentine"), 1.0, 1e-9);
   EXPECT_LT(walk_agreement(f, 32, 32, "row-major"), 0.9);
   EXPECT_LT(walk_agreement(f, 32, 32, "morton"), 0.9);
+}
+
+TEST(GraphicsRaster, SeriesFieldReadsEachRectangleAndRejectsOldTraces) {
+  TraceSpec s;
+  s.width = 64;
+  s.height = 32;
+  s.tile_w = s.tile_h = 16;
+  s.rects = 2;
+  const Trace t = make_trace(s);
+  const Series series = test::raster_field_series(kRasterOrderSeries, t, s.width, s.height, 2, 4);
+  const TicketField f1 = series_field(series, 1);
+  ASSERT_EQ(f1.width, 16u);
+  ASSERT_EQ(f1.height, 8u);
+  EXPECT_EQ(f1.stride, 4u);
+  for (size_t k = 0; k < t.pixel.size(); ++k)
+    if (t.rect[k] == 1 && t.pixel[k] == 4 + 8 * s.width) EXPECT_EQ(f1.ticket[1 + 2 * 16], k);
+  std::string why;
+  EXPECT_EQ(series_field(series, 2, &why).width, 0u);
+  EXPECT_NE(why.find("not rectangle 2"), std::string::npos) << why;
+  Series old = series;
+  old.meta.erase("cells_x");
+  EXPECT_EQ(series_field(old, 0, &why).width, 0u);
+  EXPECT_NE(why.find("rerun the raster probe"), std::string::npos) << why;
+  old = series;
+  old.points.pop_back();
+  EXPECT_EQ(series_field(old, 0).width, 0u) << "a field one point short";
+}
+
+// Large bins on a large target traced every 8th pixel: the tile (a multiple
+// of 8) is read in pixels.
+TEST(GraphicsRaster, StridedFieldReadsLargeTiles) {
+  TraceSpec s;
+  s.width = 1024;
+  s.height = 1024;
+  s.tile_w = 256;
+  s.tile_h = 128;
+  s.rects = 2;
+  s.quads = true;
+  const TileReading r = read_tiles(field_of(s, make_trace(s), 0, 8));
+  expect_tile(r, 256, 128, "row-major");
+}
+
+// A binning GPU whose walk runs on seamlessly (the tile below shaded right
+// after the one above, scan lines inside): only the second rectangle's
+// fragments between them part the tiles.
+TEST(GraphicsRaster, SecondRectanglePartsSeamlessTiles) {
+  TraceSpec s;
+  s.tile_w = s.tile_h = 16;
+  s.walk = Walk::kColumnMajor;
+  s.rects = 1;
+  EXPECT_FALSE(read(s).height.found && read(s).height.size_px == 16) << "one rectangle: no boundary to see";
+  s.rects = 4;
+  expect_tile(read(s), 16, 16, "column-major");
+}
+
+TEST(GraphicsRaster, QuadRowsAreNotTiles) {
+  // 256-px scan lines of 2x2 quads inside bins as large as the target: the
+  // quad rows step apart, yet a 2 px period is no tile.
+  TraceSpec s;
+  s.width = 256;
+  s.height = 128;
+  s.tile_w = 256;
+  s.tile_h = 128;
+  const Trace t = make_trace(s);
+  Trace quads = t;
+  // Reorder each 2-row band as quads: (x, y), (x+1, y), (x, y+1), (x+1, y+1).
+  quads.pixel.clear();
+  for (uint32_t y = 0; y < s.height; y += 2)
+    for (uint32_t x = 0; x < s.width; x += 2)
+      for (uint32_t p : {x + y * s.width, x + 1 + y * s.width, x + (y + 1) * s.width, x + 1 + (y + 1) * s.width})
+        quads.pixel.push_back(p);
+  const TileReading r = read_tiles(field_of(s, quads, 0));
+  EXPECT_FALSE(r.height.found) << r.height.size_px;
+  EXPECT_FALSE(r.width.found) << r.width.size_px;
 }
 
 TEST(GraphicsRaster, BinnedAndImmediate) {
@@ -251,30 +328,30 @@ TEST(GraphicsRaster, BinnedAndImmediate) {
   s.in_flight = 4;
   s.quads = true;
   const Trace binned = make_trace(s);
-  const BinningReading b = read_binning(binned.rect, uint64_t{s.width} * s.height, true);
+  const uint64_t pixels = uint64_t{s.width} * s.height;
+  const BinningReading b = read_binning(field_of(s, binned, 0), field_of(s, binned, 1), pixels, 32);
   ASSERT_TRUE(b.decided) << b.reason;
   EXPECT_TRUE(b.binned);
   EXPECT_GE(b.confidence, 0.7);
   s.binned = false;
   const Trace immediate = make_trace(s);
-  const BinningReading i = read_binning(immediate.rect, uint64_t{s.width} * s.height, true);
+  const BinningReading i = read_binning(field_of(s, immediate, 0), field_of(s, immediate, 1), pixels, 32);
   ASSERT_TRUE(i.decided) << i.reason;
   EXPECT_FALSE(i.binned);
-  // Without a tile, immediate is only as sure as a bin the size of the target is unlikely.
-  EXPECT_LT(read_binning(immediate.rect, uint64_t{s.width} * s.height, false).confidence, 0.6);
-  // A trace cut short before half the screen decides nothing.
-  std::vector<uint32_t> short_trace(binned.rect.begin(), binned.rect.begin() + 1000);
-  EXPECT_FALSE(read_binning(short_trace, uint64_t{s.width} * s.height, true).decided);
-}
-
-Series trace_series(const std::string& id, const std::vector<uint32_t>& ys, uint32_t w, uint32_t h) {
-  Series s;
-  s.id = id;
-  s.probe = "raster";
-  for (size_t k = 0; k < ys.size(); ++k)
-    s.points.push_back({static_cast<double>(k), double(ys[k]), {double(ys[k])}});
-  s.meta = {{"width", w}, {"height", h}, {"rects", 1}};
-  return s;
+  EXPECT_GE(i.confidence, 0.8);
+  // Without a tile, or with few on the target, immediate is only as sure
+  // as a bin the size of the target is unlikely.
+  EXPECT_LT(read_binning(field_of(s, immediate, 0), field_of(s, immediate, 1), pixels, 0).confidence, 0.6);
+  EXPECT_LT(read_binning(field_of(s, immediate, 0), field_of(s, immediate, 1), pixels, 2).confidence, 0.6);
+  // Half the pixels binned, half not: undecided.
+  TicketField mixed = field_of(s, immediate, 1);
+  const TicketField near = field_of(s, binned, 1), first = field_of(s, binned, 0);
+  for (size_t c = 0; c < mixed.ticket.size(); c += 2) mixed.ticket[c] = near.ticket[c];
+  EXPECT_FALSE(read_binning(first, mixed, pixels, 32).decided);
+  // Too few recorded pixels decide nothing.
+  TicketField sparse = first;
+  for (size_t c = 8; c < sparse.ticket.size(); ++c) sparse.ticket[c] = TicketField::kNoTicket;
+  EXPECT_FALSE(read_binning(sparse, near, pixels, 32).decided);
 }
 
 const Finding* find(const std::vector<Finding>& fs, const std::string& id) {
@@ -287,12 +364,9 @@ TEST(GraphicsRaster, AnalyzeAllReadsFullSizeTraces) {
   TraceSpec s;
   s.in_flight = 4;
   s.quads = true;
-  Results r;
-  r.series.push_back(trace_series(kRasterOrderSeries, make_trace(s).pixel, s.width, s.height));
   s.rects = 2;
-  const Trace two = make_trace(s);
-  std::vector<uint32_t> first(two.rect.begin(), two.rect.begin() + s.width * s.height);
-  r.series.push_back(trace_series(kRasterBinningSeries, first, s.width, s.height));
+  Results r;
+  r.series.push_back(test::raster_field_series(kRasterOrderSeries, make_trace(s), s.width, s.height, 2));
   EXPECT_TRUE(unusable_series(r).empty());
   const Analysis a = analyze_with_gaps(r);
   const Finding* w = find(a.findings, "graphics.tile.width_px");
@@ -310,23 +384,73 @@ TEST(GraphicsRaster, AnalyzeAllReadsFullSizeTraces) {
   EXPECT_TRUE(o->display.known);
 }
 
+// The small target holds one 256-px bin boundary along x and none along y;
+// the wide trace (every 8th pixel of 2048x2048) gives both axes, the walk
+// and binning.
+TEST(GraphicsRaster, WideTraceGivesWhatTheSmallTargetCannot) {
+  TraceSpec small;
+  small.tile_w = small.tile_h = 256;
+  small.rects = 2;
+  small.quads = true;
+  TraceSpec wide = small;
+  wide.width = wide.height = 2048;
+  Results r;
+  r.series.push_back(test::raster_field_series(kRasterOrderSeries, make_trace(small), 512, 256, 2));
+  const std::vector<Finding> alone = raster_findings(&r.series[0], nullptr);
+  const Finding* x = find(alone, "graphics.tile.width_px");
+  EXPECT_TRUE(!x || x->confidence <= 0.5) << "one boundary";
+  const Finding* y = find(alone, "graphics.tile.height_px");
+  EXPECT_TRUE(!y || y->confidence <= 0.5) << "the 4x4 blocks inside the bin, 64x shorter than its width";
+  r.series.push_back(test::raster_field_series(kRasterWideSeries, make_trace(wide), 2048, 2048, 2, 8));
+  const std::vector<Finding> both = raster_findings(&r.series[0], &r.series[1]);
+  const Finding* w = find(both, "graphics.tile.width_px");
+  const Finding* h = find(both, "graphics.tile.height_px");
+  const Finding* o = find(both, "graphics.tile.order");
+  const Finding* b = find(both, "graphics.binning");
+  ASSERT_TRUE(w && h && o && b);
+  EXPECT_EQ(number(*w), 256);
+  EXPECT_EQ(number(*h), 256);
+  EXPECT_GE(w->confidence, 0.8);
+  EXPECT_EQ(w->evidence, std::vector<std::string>{kRasterWideSeries});
+  EXPECT_EQ(std::get<std::string>(o->value), "row-major");
+  EXPECT_EQ(std::get<bool>(b->value), true);
+}
+
 TEST(GraphicsRaster, NoiseLeavesTheTileUnfoundWithAReason) {
   TraceSpec s;
-  std::vector<uint32_t> order(s.width * s.height);
-  std::iota(order.begin(), order.end(), 0u);
+  Trace t;
+  t.pixel.resize(s.width * s.height);
+  std::iota(t.pixel.begin(), t.pixel.end(), 0u);
   std::mt19937 rng(5);
-  std::shuffle(order.begin(), order.end(), rng);
+  std::shuffle(t.pixel.begin(), t.pixel.end(), rng);
+  t.rect.assign(t.pixel.size(), 0);
   Results r;
-  r.series.push_back(trace_series(kRasterOrderSeries, order, s.width, s.height));
+  r.series.push_back(test::raster_field_series(kRasterOrderSeries, t, s.width, s.height, 1));
   const Analysis a = analyze_with_gaps(r);
   EXPECT_EQ(find(a.findings, "graphics.tile.width_px"), nullptr);
-  bool width = false, order_reason = false;
+  bool width = false, order_reason = false, binning = false;
   for (const auto& u : a.unfound) {
     width = width || (u.id == "graphics.tile.width_px" && !u.reason.empty());
     order_reason = order_reason || u.id == "graphics.tile.order";
+    binning = binning || (u.id == "graphics.binning" && u.reason.find("one rectangle") != std::string::npos);
   }
   EXPECT_TRUE(width);
   EXPECT_TRUE(order_reason);
+  EXPECT_TRUE(binning);
+}
+
+TEST(GraphicsRaster, TracesByTicketFromOlderRunsAreUnfoundWithTheReason) {
+  Series old;
+  old.id = kRasterOrderSeries;
+  for (uint32_t t = 0; t < 64; ++t) old.points.push_back({double(t), double(t), {double(t)}});
+  old.meta = {{"width", 8}, {"height", 8}, {"rects", 1}};
+  Results r;
+  r.series.push_back(old);
+  const Analysis a = analyze_with_gaps(r);
+  bool said = false;
+  for (const auto& u : a.unfound)
+    said = said || (u.id == "graphics.tile.width_px" && u.reason.find("rerun") != std::string::npos);
+  EXPECT_TRUE(said);
 }
 
 Series points_series(const std::string& id, const std::vector<std::pair<double, std::vector<double>>>& pts) {
@@ -362,6 +486,22 @@ TEST(GraphicsTileMemory, ShrunkTileAtTheFirstPointsStillReads) {
   const auto fs = tile_memory_findings(s);
   ASSERT_EQ(fs.size(), 1u);
   EXPECT_EQ(number(fs[0]), 1048576);
+}
+
+// An immediate renderer's blocks (the H100's: 32 px, then 256, 8192, 64 ...)
+// are no tile memory's.
+TEST(GraphicsTileMemory, ImmediateOrGrowingTilesHaveNoMemory) {
+  const Series s = points_series(kTileMemorySeries, {{4, {256}}, {8, {256}}, {16, {256}}, {32, {128}}, {64, {64}}});
+  Finding immediate;
+  immediate.id = "graphics.binning";
+  immediate.value = false;
+  immediate.confidence = 0.85;
+  EXPECT_TRUE(tile_memory_findings(s, &immediate).empty());
+  immediate.confidence = 0.5;
+  EXPECT_EQ(tile_memory_findings(s, &immediate).size(), 1u) << "an unsure immediate reading does not veto";
+  const Series growing =
+      points_series(kTileMemorySeries, {{4, {32}}, {8, {32}}, {32, {256}}, {64, {8192}}, {128, {64}}});
+  EXPECT_TRUE(tile_memory_findings(growing).empty());
 }
 
 TEST(GraphicsTileMemory, ConstantTileHasNoKnee) {

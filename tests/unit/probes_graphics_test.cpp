@@ -80,12 +80,12 @@ TEST(GraphicsProbes, SkipWithTheirReasons) {
   EXPECT_NO_THROW(run_txelim_probe(ctx));
 }
 
-// A facet that shades one pixel twice is caught.
+// A facet that records one ticket at two pixels is caught.
 class DoubleShading : public test::FakeGraphics {
  public:
-  RasterTrace trace_raster(const PassDesc& pass, uint32_t max_tickets) override {
-    RasterTrace t = FakeGraphics::trace_raster(pass, max_tickets);
-    t.pixel[1] = t.pixel[0];
+  RasterTrace trace_raster(const PassDesc& pass, uint32_t stride) override {
+    RasterTrace t = FakeGraphics::trace_raster(pass, stride);
+    t.ticket[1] = t.ticket[0];
     return t;
   }
 };

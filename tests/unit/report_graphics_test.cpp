@@ -52,35 +52,43 @@ std::vector<test::DecodedPng> pictures_in(const std::string& html) {
   return out;
 }
 
-TEST(RasterPicture, EveryRecordedPixelHasItsTicket) {
+// The tickets of rectangle 0's fragments, in order.
+std::vector<uint32_t> first_rect_tickets(const test::TicketLog& log) {
+  std::vector<uint32_t> out;
+  for (size_t t = 0; t < log.rect.size(); ++t)
+    if (log.rect[t] == 0) out.push_back(static_cast<uint32_t>(t));
+  return out;
+}
+
+TEST(RasterPicture, EveryPixelHasItsFirstRectanglesTicket) {
   const GraphicsRunShape shape;
   const Results r = graphics_results(shape);
   const RasterPicture p = raster_picture(*r.find_series("graphics.raster.order"));
   ASSERT_TRUE(p.problem.empty()) << p.problem;
   EXPECT_EQ(p.width, 512u);
   EXPECT_EQ(p.height, 512u);
-  EXPECT_EQ(p.recorded, shape.max_tickets);
-  EXPECT_EQ(p.last_ticket, shape.max_tickets - 1);
-  EXPECT_EQ(p.tickets_taken, 512u * 512);
+  EXPECT_EQ(p.stride, 1u);
+  EXPECT_EQ(p.recorded, 512u * 512);
+  EXPECT_EQ(p.tickets_taken, 512u * 512 * 2);
   EXPECT_EQ(p.ignored, 0u);
-  const auto order = test::tiled_raster_order(shape);
-  for (uint64_t t : {uint64_t{0}, uint64_t{1}, uint64_t{4095}, uint64_t{77777}, shape.max_tickets - 1})
-    EXPECT_EQ(p.ticket[order[t]], t);
-  EXPECT_EQ(p.ticket[order[shape.max_tickets]], RasterPicture::kNoTicket) << "past the recorded tickets";
-  EXPECT_EQ(p.ticket[511 + 511 * 512], RasterPicture::kNoTicket) << "the last tile is shaded last";
+  const test::TicketLog log = test::tiled_raster_order(shape);
+  const std::vector<uint32_t> first = first_rect_tickets(log);
+  EXPECT_EQ(p.last_ticket, first.back());
+  for (size_t k : {size_t{0}, size_t{1}, size_t{4095}, size_t{77777}, first.size() - 1})
+    EXPECT_EQ(p.ticket[log.pixel[first[k]]], first[k]) << k;
+  EXPECT_GT(p.ticket[511 + 511 * 512], 512u * 512 * 2 * 9 / 10) << "the last tile is shaded last";
 }
 
-TEST(RasterPicture, ColoursRunFromFirstToLastTicketAndGreyElsewhere) {
+TEST(RasterPicture, ColoursRunFromFirstToLastTicket) {
   const GraphicsRunShape shape;
   const Results r = graphics_results(shape);
   const RasterPicture p = raster_picture(*r.find_series("graphics.raster.order"));
   const IndexedImage img = ticket_image(p);
   ASSERT_EQ(img.index.size(), size_t{512} * 512);
-  const auto order = test::tiled_raster_order(shape);
-  EXPECT_EQ(img.index[order[0]], 0) << "the first ticket: the ramp's start";
-  EXPECT_EQ(img.index[order[shape.max_tickets - 1]], kRampColours - 1) << "the last recorded: the ramp's end";
-  EXPECT_EQ(img.index[order[shape.max_tickets / 2]], kRampColours / 2);
-  EXPECT_EQ(img.index[511 + 511 * 512], kGreyIndex);
+  const test::TicketLog log = test::tiled_raster_order(shape);
+  const std::vector<uint32_t> first = first_rect_tickets(log);
+  EXPECT_EQ(img.index[log.pixel[0]], 0) << "the first ticket: the ramp's start";
+  EXPECT_EQ(img.index[log.pixel[first.back()]], kRampColours - 1) << "the last recorded: the ramp's end";
   EXPECT_EQ(img.palette[0], ramp_colour(0));
   EXPECT_EQ(img.palette[kRampColours - 1], ramp_colour(1));
   EXPECT_NE(img.palette[kGreyIndex], ramp_colour(0.5));
@@ -89,31 +97,36 @@ TEST(RasterPicture, ColoursRunFromFirstToLastTicketAndGreyElsewhere) {
   for (int i = 1; i <= 16; ++i)
     EXPECT_GT(luma(ramp_colour(i / 16.0)), luma(ramp_colour((i - 1) / 16.0))) << i;
 
-  // The first 4096: one tile's worth of tickets, spread over the four tiles the threads took.
-  const IndexedImage first = ticket_image(p, 4096);
-  EXPECT_EQ(first.index[order[4095]], kRampColours - 1);
-  EXPECT_EQ(first.index[order[4096]], kGreyIndex);
+  // The first 4096 tickets: one tile's worth, the first rectangle's over
+  // the four tiles the threads took; every other pixel grey.
+  const IndexedImage few = ticket_image(p, 4096);
+  EXPECT_EQ(few.index[log.pixel[4095]], kRampColours - 1);
+  EXPECT_EQ(few.index[log.pixel[4096]], kGreyIndex);
   size_t coloured = 0;
-  for (uint8_t i : first.index) coloured += i != kGreyIndex;
+  for (uint8_t i : few.index) coloured += i != kGreyIndex;
   EXPECT_EQ(coloured, 4096u);
 }
 
 TEST(RasterPicture, BadTracesAreDescribedNotDrawn) {
   Series s;
   s.id = "graphics.raster.order";
-  s.points = {{0, 5, {}}, {1, 5, {}}, {2, 1e9, {}}, {3.5, 6, {}}, {4, -1, {}}, {5, 7, {}}};
-  EXPECT_FALSE(raster_picture(s).problem.empty()) << "no width and height";
-  s.meta = {{"width", 4}, {"height", 4}};
+  s.points = {{0, 5, {}}, {1, 4294967295.0, {}}, {2, 1e10, {}}, {3, -1, {}}, {4, 6.5, {}}, {5, 7, {}}, {9, 8, {}}};
+  EXPECT_FALSE(raster_picture(s).problem.empty()) << "no shape";
+  s.meta = {{"width", 4}, {"height", 4}, {"stride", 2}, {"cells_x", 2}, {"cells_y", 2}, {"rects", 2}};
   const RasterPicture p = raster_picture(s);
   EXPECT_TRUE(p.problem.empty()) << p.problem;
-  EXPECT_EQ(p.recorded, 2u);
-  EXPECT_EQ(p.ignored, 4u) << "a repeat, a pixel outside, a half ticket, a negative pixel";
-  s.meta = {{"width", 100000}, {"height", 100000}};
+  EXPECT_EQ(p.recorded, 1u) << "cell 0 of rectangle 0 (cell 1 holds no ticket)";
+  EXPECT_EQ(p.ignored, 2u) << "a ticket past 32 bits and a negative one";
+  s.meta["cells_x"] = 100000;
+  s.meta["cells_y"] = 100000;
   EXPECT_NE(raster_picture(s).problem.find("larger"), std::string::npos);
-  s.meta = {{"width", 1e14}, {"height", 1e14}};  // their product overflows 64 bits
+  s.meta["cells_x"] = 1e14;
+  s.meta["cells_y"] = 1e14;  // their product overflows 64 bits
   EXPECT_NE(raster_picture(s).problem.find("larger"), std::string::npos);
-  s.meta = {{"width", 2}, {"height", 2}};
-  EXPECT_FALSE(raster_picture(s).problem.empty()) << "no record inside the framebuffer";
+  s.meta["cells_x"] = 2;
+  s.meta["cells_y"] = 2;
+  s.points = {{4, 5, {}}};
+  EXPECT_FALSE(raster_picture(s).problem.empty()) << "no record of rectangle 0";
 }
 
 TEST(RasterPicture, TileGridLiesOnTileBoundaries) {
@@ -133,22 +146,23 @@ TEST(RasterPicture, FirstNStepsAreTilesWorth) {
   const RasterPicture p = raster_picture(*r.find_series("graphics.raster.order"));
   EXPECT_EQ(first_n_steps(p, 4096), (std::vector<uint64_t>{4096, 16384, 65536}));
   EXPECT_EQ(first_n_steps(p, 0), (std::vector<uint64_t>{4096, 16384, 65536})) << "1/64, 1/16, 1/4 of 512x512";
-  EXPECT_EQ(first_n_steps(p, 65536), (std::vector<uint64_t>{65536}))
-      << "only counts below the recorded 200000";
+  EXPECT_EQ(first_n_steps(p, 262144), (std::vector<uint64_t>{262144}))
+      << "only counts up to the last ticket recorded, about 524288";
 }
 
 TEST(BinningPicture, RectanglesRecurAlongTheStrip) {
   const Results r = graphics_results();
-  const BinningPicture b = binning_picture(*r.find_series("graphics.raster.binning"));
+  const BinningPicture b = binning_picture(*r.find_series("graphics.raster.order"));
   ASSERT_TRUE(b.problem.empty()) << b.problem;
-  EXPECT_EQ(b.rects, 4u);
-  EXPECT_EQ(b.image.height, 4u);
+  EXPECT_EQ(b.rects, 2u);
+  EXPECT_EQ(b.image.height, 2u);
   EXPECT_EQ(b.image.width, 512u);
-  EXPECT_EQ(b.tickets_per_column, 32u);  // 16384 tickets over at most 512 columns
-  // Rectangle (t / 256) % 4 owns ticket t: column c holds tickets 32c .. 32c+31.
+  EXPECT_EQ(b.tickets_per_column, 1024u);  // 524288 tickets over at most 512 columns
+  // Four threads shade their tiles' rectangle 0 (4 x 4096 tickets), then
+  // their rectangle 1: column c (tickets 1024c ..) belongs to (c / 16) % 2.
   for (uint32_t c : {0u, 8u, 17u, 40u, 511u}) {
-    const uint32_t owner = (c * 32 / 256) % 4;
-    for (uint32_t row = 0; row < 4; ++row)
+    const uint32_t owner = (c / 16) % 2;
+    for (uint32_t row = 0; row < 2; ++row)
       EXPECT_EQ(b.image.index[row * 512 + c], row == owner ? 255 : 0) << "column " << c << " row " << row;
   }
 }
@@ -170,7 +184,7 @@ TEST(GraphicsSection, PageHoldsThePictureWithItsGrid) {
   EXPECT_EQ(whole.index, expected.index);
   EXPECT_EQ(whole.palette, expected.palette);
   EXPECT_EQ(pictures[1].width, 512u);
-  EXPECT_EQ(pictures[4].height, 4u) << "the binning strip: a row per rectangle";
+  EXPECT_EQ(pictures[4].height, 2u) << "the binning strip: a row per rectangle";
 
   // The grid: seven lines each way at multiples of 64, none on the border.
   const size_t figure = html.find("<figure id=\"chart-graphics.raster.order\"");
@@ -190,9 +204,8 @@ TEST(GraphicsSection, PageHoldsThePictureWithItsGrid) {
   ASSERT_NE(data, std::string::npos);
   const std::string chart_json = html.substr(data, html.find("</script>", data) - data);
   EXPECT_EQ(chart_json.find("graphics.raster.order"), std::string::npos);
-  EXPECT_EQ(chart_json.find("graphics.raster.binning"), std::string::npos);
   EXPECT_NE(chart_json.find("graphics.tile_memory"), std::string::npos) << "report.js draws the knee chart";
-  // 200000 records, yet the graphics section stays small.
+  // 524288 records, yet the graphics section stays small.
   const size_t section = html.find("<h2 id=\"graphics\">");
   EXPECT_LT(html.find("<h2 id=\"charts\"") - section, 80000u);
   // The tile-memory chart stands in the graphics section, not among the charts.
@@ -293,20 +306,19 @@ TEST(GraphicsSection, NothingWithoutGraphicsData) {
 }
 
 TEST(GraphicsSection, BadTraceKeepsItsAnchorAndSaysWhy) {
-  Results r = graphics_results({.width = 64, .height = 64, .tile = 16, .threads = 2, .max_tickets = 4096});
+  Results r = graphics_results({.width = 64, .height = 64, .tile = 16, .threads = 2});
   for (auto& s : r.series)
-    if (s.id == "graphics.raster.order") s.meta.erase("width");
+    if (s.id == "graphics.raster.order") s.meta.erase("stride");
   const std::string html = render_html_report({{"gpu", &r, false}});
   EXPECT_NE(html.find("<figure id=\"chart-graphics.raster.order\""), std::string::npos);
-  EXPECT_NE(html.find("Not drawn: the series&#39; meta has no framebuffer width and height"),
-            std::string::npos);
-  EXPECT_EQ(pictures_in(html).size(), 1u) << "the binning strip only";
+  EXPECT_NE(html.find("Not drawn: the series&#39; meta lacks the trace&#39;s width"), std::string::npos);
+  EXPECT_EQ(pictures_in(html).size(), 0u) << "neither the order nor the binning strip";
 }
 
 TEST(GraphicsSection, ComparedRunsEachGetTheirPicture) {
   const Results a = graphics_results();
   const Results b =
-      graphics_results({.width = 256, .height = 128, .tile = 32, .threads = 2, .max_tickets = 1u << 20});
+      graphics_results({.width = 256, .height = 128, .tile = 32, .threads = 2});
   const std::string html = render_html_report({{"A", &a, false}, {"B", &b, false}});
   const auto pictures = pictures_in(html);
   ASSERT_GE(pictures.size(), 2u);
@@ -328,11 +340,11 @@ namespace {
 // what it can and throws nothing.
 TEST(GraphicsSection, HostileValuesNeitherThrowNorDrawNonsense) {
   const double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
-  Results r = test::graphics_results({.width = 32, .height = 32, .tile = 8, .threads = 2, .max_tickets = 1000});
+  Results r = test::graphics_results({.width = 32, .height = 32, .tile = 8, .threads = 2});
   for (auto& s : r.series) {
     s.points.push_back({nan, nan, {nan}});
     s.points.push_back({1e300, -1e300, {}});
-    if (s.id == "graphics.raster.binning") s.meta["rects"] = 1e14;
+    if (s.id == "graphics.raster.order") s.meta["rects"] = 1e14;
     if (s.id == "graphics.tile_memory") s.meta = {{"width", "wide"}};
   }
   for (auto& f : r.findings) {

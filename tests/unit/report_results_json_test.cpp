@@ -298,7 +298,7 @@ TEST(ResultsJson, LongTracesAreWrittenAsTheirYValuesAndReadBackWhole) {
     trace.points.push_back({static_cast<double>(i), y, {y}});
   }
   Series almost = trace;
-  almost.id = "graphics.raster.binning";
+  almost.id = "graphics.raster.order_wide";
   almost.points[4321].samples = {1, 2};
   r.series.push_back(trace);
   r.series.push_back(almost);

@@ -37,18 +37,28 @@ class SimGraphics : public GraphicsFacet {
   // description), so a trace is the same for the same seed and calls. The
   // time is the flat pass's, or the tickets' atomic adds to one counter
   // (serialised, atomics.contended_add_ns each) when those take longer.
-  RasterTrace trace_raster(const PassDesc& pass, uint32_t max_tickets) override {
+  RasterTrace trace_raster(const PassDesc& pass, uint32_t stride) override {
+    if (stride == 0) throw DeviceError("sim: trace_raster with a stride of 0 pixels");
     const SimConfig& c = dev_.config();
     const PassModel m = model_pass(c, pass, Shading{}, true);
     const bool noiseless = c.noise.relative_sigma == 0 && c.noise.outlier_probability == 0;
     uint32_t turn = 0;
     const uint32_t chunk = std::max(4u, c.core.wave_width);
-    TicketOrder order = raster_order(c.raster, pass, max_tickets, chunk, [&](uint32_t busy) {
-      return noiseless ? turn++ % busy : order_rng_.below(busy);
-    });
+    const TicketOrder order =
+        raster_order(c.raster, pass, static_cast<uint32_t>(m.fragments), chunk, [&](uint32_t busy) {
+          return noiseless ? turn++ % busy : order_rng_.below(busy);
+        });
     RasterTrace t;
-    t.pixel = std::move(order.pixel);
-    t.rect = std::move(order.rect);
+    t.stride = stride;
+    t.cells_x = (pass.width + stride - 1) / stride;
+    t.cells_y = (pass.height + stride - 1) / stride;
+    t.ticket.assign(size_t{t.cells_x} * t.cells_y * pass.rects, RasterTrace::kNoTicket);
+    for (size_t k = 0; k < order.pixel.size(); ++k) {
+      const uint32_t x = order.pixel[k] % pass.width, y = order.pixel[k] / pass.width;
+      if (x % stride != 0 || y % stride != 0) continue;
+      uint32_t& cell = t.ticket[(size_t{order.rect[k]} * t.cells_y + y / stride) * t.cells_x + x / stride];
+      cell = std::min(cell, static_cast<uint32_t>(k));
+    }
     t.tickets = m.fragments;
     const double atomics_ns = c.raster.pass_overhead_ns + static_cast<double>(m.fragments) * c.atomics.contended_add_ns;
     t.timing.ns = dev_.with_noise(std::max(m.ns, atomics_ns));

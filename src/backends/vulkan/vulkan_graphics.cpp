@@ -95,28 +95,34 @@ std::vector<PassTiming> VkGraphics::run_passes(Framebuffer& fb, VkPipeline pipe,
   return out;
 }
 
-RasterTrace VkGraphics::trace_raster(const PassDesc& pass, uint32_t max_tickets) {
+RasterTrace VkGraphics::trace_raster(const PassDesc& pass, uint32_t stride) {
   if (!limits_.fragment_side_effects)
     throw Unsupported("the device's fragment shaders cannot write storage buffers (fragmentStoresAndAtomics)");
   check_pass(pass);
+  if (stride == 0) throw DeviceError("trace_raster: a stride of 0 pixels");
   const uint64_t fragments = uint64_t{pass.width} * pass.height * pass.rects;
-  if (fragments >= (uint64_t{1} << 32))
+  if (fragments >= (uint64_t{1} << 32) - 1)
     throw Unsupported(fmt::format("{} fragments overflow the 32-bit ticket counter", fragments));
-  const uint64_t log_bytes = std::max<uint64_t>(max_tickets, 1) * 8;
-  if (log_bytes > d_.info_.max_alloc_bytes)
-    throw OutOfResources(fmt::format("a log of {} tickets ({} bytes) exceeds the device's largest buffer",
-                                     max_tickets, log_bytes));
+  RasterTrace out;
+  out.stride = stride;
+  out.cells_x = (pass.width + stride - 1) / stride;
+  out.cells_y = (pass.height + stride - 1) / stride;
+  const uint64_t cells = uint64_t{out.cells_x} * out.cells_y * pass.rects;
+  const uint64_t field_bytes = cells * 4;
+  if (field_bytes > d_.info_.max_alloc_bytes)
+    throw OutOfResources(
+        fmt::format("a field of {} tickets ({} bytes) exceeds the device's largest buffer", cells, field_bytes));
   if (!counter_) counter_ = d_.create_buffer(4);
-  if (!log_ || log_->size_bytes() < log_bytes) {
-    log_.reset();
-    log_ = d_.create_buffer(log_bytes);
+  if (!field_ || field_->size_bytes() < field_bytes) {
+    field_.reset();
+    field_ = d_.create_buffer(field_bytes);
   }
   const PassKey key{pass.colour, pass.depth, pass.samples};
   Framebuffer& fb = framebuffer(key, pass.width, pass.height);
   const VkPipeline pipe = pipeline(key, FragKind::kTrace, pass.blend, 0);
   Program& prog = program(FragKind::kTrace);
-  const VkBuffer counter = VkDev::as_vk(*counter_).mem.buffer, log = VkDev::as_vk(*log_).mem.buffer;
-  const VkDescriptorBufferInfo infos[] = {{counter, 0, VK_WHOLE_SIZE}, {log, 0, VK_WHOLE_SIZE}};
+  const VkBuffer counter = VkDev::as_vk(*counter_).mem.buffer, field = VkDev::as_vk(*field_).mem.buffer;
+  const VkDescriptorBufferInfo infos[] = {{counter, 0, VK_WHOLE_SIZE}, {field, 0, VK_WHOLE_SIZE}};
   VkWriteDescriptorSet w[2];
   for (uint32_t b = 0; b < 2; ++b) {
     w[b] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
@@ -127,10 +133,10 @@ RasterTrace VkGraphics::trace_raster(const PassDesc& pass, uint32_t max_tickets)
     w[b].pBufferInfo = &infos[b];
   }
   vkUpdateDescriptorSets(dev_, 2, w, 0, nullptr);
-  const uint32_t push[2] = {pass.width, max_tickets};
-  RasterTrace out;
+  const uint32_t push[3] = {stride, out.cells_x, out.cells_y};
   out.timing = run_passes(fb, pipe, pass.rects, 1, [&](VkCommandBuffer cb) {
     vkCmdFillBuffer(cb, counter, 0, 4, 0);
+    vkCmdFillBuffer(cb, field, 0, field_bytes, RasterTrace::kNoTicket);
     d_.barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
     vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, prog.layout, 0, 1, &prog.set, 0, nullptr);
@@ -139,15 +145,8 @@ RasterTrace VkGraphics::trace_raster(const PassDesc& pass, uint32_t max_tickets)
   uint32_t tickets = 0;
   d_.read(*counter_, 0, std::as_writable_bytes(std::span(&tickets, 1)));
   out.tickets = tickets;
-  const uint32_t logged = std::min(tickets, max_tickets);
-  std::vector<uint32_t> entries(size_t{logged} * 2);
-  if (logged > 0) d_.read(*log_, 0, std::as_writable_bytes(std::span(entries)));
-  out.pixel.resize(logged);
-  out.rect.resize(logged);
-  for (uint32_t i = 0; i < logged; ++i) {
-    out.pixel[i] = entries[2 * i];
-    out.rect[i] = entries[2 * i + 1];
-  }
+  out.ticket.resize(cells);
+  d_.read(*field_, 0, std::as_writable_bytes(std::span(out.ticket)));
   return out;
 }
 

@@ -103,7 +103,7 @@ class VkGraphics final : public GraphicsFacet {
   VkGraphics& operator=(const VkGraphics&) = delete;
 
   GraphicsLimits graphics_limits() const override { return limits_; }
-  RasterTrace trace_raster(const PassDesc& pass, uint32_t max_tickets) override;
+  RasterTrace trace_raster(const PassDesc& pass, uint32_t stride) override;
   FillResult fill(const PassDesc& pass, const Shading& shading, int passes, bool read_back) override;
   FrameTiming frame(const FrameDesc& f) override;
 
@@ -168,7 +168,7 @@ class VkGraphics final : public GraphicsFacet {
   std::map<std::tuple<uint32_t, uint32_t, bool>, FrameImage> frames_;
   VkQueryPool stats_ = VK_NULL_HANDLE;
   uint32_t stats_count_ = 0;
-  std::unique_ptr<Buffer> counter_, log_, sum_;  // trace's counter and log, the frame read's sum
+  std::unique_ptr<Buffer> counter_, field_, sum_;  // trace's counter and field, the frame read's sum
 };
 
 }  // namespace gpuscope::vulkan

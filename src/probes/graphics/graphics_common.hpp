@@ -170,6 +170,33 @@ inline void check_counted(const std::optional<uint64_t>& counted, const PassDesc
                     helper_allowance(pass)));
 }
 
+// Checks a raster trace of `pass`: tickets taken (and counted, where the
+// device counts) one per pixel and rectangle, give or take
+// helper_allowance() (MSAA shades a pixel on an edge between two triangles
+// once for each); the field sized for the pass and its stride, every
+// recorded pixel shaded by every rectangle, no ticket recorded twice or
+// beyond those taken.
+inline void check_trace(const RasterTrace& t, const PassDesc& pass, const char* probe) {
+  const uint64_t want = uint64_t{pass.width} * pass.height * pass.rects;
+  if (t.tickets < want || t.tickets > want + helper_allowance(pass))
+    throw ValidationError(fmt::format("{}: {} tickets taken in a pass of {}x{} px x {} rectangles, expected {}",
+                                      probe, t.tickets, pass.width, pass.height, pass.rects, want));
+  check_counted(t.timing.fragments, pass, true, probe);
+  const uint64_t cells = uint64_t{t.cells_x} * t.cells_y;
+  if (t.stride == 0 || t.cells_x != (pass.width + t.stride - 1) / t.stride ||
+      t.cells_y != (pass.height + t.stride - 1) / t.stride || t.ticket.size() != cells * pass.rects)
+    throw ValidationError(fmt::format("{}: a field of {} tickets for {}x{} px, stride {}, {} rectangles", probe,
+                                      t.ticket.size(), pass.width, pass.height, t.stride, pass.rects));
+  std::vector<uint32_t> sorted = t.ticket;
+  std::sort(sorted.begin(), sorted.end());
+  if (sorted.back() == RasterTrace::kNoTicket)
+    throw ValidationError(fmt::format("{}: a recorded pixel was never shaded by one of the rectangles", probe));
+  if (sorted.back() >= t.tickets)
+    throw ValidationError(fmt::format("{}: ticket {} recorded of {} taken", probe, sorted.back(), t.tickets));
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    throw ValidationError(fmt::format("{}: one ticket recorded at two pixels", probe));
+}
+
 // check_counted on every pass of `r`; the count of the last pass (or -1).
 inline double check_fragments(const FillResult& r, const PassDesc& pass, bool exact, const char* probe) {
   double last = -1;

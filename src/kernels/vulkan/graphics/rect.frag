@@ -3,7 +3,8 @@
 //   N_COLOUR=n            colour attachments 0..n-1 (0..8), each written the same colour
 //   SHADING_FLAT          rectangle i writes flat_colour(i) (backends/graphics.cpp)
 //   SHADING_TRACE         as flat, after taking a ticket from `counter` and,
-//                         below max_tickets, logging (pixel, rectangle) at it
+//                         at pixels on the stride grid, keeping the lowest
+//                         ticket of (pixel, rectangle) in `field`
 //   SHADING_TEXTURED      the mean of `samples` samples of `tex`; TEX_MODE
 //                         0 point, 1 bilinear, 2 trilinear, 3 anisotropic
 //   SHADING_FRAME         the frame pattern's texel (frame_texel in graphics.cpp)
@@ -70,8 +71,9 @@ vec4 flat_colour(uint r) {
 
 #if defined(SHADING_TRACE)
 layout(set = 0, binding = 0) coherent buffer Counter { uint counter; };
-layout(set = 0, binding = 1) writeonly buffer Log { uvec2 entries[]; };  // (pixel x + y * width, rectangle)
-layout(push_constant) uniform Args { uint width; uint max_tickets; } args;
+// field[(rectangle * cells_y + y / stride) * cells_x + x / stride], filled with 0xFFFFFFFF before the pass
+layout(set = 0, binding = 1) buffer Field { uint field[]; };
+layout(push_constant) uniform Args { uint stride; uint cells_x; uint cells_y; } args;
 #elif defined(SHADING_TEXTURED)
 layout(set = 0, binding = 0) uniform sampler2D tex;
 layout(push_constant) uniform Args { uint size; uint samples; } args;
@@ -95,7 +97,9 @@ void main() {
   write_all(flat_colour(v_rect));
 #elif defined(SHADING_TRACE)
   const uint t = atomicAdd(counter, 1u);
-  if (t < args.max_tickets) entries[t] = uvec2(uint(gl_FragCoord.x) + uint(gl_FragCoord.y) * args.width, v_rect);
+  const uvec2 p = uvec2(gl_FragCoord.xy);
+  if (p.x % args.stride == 0u && p.y % args.stride == 0u)
+    atomicMin(field[(v_rect * args.cells_y + p.y / args.stride) * args.cells_x + p.x / args.stride], t);
   write_all(flat_colour(v_rect));
 #elif defined(SHADING_TEXTURED)
   // Sample k of pixel p reads around texel p + (5k, 3k) (wrapped: REPEAT):
