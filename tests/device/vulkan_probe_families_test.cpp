@@ -247,11 +247,8 @@ TEST_P(VulkanProbeRuns, QuickRunIsValidatedAndClean) {
 
 INSTANTIATE_TEST_SUITE_P(Lavapipe, VulkanProbeRuns,
                          ::testing::Values("compute", "oplatency", "divergence", "occupancy", "icache", "atomics",
-                                           "scheduling", "sustain", "lbm", "raster", "rop", "texfill", "fbcompress",
-                                           "txelim"));
-// Not tilemem: on lavapipe one of its layouts takes 131584 tickets in a
-// one-rectangle pass of 131072 px, 512 more fragments than pixels, and the
-// probe fails its own check; why is not known yet (issue 15's note).
+                                           "scheduling", "sustain", "lbm", "raster", "tilemem", "rop", "texfill",
+                                           "fbcompress", "txelim"));
 
 // lavapipe runs a subgroup as one SIMD vector: a pipeline that requires a
 // subgroup size runs LP_NATIVE_VECTOR_WIDTH / 32 lanes (128, 256 and 512
@@ -280,13 +277,14 @@ std::string not_lavapipe() {
 
 // llvmpipe rasterises in 64x64 tiles (its TILE_SIZE), walked row by row,
 // each tile whole before its rectangle's next primitive: the raster probe
-// must read exactly that off its ticket trace with one thread shading
-// tiles. With two or four threads shading tiles at once on 2 cores the
-// reading is not yet reliable (found, missing, or 2x4 px at confidence
-// 0.7-0.85 from run to run): open in issue 15's note, so not asserted here.
+// must read exactly that off its ticket traces with one thread shading
+// tiles, and with two and four shading them at once (their fragments
+// interleave, and its last tile is shaded in two parts). And the tile
+// never shrinks with the pixel's size (no tile memory): tilemem reads 64
+// px at every layout and reports no knee.
 TEST(LavapipeRaster, FindsSixtyFourPixelTilesInRowMajorOrderAndBinning) {
   if (const std::string why = not_lavapipe(); !why.empty()) GTEST_SKIP() << why;
-  for (const char* threads : {"LP_NUM_THREADS=1"}) {
+  for (const char* threads : {"LP_NUM_THREADS=1", "LP_NUM_THREADS=2", "LP_NUM_THREADS=4"}) {
     SCOPED_TRACE(threads);
     const Results res = run_quick("raster", threads, std::string("_") + threads);
     ASSERT_NE(res.find_series("graphics.raster.order"), nullptr);
@@ -300,6 +298,12 @@ TEST(LavapipeRaster, FindsSixtyFourPixelTilesInRowMajorOrderAndBinning) {
     EXPECT_EQ(std::get<std::string>(order->value), "row-major") << order->note;
     EXPECT_EQ(std::get<bool>(binning->value), true) << binning->note;
   }
+  const Results mem = run_quick("tilemem", "", "_tilemem");
+  const Series* s = mem.find_series("graphics.tile_memory");
+  ASSERT_NE(s, nullptr);
+  ASSERT_GE(s->points.size(), 4u);
+  for (const Point& p : s->points) EXPECT_EQ(p.y, 64.0 * 64) << p.x << " B per pixel";
+  EXPECT_EQ(mem.find_finding("graphics.tile.memory_bytes"), nullptr);
 }
 
 class LavapipeWaveWidth : public ::testing::TestWithParam<int> {};
