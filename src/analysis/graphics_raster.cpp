@@ -21,9 +21,10 @@ namespace {
 // tile.
 constexpr double kLevelGap = 5.0;
 // A period is accepted when at least this share of its multiples are
-// boundaries and this share of boundaries lie at its multiples; or, where
-// three or more of its multiples are boundaries, when a single boundary
-// lies elsewhere (one tile shaded in another order: llvmpipe's last).
+// boundaries (or all but one of six or more) and this share of boundaries
+// lie at its multiples; or, where three or more of its multiples are
+// boundaries, when the others all lie inside one cell (one tile shaded in
+// another order: llvmpipe's last).
 constexpr double kPeriodAgreement = 0.9;
 // The smallest tile (px along an axis) read as one.
 constexpr uint32_t kMinTilePx = 4;
@@ -85,8 +86,20 @@ Period best_period(const std::vector<char>& boundary, const std::vector<char>& k
     if (multiples == 0) continue;
     const double recall = static_cast<double>(hits) / multiples;
     const double precision = static_cast<double>(hits) / total;
-    const bool one_stray = hits >= 3 && total - hits == 1;
-    if (recall >= kPeriodAgreement && (precision >= kPeriodAgreement || one_stray)) best = {w, recall, precision};
+    // Strays (boundaries off the multiples) all inside one cell: one tile
+    // shaded out of the others' order (llvmpipe's last, in two parts).
+    bool one_cell = hits >= 3;
+    uint32_t stray_cell = UINT32_MAX;
+    for (uint32_t b = 1; b < n && one_cell; ++b) {
+      if (!boundary[b] || b % w == 0) continue;
+      if (stray_cell != UINT32_MAX && stray_cell != b / w) one_cell = false;
+      stray_cell = b / w;
+    }
+    // One multiple missed of six or more: two neighbouring tiles shaded in
+    // lockstep by two workers step alike across their boundary.
+    const bool one_missed = multiples >= 6 && multiples - hits == 1;
+    if ((recall >= kPeriodAgreement || one_missed) && (precision >= kPeriodAgreement || one_cell))
+      best = {w, recall, precision};
   }
   return best;
 }

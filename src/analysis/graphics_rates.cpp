@@ -64,11 +64,12 @@ std::vector<Finding> fill_rate_findings(const Results& r) {
     if (s.id.starts_with(kRopSeriesPrefix)) {
       Finding f = best_rate(
           s, s.id + ".gpixels", "Gpixel/s",
-          "Full-framebuffer rectangles drawn over each other in one render pass (overdraw that "
-          "hidden-surface "
-          "removal cannot drop: every rectangle writes a new colour, or blends), timed over whole passes: "
-          "framebuffer pixels x rectangles per ns, the median of every pass; bounds: that point's sample min "
-          "and max.");
+          "Full-framebuffer flat rectangles drawn over each other in one render pass, timed over whole "
+          "passes: framebuffer pixels x rectangles per ns, the median of every pass; bounds: that point's "
+          "sample min and max. Hidden-surface removal cannot drop the overdraw: the fragment shader holds a "
+          "discard whose condition (a push constant) is never true, so no fragment is known opaque before it "
+          "runs (a new colour alone would not stop Mali's forward pixel kill), and the device's fragment "
+          "count, where it keeps one, must be every pixel of every rectangle.");
       f.note =
           fmt::format("{:.0f} px framebuffer, {} rectangle(s) a pass; fragments counted by the device: {}.",
                       s.points.front().x, meta_text(s, "rects"), meta_text(s, "fragments_counted"));

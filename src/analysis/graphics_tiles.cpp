@@ -103,7 +103,8 @@ std::vector<Finding> raster_findings(const Series* order, const Series* wide) {
     return out;
   }
   // Both axes from one trace where one shows both: the first (every pixel)
-  // where it holds 3 or more tiles along each, else the wide one. A tile
+  // where it holds 3 or more tile boundaries along each, else the wide one
+  // where it holds 2 or more (one may be a tile shaded out of order). A tile
   // taken from two traces could pair a block inside a large bin (4x4
   // stamps, quads), seen along one axis of the small target, with the bin
   // seen along the other. Else each axis from the trace with more tile
@@ -114,7 +115,7 @@ std::vector<Finding> raster_findings(const Series* order, const Series* wide) {
   };
   const auto pick = [&](const TileAxis TileReading::* axis) -> const Trace* {
     if (both(traces.front(), 3)) return &traces.front();
-    if (traces.size() > 1 && both(traces.back(), 1)) return &traces.back();
+    if (traces.size() > 1 && both(traces.back(), 2)) return &traces.back();
     const Trace* best = nullptr;
     for (const Trace& t : traces) {
       const TileAxis& a = t.tiles.*axis;

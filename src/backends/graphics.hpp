@@ -94,6 +94,13 @@ struct Shading {
   TextureFilter filter = TextureFilter::kPoint;
   uint32_t texture_px = 0;
   uint32_t texture_samples = 1;
+  // The fragment shader may discard: it holds a `discard` under a condition
+  // that is never true at run time (a compare against a push constant the
+  // compiler cannot fold), so no fragment is known to be opaque before it
+  // is shaded and hidden-surface removal (forward pixel kill, early depth
+  // kills) cannot drop an earlier fragment a later one covers. What is
+  // written is unchanged (flat_colour, the texture mean, depth).
+  bool may_discard = false;
 };
 
 // The colour rectangle `i` writes under flat shading, as RGBA in [0, 1]:

@@ -161,6 +161,65 @@ TEST_F(VulkanGraphics, FillWritesTheLastRectsColourOrTheSumUnderBlending) {
   }
 }
 
+// rect.frag's MAY_DISCARD variant (Shading::may_discard) discards nothing:
+// an opaque flat pass writes the last rectangle's colour, a blended one the
+// sum, a depth-only one the last depth, a textured one what the texture
+// without it gives, and every fragment of every rectangle is counted. Each
+// shares its render pass with the variant without, so the pipelines (and
+// their push constants) must not be mixed up between the two.
+TEST_F(VulkanGraphics, MayDiscardFillsDrawEveryFragmentUnchanged) {
+  const bool counted = g_->graphics_limits().pipeline_statistics;
+  Shading discard;
+  discard.may_discard = true;
+  for (bool blend : {false, true}) {
+    PassDesc pass;
+    pass.width = 70;
+    pass.height = 33;
+    pass.rects = 5;
+    pass.blend = blend;
+    for (const Shading& sh : {Shading{}, discard, Shading{}}) {
+      const FillResult r = g_->fill(pass, sh, 2, true);
+      ASSERT_EQ(r.passes.size(), 2u);
+      for (const PassTiming& p : r.passes) expect_fragments(p, uint64_t{70} * 33 * 5, counted);
+      // flat_colour(4), or flat_colour(0..4) summed: (5, 2, 2, 5) / 255
+      const std::array<int, 4> want = blend ? std::array{5, 2, 2, 5} : std::array{1, 0, 0, 1};
+      ASSERT_EQ(r.pixels.size(), size_t{70} * 33 * 4);
+      for (size_t i = 0; i < size_t{70} * 33; ++i)
+        for (int k = 0; k < 4; ++k)
+          ASSERT_EQ(std::to_integer<int>(r.pixels[4 * i + k]), want[k])
+              << (sh.may_discard ? "may_discard" : "plain") << (blend ? " blend" : "") << " pixel " << i;
+    }
+  }
+  PassDesc depth;
+  depth.width = 64;
+  depth.height = 20;
+  depth.colour.clear();
+  depth.depth = true;
+  depth.rects = 7;
+  const FillResult d = g_->fill(depth, discard, 2, true);
+  for (const PassTiming& p : d.passes) expect_fragments(p, uint64_t{64} * 20 * 7, counted);
+  ASSERT_EQ(d.pixels.size(), size_t{64} * 20 * 4);
+  for (size_t i = 0; i < 64 * 20; ++i) {
+    float z;
+    std::memcpy(&z, d.pixels.data() + 4 * i, 4);
+    ASSERT_EQ(z, 7.0f / 256.0f) << "pixel " << i;
+  }
+  Shading tex;
+  tex.textured = true;
+  tex.filter = TextureFilter::kBilinear;
+  tex.texture_px = 32;
+  tex.texture_samples = 3;
+  PassDesc tp;
+  tp.width = 48;
+  tp.height = 40;
+  tp.rects = 2;
+  const FillResult plain = g_->fill(tp, tex, 1, true);
+  tex.may_discard = true;
+  const FillResult t = g_->fill(tp, tex, 2, true);
+  for (const PassTiming& p : t.passes) expect_fragments(p, uint64_t{48} * 40 * 2, counted);
+  EXPECT_EQ(t.pixels, plain.pixels);
+}
+
 // A depth-only pass keeps the last rectangle's depth, (i & 255) + 1 over
 // 256 (rect.vert); with MSAA the colour read back is the pixel's colour.
 TEST_F(VulkanGraphics, DepthOnlyAndMultisampledFillsReadBack) {

@@ -340,6 +340,46 @@ TEST(SimGraphics, FillTimesFollowTheConfiguredRates) {
                OutOfResources);
 }
 
+// Mali's forward pixel kill drops an opaque fragment a later opaque one
+// covers, whatever colour either writes; a shader that may discard
+// (Shading::may_discard) leaves no fragment known opaque, so every
+// rectangle's fragments are shaded and the ROPs bound the pass, for colour
+// and depth-only passes alike, textured too. The device's count says so.
+TEST(SimGraphics, MayDiscardDefeatsHiddenSurfaceRemoval) {
+  const SimConfig c = parse_sim_config(noiseless(preset_json("mali-g52")), "mali");
+  ASSERT_TRUE(c.raster.binning && c.raster.hidden_surface_removal);
+  SimDevice dev(c, "sim:mali");
+  const nlohmann::json& r = c.source["raster"];
+  const double cores = c.core.shader_cores, ghz = c.clock_ghz(), rops = c.raster.rops_per_core;
+  const double pixels = 256.0 * 256.0;
+  Shading discard;
+  discard.may_discard = true;
+  for (const char* fmt : {"rgba8", "depth32f"}) {
+    PassDesc p{.width = 256, .height = 256, .rects = 40};
+    if (std::string(fmt) == "depth32f") {
+      p.colour.clear();
+      p.depth = true;
+    }
+    // Without: one rectangle shaded (the others dropped).
+    EXPECT_EQ(model_pass(c, p, Shading{}, false).fragments, static_cast<uint64_t>(pixels)) << fmt;
+    const PassModel m = model_pass(c, p, discard, false);
+    EXPECT_EQ(m.fragments, static_cast<uint64_t>(pixels) * 40) << fmt;
+    const double rate = value_of(r["rop_pixels_per_clock"][fmt]);
+    EXPECT_DOUBLE_EQ(m.rop_ns, pixels * 40 / (rate * rops * cores * ghz)) << fmt;
+    const FillResult f = dev.graphics()->fill(p, discard, 2, true);
+    ASSERT_EQ(f.passes.size(), 2u);
+    EXPECT_EQ(f.passes[1].fragments.value(), static_cast<uint64_t>(pixels) * 40) << fmt;
+    EXPECT_DOUBLE_EQ(f.passes[1].ns, c.raster.pass_overhead_ns + m.rop_ns) << fmt;  // the ROPs bound it
+    // What is written does not change.
+    EXPECT_EQ(f.pixels, pass_pixels(p, Shading{})) << fmt;
+  }
+  const PassDesc tp{.width = 256, .height = 256, .rects = 8};
+  Shading tex{.textured = true, .filter = TextureFilter::kPoint, .texture_px = 64, .texture_samples = 1};
+  EXPECT_EQ(model_pass(c, tp, tex, false).fragments, static_cast<uint64_t>(pixels));
+  tex.may_discard = true;
+  EXPECT_EQ(model_pass(c, tp, tex, false).fragments, static_cast<uint64_t>(pixels) * 8);
+}
+
 // Adreno bins: more bytes per pixel, smaller bins, more bins, each with its
 // fixed cost; with small enough bins the bins' cost bounds the pass.
 TEST(SimGraphics, SmallerTilesCostMoreBins) {

@@ -119,5 +119,48 @@ TEST(GraphicsProbes, ValidationCatchesWrongWork) {
   EXPECT_THROW(run_txelim_probe(c2), ValidationError);
 }
 
+// A tiler with forward pixel kill: a pass that neither blends nor (where
+// `honours_discard`) may discard shades, times and counts only its last
+// rectangle's fragments.
+class PixelKill : public test::FakeGraphics {
+ public:
+  bool honours_discard = true;
+  FillResult fill(const PassDesc& pass, const Shading& shading, int passes, bool read_back) override {
+    FillResult r = FakeGraphics::fill(pass, shading, passes, read_back);
+    if (!pass.blend && !(honours_discard && shading.may_discard))
+      for (PassTiming& t : r.passes) {
+        t.fragments = uint64_t{pass.width} * pass.height;
+        t.ns /= pass.rects;
+      }
+    return r;
+  }
+};
+
+// rop shades with may_discard, so pixel kill cannot drop its overdraw and
+// the unblended rates are the ROPs'; a device that dropped fragments anyway
+// is caught by the fragment count rather than reported as a rate
+// `rects` times too high.
+TEST(GraphicsProbes, RopOverdrawSurvivesPixelKill) {
+  struct Dev : test::FakeGraphicsDevice {
+    PixelKill kill;
+    GraphicsFacet* graphics() override { return &kill; }
+  };
+  Dev dev;
+  ProbeOptions opts;
+  ProbeContext ctx{dev, opts, 5.0};
+  Results r;
+  r.device = dev.info();
+  r.series = run_rop_probe(ctx);
+  const auto fs = analysis::analyze_all(r);
+  for (const char* id : {"graphics.rop.rgba8.gpixels", "graphics.rop.rgba32f.gpixels",
+                         "graphics.rop.depth32f.gpixels", "graphics.rop.rgba8.blend.gpixels"}) {
+    const Finding* f = find(fs, id);
+    ASSERT_NE(f, nullptr) << id;
+    EXPECT_NEAR(number(*f), 10, 0.1) << id;
+  }
+  dev.kill.honours_discard = false;
+  EXPECT_THROW(run_rop_probe(ctx), ValidationError);
+}
+
 }  // namespace
 }  // namespace gpuscope

@@ -285,7 +285,7 @@ PassModel model_pass(const SimConfig& c, const PassDesc& pass, const Shading& sh
   m.tile = effective_tile(r, pass.bytes_per_pixel());
   m.tiles = uint64_t{ceil_div(pass.width, m.tile.width_px)} * ceil_div(pass.height, m.tile.height_px);
   const uint64_t pixels = uint64_t{pass.width} * pass.height;
-  const bool hsr = r.binning && r.hidden_surface_removal && !pass.blend && !side_effects;
+  const bool hsr = r.binning && r.hidden_surface_removal && !pass.blend && !side_effects && !shading.may_discard;
   const uint32_t shaded_rects = hsr ? std::min(pass.rects, 1u) : pass.rects;
   m.fragments = pixels * shaded_rects;
 

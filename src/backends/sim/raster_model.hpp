@@ -22,7 +22,8 @@
 // - pass = pass_overhead_ns + max(ROP, texture, tiles, memory).
 // Fragments shaded: width x height x rects, or width x height alone on a
 // binning GPU with hidden-surface removal when the pass neither blends nor
-// has side effects (only the last opaque rectangle survives).
+// has side effects nor a shader that may discard (Shading::may_discard):
+// only then is a later rectangle known opaque, and only the last survives.
 #pragma once
 
 #include "backends/graphics.hpp"

@@ -210,7 +210,7 @@ struct RasterConfig {
   double tile_overhead_clocks = 0;  // one tile's setup and resolve on its core, beyond its pixels
   // Binning only: opaque fragments hidden by a later opaque rectangle are
   // never shaded (Mali's forward pixel kill) unless the pass blends or the
-  // shader has side effects.
+  // shader has side effects or may discard.
   bool hidden_surface_removal = false;
   uint32_t rops_per_core = 1;
   std::array<double, 4> rop_pixels_per_clock{};        // per ROP, by PixelFormat

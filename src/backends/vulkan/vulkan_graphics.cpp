@@ -168,7 +168,7 @@ FillResult VkGraphics::fill(const PassDesc& pass, const Shading& shading, int pa
     texture(shading.texture_px);  // made (and uploaded) before the passes are recorded
   }
   Framebuffer& fb = framebuffer(key, pass.width, pass.height);
-  const VkPipeline pipe = pipeline(key, kind, pass.blend, mode);
+  const VkPipeline pipe = pipeline(key, kind, pass.blend, mode, shading.may_discard);
   Program& prog = program(kind);
   if (kind == FragKind::kTextured) {
     const VkDescriptorImageInfo ii{sampler(shading.filter), texture(shading.texture_px).image.view,
@@ -181,12 +181,17 @@ FillResult VkGraphics::fill(const PassDesc& pass, const Shading& shading, int pa
     w.pImageInfo = &ii;
     vkUpdateDescriptorSets(dev_, 1, &w, 0, nullptr);
   }
-  const uint32_t push[2] = {shading.texture_px, shading.texture_samples};
+  // rect.frag's push constants: textured { size, samples }, then under
+  // MAY_DISCARD `never`, a rectangle index no draw reaches.
+  std::vector<uint32_t> push;
+  if (kind == FragKind::kTextured) push = {shading.texture_px, shading.texture_samples};
+  if (shading.may_discard) push.push_back(0xFFFFFFFFu);
   FillResult out;
   out.passes = run_passes(fb, pipe, pass.rects, passes, [&](VkCommandBuffer cb) {
-    if (kind != FragKind::kTextured) return;
-    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, prog.layout, 0, 1, &prog.set, 0, nullptr);
-    vkCmdPushConstants(cb, prog.layout, kGraphicsStages, 0, sizeof(push), push);
+    if (kind == FragKind::kTextured)
+      vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_GRAPHICS, prog.layout, 0, 1, &prog.set, 0, nullptr);
+    if (!push.empty())
+      vkCmdPushConstants(cb, prog.layout, kGraphicsStages, 0, static_cast<uint32_t>(push.size() * 4), push.data());
   });
   if (read_back) out.pixels = read_attachment(fb);
   return out;

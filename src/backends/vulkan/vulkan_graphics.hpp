@@ -131,7 +131,8 @@ class VkGraphics final : public GraphicsFacet {
   VkShaderModule module(const std::string& file, const std::string& defines, int stage);
   Program& program(FragKind kind);
   Program& compute_program(bool store);
-  VkPipeline pipeline(const PassKey& key, FragKind kind, bool blend, int tex_mode);
+  // `may_discard`: rect.frag's MAY_DISCARD variant (Shading::may_discard).
+  VkPipeline pipeline(const PassKey& key, FragKind kind, bool blend, int tex_mode, bool may_discard = false);
   VkPipeline frame_pipeline();
   VkPipeline compute_pipeline(bool store);
   Texture& texture(uint32_t px);
@@ -158,7 +159,7 @@ class VkGraphics final : public GraphicsFacet {
   std::map<std::string, VkShaderModule> modules_;
   std::map<FragKind, Program> programs_;
   std::array<Program, 2> compute_programs_{};  // read, store
-  std::map<std::tuple<PassKey, FragKind, bool, int>, VkPipeline> pipelines_;
+  std::map<std::tuple<PassKey, FragKind, bool, int, bool>, VkPipeline> pipelines_;  // pipeline()'s arguments
   VkPipeline frame_pipeline_ = VK_NULL_HANDLE;
   std::array<VkPipeline, 2> compute_pipelines_{};  // read, store
   std::map<uint32_t, Texture> textures_;

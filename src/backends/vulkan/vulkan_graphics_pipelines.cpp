@@ -1,6 +1,7 @@
 // The graphics facet's shaders and pipelines: modules compiled per
 // (file, defines), a program (set layout, pipeline layout, set) per shading
-// and per frame.comp entry, pipelines per (pass, shading, blend, filter).
+// and per frame.comp entry, pipelines per (pass, shading, blend, filter,
+// may_discard).
 #include "backends/vulkan/vulkan_graphics.hpp"
 
 #include "backends/vulkan/vulkan_device.hpp"
@@ -171,14 +172,14 @@ const char* shading_define(FragKind kind) {
 
 }  // namespace
 
-VkPipeline VkGraphics::pipeline(const PassKey& key, FragKind kind, bool blend, int tex_mode) {
-  const auto cache_key = std::make_tuple(key, kind, blend, tex_mode);
+VkPipeline VkGraphics::pipeline(const PassKey& key, FragKind kind, bool blend, int tex_mode, bool may_discard) {
+  const auto cache_key = std::make_tuple(key, kind, blend, tex_mode, may_discard);
   if (auto it = pipelines_.find(cache_key); it != pipelines_.end()) return it->second;
   const VkShaderModule vert = module("rect.vert", "", static_cast<int>(GlslStage::kVertex));
   const VkShaderModule frag =
       module("rect.frag",
-             fmt::format("#define N_COLOUR {}\n#define {} 1\n#define TEX_MODE {}\n", key.colour.size(),
-                         shading_define(kind), tex_mode),
+             fmt::format("#define N_COLOUR {}\n#define {} 1\n#define TEX_MODE {}\n{}", key.colour.size(),
+                         shading_define(kind), tex_mode, may_discard ? "#define MAY_DISCARD 1\n" : ""),
              static_cast<int>(GlslStage::kFragment));
   const VkPipeline p = make_pipeline(dev_, vert, frag, program(kind).layout, render_pass(key), key.colour.size(),
                                      key.depth, key.samples, blend);

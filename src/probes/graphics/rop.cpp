@@ -2,11 +2,17 @@
 //
 // graphics.rop.<format>[.blend]: x the framebuffer's pixels, y Gpixel/s
 // (framebuffer pixels x rectangles per pass ns), every pass a sample. A
-// pass draws full-screen flat rectangles over each other; each writes a new
-// colour (or blends onto the last), so hidden-surface removal can drop only
-// the unblended ones, and the device's fragment count (meta
-// fragments_counted) says whether it did. Rectangles per pass are sized
-// from a one-rectangle pass to about 5 ms (at most 255, which keeps RGBA8
+// pass draws full-screen flat rectangles over each other. A new colour
+// alone does not keep a tiler from dropping the covered ones: Mali's
+// forward pixel kill drops any fragment a later opaque fragment covers,
+// whatever it writes. So every case shades with Shading::may_discard (a
+// discard whose condition is never true): no fragment is known opaque
+// before it runs, and every rectangle's fragments reach the ROPs, blended
+// or not (one shader per format; the cases differ in blending alone). The
+// device's fragment count, where it keeps one, must be every pixel of every
+// rectangle (meta fragments_counted). Rectangles per pass are sized from a
+// one-rectangle pass to about 5 ms, and further until the pass's fixed
+// costs no longer weigh (rects_for_fill; at most 255, which keeps RGBA8
 // blend sums exact). The last pass's attachment is read back and checked
 // against flat_colour's last rectangle or the blend sum.
 #include "analysis/graphics.hpp"
@@ -15,6 +21,36 @@
 #include "probes/series_util.hpp"
 
 namespace gpuscope {
+namespace {
+
+// Rectangles per pass for `pass` with `shading`: from a one-rectangle
+// pass's time to about target_ns, then doubled while a pass of twice as
+// many takes less than 1.9x as long (pro rata where 255 caps the double):
+// the pass's fixed costs (the attachments' store at its end, the bins'
+// setup; on a slow memory the store of a large RGBA32F framebuffer outlasts
+// one rectangle's fill) still weigh, and the rate would read them. The
+// count that first took 1.9x is kept, where the ROPs bound the pass (fixed
+// costs at most about 5% of it, whether they overlap the fill or add to
+// it). At most 255 rectangles; no doubling once a pass takes 10x the target.
+uint32_t rects_for_fill(GraphicsFacet& g, PassDesc pass, const Shading& shading, double target_ns) {
+  constexpr uint32_t kMaxRects = 255;  // keeps RGBA8 blend sums exact
+  pass.rects = 1;
+  const double one = g.fill(pass, shading, 2, false).passes.back().ns;  // the first warms pipelines and caches
+  uint32_t rects = graphics_probe::rects_for(one, target_ns, kMaxRects);
+  pass.rects = rects;
+  double t = rects == 1 ? one : g.fill(pass, shading, 2, false).passes.back().ns;
+  while (rects < kMaxRects && t < 10 * target_ns) {
+    pass.rects = std::min(2 * rects, kMaxRects);
+    const double t2 = g.fill(pass, shading, 2, false).passes.back().ns;
+    const bool proportional = t2 >= 1.9 * t * pass.rects / (2.0 * rects);
+    rects = pass.rects;
+    t = t2;
+    if (proportional) break;
+  }
+  return rects;
+}
+
+}  // namespace
 
 std::vector<Series> run_rop_probe(ProbeContext& ctx) {
   GraphicsFacet& g = graphics_probe::facet(ctx, "rop");
@@ -40,7 +76,8 @@ std::vector<Series> run_rop_probe(ProbeContext& ctx) {
     missing.emplace_back("depth32f");
   if (cases.empty()) throw Unsupported("the device renders into none of rgba8, rgba16f, rgba32f, depth32f");
 
-  const Shading flat;
+  Shading flat;
+  flat.may_discard = true;
   std::vector<Series> out;
   for (size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
@@ -57,12 +94,10 @@ std::vector<Series> run_rop_probe(ProbeContext& ctx) {
     const std::string id =
         fmt::format("{}{}{}", analysis::kRopSeriesPrefix, format_name(c.format), c.blend ? ".blend" : "");
     try {
-      // One rectangle, twice (the first warms pipelines and caches).
-      const FillResult one = g.fill(pass, flat, 2, false);
-      pass.rects = graphics_probe::rects_for(one.passes.back().ns, graphics_probe::target_pass_ns(ctx));
+      pass.rects = rects_for_fill(g, pass, flat, graphics_probe::target_pass_ns(ctx));
       const FillResult r = g.fill(pass, flat, graphics_probe::passes_per_point(ctx), true);
       graphics_probe::check_flat_read_back(r, pass, "rop");
-      const double fragments = graphics_probe::check_fragments(r, pass, c.blend, "rop");
+      const double fragments = graphics_probe::check_fragments(r, pass, flat, "rop");
       Series s = make_series(id, "rop", {"framebuffer", "px"}, {"fill rate", "Gpixel/s"});
       std::vector<double> rates;
       for (const PassTiming& t : r.passes)

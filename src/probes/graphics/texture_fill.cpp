@@ -56,7 +56,7 @@ std::vector<Series> run_texfill_probe(ProbeContext& ctx) {
       if (r.pixels.size() != want_bytes)
         throw ValidationError(
             fmt::format("texfill: read-back of {} bytes, expected {}", r.pixels.size(), want_bytes));
-      const double fragments = graphics_probe::check_fragments(r, pass, true, "texfill");
+      const double fragments = graphics_probe::check_fragments(r, pass, sh, "texfill");
       const double texels_per_pass = static_cast<double>(side) * side * pass.rects * kSamples;
       Series s = make_series(id, "texfill", {"texture side", "px"}, {"texture fill rate", "Gtexel/s"});
       std::vector<double> rates;

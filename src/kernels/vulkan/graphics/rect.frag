@@ -8,6 +8,11 @@
 //   SHADING_TEXTURED      the mean of `samples` samples of `tex`; TEX_MODE
 //                         0 point, 1 bilinear, 2 trilinear, 3 anisotropic
 //   SHADING_FRAME         the frame pattern's texel (frame_texel in graphics.cpp)
+//   MAY_DISCARD           (flat, textured) discards a fragment whose rectangle
+//                         is push constant `never`, which the host sets to no
+//                         rectangle (0xFFFFFFFF): nothing is discarded, but no
+//                         fragment is known opaque before it runs, so
+//                         hidden-surface removal cannot drop covered ones
 
 layout(location = 0) flat in uint v_rect;
 
@@ -76,7 +81,13 @@ layout(set = 0, binding = 1) buffer Field { uint field[]; };
 layout(push_constant) uniform Args { uint stride; uint cells_x; uint cells_y; } args;
 #elif defined(SHADING_TEXTURED)
 layout(set = 0, binding = 0) uniform sampler2D tex;
+#if defined(MAY_DISCARD)
+layout(push_constant) uniform Args { uint size; uint samples; uint never; } args;
+#else
 layout(push_constant) uniform Args { uint size; uint samples; } args;
+#endif
+#elif defined(SHADING_FLAT) && defined(MAY_DISCARD)
+layout(push_constant) uniform Args { uint never; } args;
 #elif defined(SHADING_FRAME)
 layout(push_constant) uniform Args { uint pattern; uint block_px; uint seed; } args;
 
@@ -93,6 +104,9 @@ uint mix_hash(uint seed, uint cx, uint cy) {
 #endif
 
 void main() {
+#if defined(MAY_DISCARD) && (defined(SHADING_FLAT) || defined(SHADING_TEXTURED))
+  if (v_rect == args.never) discard;
+#endif
 #if defined(SHADING_FLAT)
   write_all(flat_colour(v_rect));
 #elif defined(SHADING_TRACE)
