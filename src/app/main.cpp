@@ -228,9 +228,11 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
     // A reopened device starts its build count again from 0.
     const double build_s = device->build_s() >= build0_s ? device->build_s() - build0_s : device->build_s();
     r.run["probes"][p->name] = {{"wall_s", wall_s}, {"build_s", build_s}};
+    // results.json after every probe, so a run stopped half-way keeps what
+    // finished (`gpuscope report` draws it); the reports once, at the end
+    // (rendering them after each probe cost seconds of a whole run).
     set_findings(r);
     write_results_file_atomic(r, results_path);
-    write_reports(r, reference, a.out);
     progress.end_probe(wall_s);
   }
   progress.finish();

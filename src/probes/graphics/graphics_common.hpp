@@ -61,6 +61,44 @@ inline double target_pass_ns(const ProbeContext& ctx) {
          1e6;
 }
 
+// Rectangles per pass for `pass` with `shading`: from a one-rectangle
+// pass's time to about target_ns, then doubled while a pass of twice as
+// many takes less than 1.9x as long (pro rata where 255 caps the double):
+// the pass's fixed costs (the attachments' store at its end, the bins'
+// setup; on a slow memory the store of a large RGBA32F framebuffer outlasts
+// one rectangle's fill) still weigh, and the rate would read them. The
+// count that first took 1.9x is kept, where the ROPs bound the pass (fixed
+// costs at most about 5% of it, whether they overlap the fill or add to
+// it), or the texture units. At most 255 rectangles; no doubling once a
+// pass takes 10x the target.
+inline uint32_t rects_for_fill(GraphicsFacet& g, PassDesc pass, const Shading& shading, double target_ns) {
+  constexpr uint32_t kMaxRects = 255;  // keeps RGBA8 blend sums exact
+  pass.rects = 1;
+  const double one = g.fill(pass, shading, 2, false).passes.back().ns;  // the first warms pipelines and caches
+  uint32_t rects = rects_for(one, target_ns, kMaxRects);
+  pass.rects = rects;
+  double t = rects == 1 ? one : g.fill(pass, shading, 2, false).passes.back().ns;
+  while (rects < kMaxRects && t < 10 * target_ns) {
+    pass.rects = std::min(2 * rects, kMaxRects);
+    const double t2 = g.fill(pass, shading, 2, false).passes.back().ns;
+    const bool proportional = t2 >= 1.9 * t * pass.rects / (2.0 * rects);
+    rects = pass.rects;
+    t = t2;
+    if (proportional) break;
+  }
+  return rects;
+}
+
+
+// `passes` timed passes of `pass` with `shading`, the last read back, after
+// as many untimed: a GPU idling at a low clock has ramped up by then (the
+// H100's one-rectangle sizing pass and the passes after it ran at half the
+// rate of a warm run's).
+inline FillResult timed_fill(GraphicsFacet& g, const PassDesc& pass, const Shading& shading, int passes) {
+  (void)g.fill(pass, shading, passes, false);
+  return g.fill(pass, shading, passes, true);
+}
+
 inline float half_to_float(uint16_t h) {
   const uint32_t sign = (h >> 15) & 1u, exp = (h >> 10) & 0x1Fu, mant = h & 0x3FFu;
   float v;

@@ -13,7 +13,8 @@
 // rectangle (meta fragments_counted). Rectangles per pass are sized from a
 // one-rectangle pass to about 5 ms, and further until the pass's fixed
 // costs no longer weigh (rects_for_fill; at most 255, which keeps RGBA8
-// blend sums exact). The last pass's attachment is read back and checked
+// blend sums exact), and timed after as many passes untimed (timed_fill).
+// The last pass's attachment is read back and checked
 // against flat_colour's last rectangle or the blend sum.
 #include "analysis/graphics.hpp"
 #include "probes/graphics/graphics_common.hpp"
@@ -21,36 +22,6 @@
 #include "probes/series_util.hpp"
 
 namespace gpuscope {
-namespace {
-
-// Rectangles per pass for `pass` with `shading`: from a one-rectangle
-// pass's time to about target_ns, then doubled while a pass of twice as
-// many takes less than 1.9x as long (pro rata where 255 caps the double):
-// the pass's fixed costs (the attachments' store at its end, the bins'
-// setup; on a slow memory the store of a large RGBA32F framebuffer outlasts
-// one rectangle's fill) still weigh, and the rate would read them. The
-// count that first took 1.9x is kept, where the ROPs bound the pass (fixed
-// costs at most about 5% of it, whether they overlap the fill or add to
-// it). At most 255 rectangles; no doubling once a pass takes 10x the target.
-uint32_t rects_for_fill(GraphicsFacet& g, PassDesc pass, const Shading& shading, double target_ns) {
-  constexpr uint32_t kMaxRects = 255;  // keeps RGBA8 blend sums exact
-  pass.rects = 1;
-  const double one = g.fill(pass, shading, 2, false).passes.back().ns;  // the first warms pipelines and caches
-  uint32_t rects = graphics_probe::rects_for(one, target_ns, kMaxRects);
-  pass.rects = rects;
-  double t = rects == 1 ? one : g.fill(pass, shading, 2, false).passes.back().ns;
-  while (rects < kMaxRects && t < 10 * target_ns) {
-    pass.rects = std::min(2 * rects, kMaxRects);
-    const double t2 = g.fill(pass, shading, 2, false).passes.back().ns;
-    const bool proportional = t2 >= 1.9 * t * pass.rects / (2.0 * rects);
-    rects = pass.rects;
-    t = t2;
-    if (proportional) break;
-  }
-  return rects;
-}
-
-}  // namespace
 
 std::vector<Series> run_rop_probe(ProbeContext& ctx) {
   GraphicsFacet& g = graphics_probe::facet(ctx, "rop");
@@ -94,8 +65,8 @@ std::vector<Series> run_rop_probe(ProbeContext& ctx) {
     const std::string id =
         fmt::format("{}{}{}", analysis::kRopSeriesPrefix, format_name(c.format), c.blend ? ".blend" : "");
     try {
-      pass.rects = rects_for_fill(g, pass, flat, graphics_probe::target_pass_ns(ctx));
-      const FillResult r = g.fill(pass, flat, graphics_probe::passes_per_point(ctx), true);
+      pass.rects = graphics_probe::rects_for_fill(g, pass, flat, graphics_probe::target_pass_ns(ctx));
+      const FillResult r = graphics_probe::timed_fill(g, pass, flat, graphics_probe::passes_per_point(ctx));
       graphics_probe::check_flat_read_back(r, pass, "rop");
       const double fragments = graphics_probe::check_fragments(r, pass, flat, "rop");
       Series s = make_series(id, "rop", {"framebuffer", "px"}, {"fill rate", "Gpixel/s"});

@@ -6,7 +6,8 @@
 // per fragment) per pass ns, every pass a sample. Passes draw blended
 // rectangles (so that no fragment is dropped as hidden), 16 samples per
 // fragment so that the texture units, not the ROPs, bound the pass, with
-// rectangles sized to about 5 ms. The device's fragment count, where it
+// rectangles sized as rop sizes them (rects_for_fill) and timed after as
+// many passes untimed (timed_fill). The device's fragment count, where it
 // keeps one, must be every pixel of every rectangle; the read-back's colour
 // is the mean of texels whose values are the backend's, so only its size
 // is checked.
@@ -49,9 +50,8 @@ std::vector<Series> run_texfill_probe(ProbeContext& ctx) {
     sh.texture_samples = kSamples;
     const std::string id = fmt::format("{}{}", analysis::kTextureFillSeriesPrefix, filter_name(filters[i]));
     try {
-      const FillResult one = g.fill(pass, sh, 2, false);
-      pass.rects = graphics_probe::rects_for(one.passes.back().ns, graphics_probe::target_pass_ns(ctx));
-      const FillResult r = g.fill(pass, sh, graphics_probe::passes_per_point(ctx), true);
+      pass.rects = graphics_probe::rects_for_fill(g, pass, sh, graphics_probe::target_pass_ns(ctx));
+      const FillResult r = graphics_probe::timed_fill(g, pass, sh, graphics_probe::passes_per_point(ctx));
       const size_t want_bytes = size_t{side} * side * pixel_bytes(PixelFormat::kRgba8);
       if (r.pixels.size() != want_bytes)
         throw ValidationError(
