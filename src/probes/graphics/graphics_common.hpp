@@ -225,14 +225,15 @@ inline void check_trace(const RasterTrace& t, const PassDesc& pass, const char* 
       t.cells_y != (pass.height + t.stride - 1) / t.stride || t.ticket.size() != cells * pass.rects)
     throw ValidationError(fmt::format("{}: a field of {} tickets for {}x{} px, stride {}, {} rectangles", probe,
                                       t.ticket.size(), pass.width, pass.height, t.stride, pass.rects));
-  std::vector<uint32_t> sorted = t.ticket;
-  std::sort(sorted.begin(), sorted.end());
-  if (sorted.back() == RasterTrace::kNoTicket)
-    throw ValidationError(fmt::format("{}: a recorded pixel was never shaded by one of the rectangles", probe));
-  if (sorted.back() >= t.tickets)
-    throw ValidationError(fmt::format("{}: ticket {} recorded of {} taken", probe, sorted.back(), t.tickets));
-  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
-    throw ValidationError(fmt::format("{}: one ticket recorded at two pixels", probe));
+  // t.tickets is bounded by the pass (checked above): one bit per ticket.
+  std::vector<bool> seen(t.tickets, false);
+  for (uint32_t k : t.ticket) {
+    if (k == RasterTrace::kNoTicket)
+      throw ValidationError(fmt::format("{}: a recorded pixel was never shaded by one of the rectangles", probe));
+    if (k >= t.tickets) throw ValidationError(fmt::format("{}: ticket {} recorded of {} taken", probe, k, t.tickets));
+    if (seen[k]) throw ValidationError(fmt::format("{}: ticket {} recorded at two pixels", probe, k));
+    seen[k] = true;
+  }
 }
 
 // Whether hidden-surface removal must shade every fragment of a fill:
