@@ -11,6 +11,11 @@
 namespace gpuscope::analysis {
 namespace {
 
+// The largest box's rate over the one before it above which the rate is
+// still rising with the box (LBM's boxes grow 1.5x to 2x a side).
+constexpr double kLevelledRise = 1.25;
+
+
 const Finding* find(const std::vector<Finding>& fs, const std::string& id) {
   for (const auto& f : fs)
     if (f.id == id) return &f;
@@ -144,6 +149,19 @@ std::vector<Finding> lbm_findings(const Results& r, const std::vector<Finding>& 
       for (const auto& other : modes)
         if (other.name == "fp32" && other.mlups > 0)
           bound.note += fmt::format(" {:.2f}x FP32's MLUP/s with half its bytes.", m.mlups / other.mlups);
+    // A verdict holds only where the rate has levelled off with the box: a
+    // box whose rate is still rising steeply is too small to load the
+    // memory (launches and the grid's edges weigh), and says neither.
+    if (s.points.size() < 2 || p.y > kLevelledRise * s.points[s.points.size() - 2].y) {
+      bound.confidence = std::min(bound.confidence, 0.3);
+      bound.note += s.points.size() < 2
+                        ? fmt::format(" Only the {:.0f}^3 box was measured: whether its rate has levelled off "
+                                      "with the box is not known.",
+                                      edge)
+                        : fmt::format(" The rate was still rising with the box ({:.2f}x the one before): the "
+                                      "largest box measured may be too small to load the memory.",
+                                      p.y / s.points[s.points.size() - 2].y);
+    }
     out.push_back(bound);
 
     if (s.meta.contains("physics")) {
