@@ -112,11 +112,33 @@ std::string run_heading(const std::vector<ReportRun>& runs, size_t i) {
 
 // An indexed image shown at `display_px` CSS pixels wide (at most), pixels
 // kept square-edged, with the tile grid drawn over it in image coordinates.
+// The grid's finest spacing in screen pixels where a picture `width`
+// pixels wide is shown `display_px` wide (a large number where there are no
+// lines).
+double grid_spacing_px(uint32_t width, const TileGrid& grid, double display_px) {
+  double finest = 1e9;
+  const auto scan = [&finest](const std::vector<uint32_t>& lines) {
+    uint32_t last = 0;
+    for (uint32_t v : lines) {
+      finest = std::min<double>(finest, v - last);
+      last = v;
+    }
+  };
+  scan(grid.xs);
+  scan(grid.ys);
+  return width ? finest * std::min(1.0, display_px / width) : finest;
+}
+
+// Grid lines closer than this on screen hide the picture under them.
+constexpr double kFinestGridPx = 6;
+
 std::string picture_html(const IndexedImage& img, const TileGrid& grid, double display_px,
                          const std::string& alt) {
   std::string path;
-  for (uint32_t x : grid.xs) path += fmt::format("M{} 0V{}", x, img.height);
-  for (uint32_t y : grid.ys) path += fmt::format("M0 {}H{}", y, img.width);
+  if (grid_spacing_px(img.width, grid, display_px) >= kFinestGridPx) {
+    for (uint32_t x : grid.xs) path += fmt::format("M{} 0V{}", x, img.height);
+    for (uint32_t y : grid.ys) path += fmt::format("M0 {}H{}", y, img.width);
+  }
   std::string out = fmt::format(
       "<div class=\"picture\" style=\"max-width:{:.0f}px\"><img class=\"gpuscope-picture\" width=\"{}\" "
       "height=\"{}\" alt=\"{}\" src=\"{}\">",
@@ -177,8 +199,12 @@ std::string raster_run_html(const std::vector<ReportRun>& runs, size_t i, const 
   if (p.tickets_taken) caption += fmt::format(" of {} fragments shaded", p.tickets_taken);
   if (p.ignored) caption += fmt::format("; {} records not whole tickets or repeated, left out", p.ignored);
   if (fw && fh && tw && th)
-    caption += fmt::format("; grid: tiles of {} x {} px", finding_link(*fw, whole_or_three(*tw)),
-                           finding_link(*fh, whole_or_three(*th)));
+    caption += fmt::format(
+        "; grid: tiles of {} x {} px{}", finding_link(*fw, whole_or_three(*tw)),
+        finding_link(*fh, whole_or_three(*th)),
+        grid_spacing_px(p.width, grid, std::min<double>(p.width, 512)) < kFinestGridPx
+            ? " (too fine to draw at this size)"
+            : "");
   else
     caption += "; no tile size found, so no grid";
   if (const Finding* o = r.find_finding(kTileOrder))

@@ -315,6 +315,20 @@ TEST(GraphicsSection, BadTraceKeepsItsAnchorAndSaysWhy) {
   EXPECT_EQ(pictures_in(html).size(), 0u) << "neither the order nor the binning strip";
 }
 
+// 4 x 8 px blocks (the H100's) on a 512 px picture: grid lines 4 screen
+// pixels apart would hide the picture, so none are drawn, and the caption
+// says why.
+TEST(GraphicsSection, GridTooFineToSeeIsNotDrawn) {
+  Results r = graphics_results();
+  for (auto& f : r.findings) {
+    if (f.id == "graphics.tile.width_px") f.value = 4.0;
+    if (f.id == "graphics.tile.height_px") f.value = 8.0;
+  }
+  const std::string html = render_html_report({{"gpu", &r, false}});
+  EXPECT_EQ(html.find("class=\"tile-grid\""), std::string::npos);
+  EXPECT_NE(html.find("(too fine to draw at this size)"), std::string::npos);
+}
+
 TEST(GraphicsSection, ComparedRunsEachGetTheirPicture) {
   const Results a = graphics_results();
   const Results b =
