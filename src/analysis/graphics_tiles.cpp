@@ -39,8 +39,8 @@ constexpr const char* kTileMethod =
     "positions whose step stands out 5x or more from smaller ones, or where time does not run forward in "
     "nearly every row (tiles shaded at once by several workers); the tile is the largest period whose "
     "multiples (and only they) are boundaries with time running forward everywhere inside its cells, and "
-    "at least 4 px (2x2 quads step apart in every order). Read from the first of two full-screen "
-    "rectangles, so on a binning GPU the second's fragments part one tile from the next.";
+    "at least 4 px (2x2 quads step apart in every order). Read from the first of several full-screen "
+    "rectangles drawn in one pass, so on a binning GPU the others' fragments part one tile from the next.";
 
 }  // namespace
 
@@ -203,8 +203,8 @@ std::vector<Finding> raster_findings(const Series* order, const Series* wide) {
   } else {
     out.push_back(make(
         "graphics.binning", bin.binned, "", bin.confidence, {b.s->id},
-        "Two full-screen rectangles, each fragment taking a ticket: at each recorded pixel, the tickets from "
-        "rectangle 0's fragment to rectangle 1's. Binned when 90% or more of the pixels see rectangle 1 "
+        "Full-screen rectangles drawn in one pass, each fragment taking a ticket: at each recorded pixel, the "
+        "tickets from rectangle 0's fragment to rectangle 1's. Binned when 90% or more of the pixels see rectangle 1 "
         "within half the target's fragments (each tile shades both before the next), immediate when at most "
         "2% do (rectangle 0 covers the screen first).",
         fmt::format("{:.1f}% of the {}x{} target's pixels see rectangle 1 within half its fragments; median "

@@ -185,7 +185,8 @@ std::string raster_run_html(const std::vector<ReportRun>& runs, size_t i, const 
   const auto tw = scalar(r, kTileWidth), th = scalar(r, kTileHeight);
   const double stride = p.stride;
   const TileGrid grid = tw && th ? tile_grid(p.width, p.height, *tw / stride, *th / stride) : TileGrid{};
-  any_grid = any_grid || !grid.xs.empty() || !grid.ys.empty();
+  any_grid = any_grid || ((!grid.xs.empty() || !grid.ys.empty()) &&
+                           grid_spacing_px(p.width, grid, std::min<double>(p.width, 512)) >= kFinestGridPx);
   body += picture_html(
       ticket_image(p), grid, std::min<double>(p.width, 512),
       fmt::format("the raster order of a {}x{} framebuffer, each recorded pixel coloured by its ticket",
