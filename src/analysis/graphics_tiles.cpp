@@ -57,8 +57,9 @@ TicketField series_field(const Series& trace, uint32_t rect, std::string* why) {
                             "gpuscope wrote before fields: rerun the raster probe)",
                             trace.id));
   if (rect >= rects) return fail(fmt::format("{} holds {} rectangle(s), not rectangle {}", trace.id, rects, rect));
-  const size_t cells = size_t{cx} * cy;
-  if (trace.points.size() != cells * rects)
+  const uint64_t cells = uint64_t{cx} * cy;  // below 2^64: each factor is below 2^32
+  // Compared by division: cells x rects may not fit in 64 bits.
+  if (cells > trace.points.size() || trace.points.size() % cells != 0 || trace.points.size() / cells != rects)
     return fail(fmt::format("{} holds {} points for {} x {} cells x {} rectangles", trace.id, trace.points.size(),
                             cx, cy, rects));
   f.width = cx;

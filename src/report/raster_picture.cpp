@@ -51,6 +51,8 @@ TraceCells trace_cells(const Series& trace) {
   if (c.cells_x == 0 || c.cells_y == 0 || c.stride == 0 || c.rects == 0 || c.width == 0 || c.height == 0)
     c.problem = "the series' meta lacks the trace's width, height, cells_x, cells_y, stride or rects (a trace "
                 "gpuscope wrote before traces were ticket fields)";
+  else if (c.rects > kMaxTraceRects)
+    c.problem = fmt::format("{} rectangles: a trace holds at most {}", c.rects, kMaxTraceRects);
   else if (c.cells_x > kMaxPicturePixels || c.cells_y > kMaxPicturePixels ||
            c.cells_x * c.cells_y > kMaxPicturePixels)
     c.problem = fmt::format("a {}x{} field is larger than the report draws ({} pixels at most)", c.cells_x,

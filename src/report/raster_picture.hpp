@@ -20,6 +20,10 @@ namespace gpuscope {
 // The largest framebuffer drawn: a bigger trace is described, not drawn.
 inline constexpr uint64_t kMaxPicturePixels = uint64_t{2048} * 2048;
 
+// The most rectangles a trace series is drawn with (the raster probe keeps
+// 2): more is a damaged file.
+inline constexpr uint64_t kMaxTraceRects = 256;
+
 // A trace series' field shape, from its meta; `problem` says what is
 // missing or too large to draw.
 struct TraceCells {

@@ -272,6 +272,13 @@ TEST(GraphicsRaster, SeriesFieldReadsEachRectangleAndRejectsOldTraces) {
   old = series;
   old.points.pop_back();
   EXPECT_EQ(series_field(old, 0).width, 0u) << "a field one point short";
+  // A damaged shape whose cells x rectangles overflow 64 bits is refused,
+  // not allocated.
+  old = series;
+  old.meta["cells_x"] = 4000000000.0;
+  old.meta["cells_y"] = 4000000000.0;
+  old.meta["rects"] = 2000000000.0;
+  EXPECT_EQ(series_field(old, 0).width, 0u);
 }
 
 // Large bins on a large target traced every 8th pixel: the tile (a multiple
