@@ -350,18 +350,43 @@ def expectations(d, series_ids):
         add("graphics.tile.height_px", value(ra["tile_height_px"]), EXACT, traced)
         add("graphics.tile.order", value(ra["tile_order"]), EXACT, traced)
         add("graphics.binning", bool(value(ra["binning"])), EXACT, traced)
+        binning = bool(value(ra["binning"]))
         mem_bytes = value(ra.get("tile_memory_bytes", 0))
-        add("graphics.tile.memory_bytes", mem_bytes, SIZE, traced or (None if mem_bytes else "the tile never shrinks"))
+        add("graphics.tile.memory_bytes", mem_bytes, SIZE,
+            traced or (None if mem_bytes else "the tile never shrinks")
+            or (None if binning else "an immediate renderer holds no tile on chip"))
         per_clock = value(ra["rops_per_core"]) * cores * clock / 1e3
+        # An immediate renderer writes every rectangle's pixels to memory
+        # (and reads them back when blending) through the first shared cache
+        # that holds the framebuffer, else DRAM: it fills no faster than that
+        # memory takes the bytes. The rop probe's framebuffer on a GPU is
+        # 1024 x 1024 px.
+        bytes_per_px = {"rgba8": 4, "rgba16f": 8, "rgba32f": 16, "depth32f": 4}
+
+        def fill_cap(fmt, blended):
+            if binning:
+                return float("inf")
+            fb_bytes = 1024 * 1024 * bytes_per_px[fmt]
+            gbps = value(mem["dram"]["bandwidth_gbps"])
+            for c in loads:
+                if not c.get("per_core", False) and value(c["capacity_bytes"]) >= fb_bytes:
+                    gbps = value(c["bytes_per_clock"]) * clock / 1e3
+                    break
+            return gbps / (bytes_per_px[fmt] * (2 if blended else 1))
+
         for fmt, rate in ra["rop_pixels_per_clock"].items():
-            add(f"graphics.rop.{fmt}.gpixels", value(rate) * per_clock, RATE)
+            add(f"graphics.rop.{fmt}.gpixels", min(value(rate) * per_clock, fill_cap(fmt, False)), RATE)
         blend = ra.get("rop_blend_pixels_per_clock", {})
         for fmt, rate in ra["rop_pixels_per_clock"].items():
             if fmt != "depth32f":
-                add(f"graphics.rop.{fmt}.blend.gpixels", value(blend.get(fmt, rate)) * per_clock, RATE)
+                add(f"graphics.rop.{fmt}.blend.gpixels",
+                    min(value(blend.get(fmt, rate)) * per_clock, fill_cap(fmt, True)), RATE)
+        # The texfill probe's fragments take 16 samples each and blend one
+        # RGBA8 pixel: on an immediate renderer the framebuffer's memory may
+        # bound the pass before the texture units do.
         units = value(ra["texture_units_per_core"]) * cores * clock / 1e3
         for flt, rate in ra["texels_per_clock"].items():
-            add(f"graphics.texture.{flt}.gtexels", value(rate) * units, RATE)
+            add(f"graphics.texture.{flt}.gtexels", min(value(rate) * units, 16 * fill_cap("rgba8", True)), RATE)
         fc = ra.get("fb_compression")
         add("graphics.fb_compression.block_px", value(fc["block_px"]) if fc else 0, EXACT,
             None if fc else "no framebuffer compression")
