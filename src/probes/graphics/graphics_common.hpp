@@ -89,7 +89,6 @@ inline uint32_t rects_for_fill(GraphicsFacet& g, PassDesc pass, const Shading& s
   return rects;
 }
 
-
 // `passes` timed passes of `pass` with `shading`, the last read back, after
 // as many untimed: a GPU idling at a low clock has ramped up by then (the
 // H100's one-rectangle sizing pass and the passes after it ran at half the
