@@ -68,7 +68,7 @@ def findings(path):
 def close(a, b, rel):
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(close(x, y, rel) for x, y in zip(a, b))
-    if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
+    if isinstance(a, (bool, str)) or isinstance(b, (bool, str)) or a is None or b is None:
         return a == b
     return abs(a - b) <= rel * max(abs(a), abs(b), 1e-300)
 bad = []
