@@ -9,6 +9,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev  # header-only or static at link time
   pocl-opencl-icd clinfo                                   # the CPU as an OpenCL device
   libvulkan-dev libvulkan-volk-dev glslang-dev spirv-tools  # Vulkan headers, volk (loader opened at run time), static glslang
+  glslang-tools                                            # glslangValidator: glslang-dev's CMake package refuses to load without it
   mesa-vulkan-drivers vulkan-validationlayers              # lavapipe (the CPU as a Vulkan device) and the Khronos validation layer
   libjs-chart.js                                           # the chart library report.html embeds
   chromium                                                 # headless: the report's real-browser test
