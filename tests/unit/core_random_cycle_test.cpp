@@ -51,6 +51,24 @@ TEST(RandomCycle, IsPlainFisherYates) {
   }
 }
 
+// Above 1 Mi slots next and position are scattered on several threads, and
+// a rebuild reuses the last cycle's memory: neither may change the cycle.
+TEST(RandomCycle, ParallelScatterAndRebuildGiveTheSerialCycle) {
+  const uint32_t n = (1u << 21) + 3;
+  Cycle c = random_cycle(1000, 9);  // a used Cycle, smaller than the next
+  random_cycle_into(c, n, 21);
+  ASSERT_EQ(c.size(), n);
+  for (uint32_t k = 0; k < n; ++k) {
+    ASSERT_EQ(c.next[c.order[k]], c.order[k + 1 == n ? 0 : k + 1]) << "k=" << k;
+    ASSERT_EQ(c.position[c.order[k]], k) << "k=" << k;
+  }
+  const std::vector<uint32_t> order = c.order;
+  random_cycle_into(c, 5000, 4);  // shrink, then grow back
+  random_cycle_into(c, n, 21);
+  EXPECT_EQ(c.order, order);
+  EXPECT_EQ(random_cycle(n, 21).next, c.next);
+}
+
 TEST(RandomCycle, IsAFunctionOfSizeAndSeed) {
   EXPECT_EQ(random_cycle(1000, 5).order, random_cycle(1000, 5).order);
   EXPECT_NE(random_cycle(1000, 5).order, random_cycle(1000, 6).order);
