@@ -3,6 +3,7 @@
 // 1 a failure during a run (finished probes' results are still written).
 #include "analysis/analyze.hpp"
 #include "app/multi_device_run.hpp"
+#include "app/results_saver.hpp"
 #include "app/run_options.hpp"
 #include "backends/backend.hpp"
 #include "core/atomic_file.hpp"
@@ -183,6 +184,7 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
   for (const ProbeDef* p : probes) plan.push_back({p->name, planned_budget_s(*p, options, r.device)});
   ProgressDisplay progress(std::cerr, !a.quiet && stderr_is_terminal(), stderr_wants_color(), plan,
                            stderr_columns());
+  ResultsSaver saver(results_path, r.device.type != "cpu");
   int status = 0;
   for (size_t i = 0; i < probes.size(); ++i) {
     const ProbeDef* p = probes[i];
@@ -216,7 +218,8 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
         device = open_device(r.device.id);
       } catch (const std::exception& reopen) {
         r.skipped.back().reason += fmt::format("; reopening the device failed too: {}", reopen.what());
-        write_results_file_atomic(r, results_path);
+        saver.save(r);
+        saver.finish();
         throw;
       }
     } catch (const std::exception& e) {
@@ -227,15 +230,19 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     // A reopened device starts its build count again from 0.
     const double build_s = device->build_s() >= build0_s ? device->build_s() - build0_s : device->build_s();
-    r.run["probes"][p->name] = {{"wall_s", wall_s}, {"build_s", build_s}};
     // results.json after every probe, so a run stopped half-way keeps what
     // finished (`gpuscope report` draws it); the reports once, at the end
     // (rendering them after each probe cost seconds of a whole run).
-    set_findings(r);
-    write_results_file_atomic(r, results_path);
+    const auto t_save = std::chrono::steady_clock::now();
+    r.run["probes"][p->name] = {{"wall_s", wall_s}, {"build_s", build_s}};
+    saver.save(r);
+    r.run["probes"][p->name]["save_s"] =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t_save).count();
     progress.end_probe(wall_s);
   }
   progress.finish();
+  saver.finish();
+  if (saver.in_background()) set_findings(r);  // in line, the last save set them
   // Clocks again, now that the device has been under load.
   driver.when = "end";
   for (auto& snap : read_driver_facts(r.device, driver)) r.device.driver.push_back(std::move(snap));
