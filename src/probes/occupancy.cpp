@@ -76,6 +76,9 @@ class OccupancyProbe {
                 : std::vector<int>{8, 32, 48, 64, 96, 128, 184, 16, 40, 56, 72, 80, 112, 152, 216};
     Series regs = series("occupancy.registers", {"live values", "per work-item"}, {"throughput", "Gstep/s"});
     regs.meta["kernels"] = nlohmann::json::array();
+    std::vector<KernelSpec> specs;
+    for (int r : regs_list) specs.push_back({"occupancy", "occupancy", {{"regs", r}, {"scratch", false}}});
+    dev_.prebuild(specs, LaunchShape{Range::d1(wg_), Range::d1(wg_)});
     for (int r : regs_list) {
       // The register sweep may take 45% of the budget; the waves and local
       // memory sweeps need the rest (on the H200 they take ~4 s whatever
