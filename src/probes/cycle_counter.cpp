@@ -77,7 +77,11 @@ CounterVerdict judge_counter(std::span<const CounterReading> all) {
       if (std::abs(ratio - 1) < kTimerMatch) ++as_timer;
     }
   }
-  if (timed > 0 && as_timer == timed) {
+  // A majority, not every reading: where the host preempts the shader's
+  // thread between its reads of the two clocks (lavapipe under ctest -j2),
+  // one reading in several drifts apart, while a real cycle counter keeps
+  // within 0.1% of the ns timer only by a coincidence of its clock.
+  if (timed > 0 && 2 * as_timer > timed) {
     v.why = fmt::format("it advances exactly as the device's real-time clock does ({} and {} ticks across one "
                         "chain): it is a timer counting ns, not a cycle counter",
                         readings.back().ticks, readings.back().timer_ticks);

@@ -30,6 +30,15 @@ TEST(CycleCounter, ACounterThatCountsWhatTheTimerCountsIsATimer) {
   // ... also where a loaded host stretched its launches around the chain.
   const std::vector<CounterReading> loaded = {{1'200'000, 1'200'050, 120e6}, {1'200'000, 1'200'040, 6e6}};
   EXPECT_NE(judge_counter(loaded).why.find("timer counting ns"), std::string::npos) << judge_counter(loaded).why;
+  // ... and where one reading of three was preempted between the clocks'
+  // reads (a timer still, by the others).
+  const std::vector<CounterReading> preempted = {
+      {1'285'127, 1'285'177, 1'304'856}, {1'242'012, 1'242'062, 1'275'092}, {1'900'000, 1'250'000, 1'950'000}};
+  EXPECT_NE(judge_counter(preempted).why.find("timer counting ns"), std::string::npos) << judge_counter(preempted).why;
+  // A cycle counter that matched the timer once, by chance, is a counter.
+  const std::vector<CounterReading> chance = {
+      {1'000'000, 1'000'100, 1e6}, {1'980'000, 1'000'000, 1e6}, {1'979'000, 999'000, 1e6}};
+  EXPECT_TRUE(judge_counter(chance).usable) << judge_counter(chance).why;
 }
 
 TEST(CycleCounter, WithoutATimerARateAloneDecides) {
