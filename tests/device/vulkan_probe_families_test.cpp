@@ -356,6 +356,17 @@ INSTANTIATE_TEST_SUITE_P(VectorWidths, LavapipeWaveWidth, ::testing::Values(128,
 // 9.6 ns at 1 MiB, 13.1 ns at 2 MiB).
 // Tolerances and attempts as in LatencyProbeOnPocl.FindsTheCpuL1AndL2: the
 // CI VM shares its caches with other tenants.
+//
+// Where even the 4-lane hop costs more than kMaxResolvingHopNs at the
+// smallest footprint, the same holds as at 8 lanes, and the test is skipped
+// with the hop's cost: an L1 hit takes about 1 ns and an L2 hit 3 to 6 on
+// current CPUs, so a hop of 12 ns buries the step between them in
+// lavapipe's own cost (an AVX2-only EPYC VM: 11 to 13 ns a hop, the curve
+// rising smoothly from 8 KiB with no step at its 32 KiB L1; the analysis read
+// it at confidence 0.12 to 0.23). There the test asks only what the rest of
+// the suite asks: that no such finding is confident.
+constexpr double kMaxResolvingHopNs = 8;
+
 class LavapipeLatency : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(LavapipeLatency, FindsTheCpuL1AndL2) {
@@ -372,6 +383,15 @@ TEST_P(LavapipeLatency, FindsTheCpuL1AndL2) {
     const Results res = run_quick("latency", "LP_NATIVE_VECTOR_WIDTH=128", "_" + chase, " --chase " + chase);
     const Finding* l1 = res.find_finding("memory.L1.capacity_bytes");
     const Finding* l2 = res.find_finding("memory.L2.capacity_bytes");
+    const Series* curve = res.find_series("latency.global");
+    ASSERT_TRUE(curve && !curve->points.empty());
+    if (const double hop = curve->points.front().y; hop > kMaxResolvingHopNs) {
+      for (const Finding* f : {l1, l2})
+        if (f) EXPECT_LT(f->confidence, 0.8) << f->id << " read confidently from a curve that cannot show it";
+      GTEST_SKIP() << "lavapipe's 4-lane chase costs " << hop << " ns a hop at " << curve->points.front().x
+                   << " B, more than " << kMaxResolvingHopNs
+                   << " ns: its own cost buries the step from the L1 to the L2 on this host";
+    }
     std::cerr << chase << " chase, attempt " << attempt << ": L1 " << (l1 ? number(*l1) : -1) << " B (Linux: "
               << sys.at(1) << "), L2 " << (l2 ? number(*l2) : -1) << " B (Linux: " << sys.at(2) << ")\n";
     if (attempt < kAttempts && !(within(l1, sys.at(1), 0.25) && within(l2, sys.at(2), 0.35))) continue;
