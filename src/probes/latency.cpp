@@ -304,8 +304,9 @@ class LatencyProbe {
     // on to slots it never read: it evicts what laying the cycle out left in
     // the caches (the link kernel's last writes, in address order). Timed
     // without it, points past the last level read fast by the share of the
-    // cycle still cached (an H200: 304 ns at 90 MiB and 316 at 128 MiB, where
-    // the walked part-cycles read 337, as DRAM).
+    // cycle still cached (an H200 read 312 ns at 108 MiB and 316 at 128 MiB
+    // unwarmed, where part-walked points read 337, as DRAM: tests/data/h200/
+    // latency_part_warm_skipped.json against full_run_vulkan_saved_beside.json).
     const HarnessConfig& hc = ctx_.options.harness;
     const double warm_cap_ns = 30 * hc.target_launch_ms * 1e6;
     const uint64_t cycle_rounds = (n + kHopsPerRound - 1) / kHopsPerRound;

@@ -1,0 +1,96 @@
+// The whole default runs of one H200 through OpenCL and through Vulkan in
+// one machine session, with results saved beside the probes
+// (tests/data/h200/full_run_*_saved_beside.json): the Vulkan issue's
+// targets on the H200, every probe's time accounted for, and the latency
+// probe's warm-up past its cap shown to matter
+// (h200/latency_part_warm_skipped.json).
+#include "support/findings.hpp"
+#include "support/recorded.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+namespace gpuscope {
+namespace {
+
+using test::finding_value;
+
+class H200WholeRuns : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    opencl_ = new Results(load_recorded("h200/full_run_opencl_saved_beside.json"));
+    vulkan_ = new Results(load_recorded("h200/full_run_vulkan_saved_beside.json"));
+  }
+  static void TearDownTestSuite() {
+    delete opencl_;
+    delete vulkan_;
+  }
+  static Results* opencl_;
+  static Results* vulkan_;
+};
+Results* H200WholeRuns::opencl_ = nullptr;
+Results* H200WholeRuns::vulkan_ = nullptr;
+
+TEST_F(H200WholeRuns, AreOneGpuWithEveryProbeRun) {
+  EXPECT_FALSE(vulkan_->device.uuid.empty());
+  EXPECT_EQ(opencl_->device.uuid, vulkan_->device.uuid);
+  EXPECT_TRUE(vulkan_->skipped.empty()) << vulkan_->skipped.front().probe << ": " << vulkan_->skipped.front().reason;
+}
+
+TEST_F(H200WholeRuns, RatesTheHardwareSetsAgreeWithinThreePercent) {
+  for (const char* id : {"compute.fp32.fma.throughput_gops", "memory.dram.bandwidth_gbps", "local.bandwidth_gbps"}) {
+    const double cl = finding_value(*opencl_, id), vk = finding_value(*vulkan_, id);
+    EXPECT_NEAR(vk / cl, 1.0, 0.03) << id << ": OpenCL " << cl << ", Vulkan " << vk;
+  }
+  EXPECT_NEAR(finding_value(*vulkan_, "memory.L1.latency_cycles"), 32, 3.2);
+}
+
+// 66.1% (f16) and 66.0% (i8) of the published dense peaks (989.4 TFLOP/s,
+// 1979 TOP/s; an op there is a multiply or an add, here a multiply-add).
+TEST_F(H200WholeRuns, MatrixEngineReachesTwoThirdsOfItsDensePeakWithinAPercent) {
+  EXPECT_GE(finding_value(*vulkan_, "compute.matrix.f16xf16->f32.16x16x16.throughput_gops") * 2 / 989.4e3, 0.655);
+  EXPECT_GE(finding_value(*vulkan_, "compute.matrix.i8xi8->i32.16x16x32.throughput_gops") * 2 / 1979e3, 0.655);
+}
+
+// Every probe records its wall, build and save times; saved beside the next
+// probe, the saves cost the run a copy of its results each (0.12 s in all,
+// where analysing in line after each probe had cost 5.0 s).
+TEST_F(H200WholeRuns, SavesBesideTheProbesCostTheRunLittle) {
+  for (const Results* r : {opencl_, vulkan_}) {
+    double saves = 0, probes = 0;
+    for (const auto& [name, times] : r->run.at("probes").items()) {
+      ASSERT_TRUE(times.contains("save_s")) << name;
+      saves += times.at("save_s").get<double>();
+      probes += times.at("wall_s").get<double>();
+    }
+    EXPECT_LT(saves, 0.01 * probes) << saves << " s of saves against " << probes << " s of probes";
+  }
+}
+
+// Past the last level, a point laid out and timed without the part-walk
+// reads fast by the share of its cycle the layout left cached; part-walked,
+// the same footprints read DRAM's latency.
+TEST(H200LatencyWarmUp, PartWalkPastTheCapEvictsTheLayoutsLeftovers) {
+  const Results skipped = load_recorded("h200/latency_part_warm_skipped.json");
+  const Results walked = load_recorded("h200/full_run_vulkan_saved_beside.json");
+  const auto curve = [](const Results& r) {
+    std::map<double, double> out;
+    for (const Point& p : r.find_series("latency.global")->points) out[p.x] = p.y;
+    return out;
+  };
+  const auto unwarmed = curve(skipped), warmed = curve(walked);
+  const double dram = finding_value(walked, "memory.dram.latency_ns");
+  int compared = 0;
+  for (const auto& [x, y] : unwarmed) {
+    if (x < 100e6 || x > 300e6) continue;  // past the 60 MiB L2, where a third or more of the cycle fits it
+    EXPECT_LT(y, 0.98 * dram) << x << " B unwarmed";
+    if (const auto w = warmed.find(x); w != warmed.end()) EXPECT_NEAR(w->second / dram, 1.0, 0.01) << x << " B";
+    ++compared;
+  }
+  EXPECT_GE(compared, 2);
+}
+
+}  // namespace
+}  // namespace gpuscope
