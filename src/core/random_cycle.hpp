@@ -36,8 +36,9 @@ struct Cycle {
 // 16 Mi slots the page faults of the three fresh 64 MiB arrays took a third
 // of the build). next and position are scattered from the order on up to 16
 // host threads above 1 Mi slots, each thread taking a fixed range of the
-// order, so the result does not depend on the thread count (one thread: 0.64
-// s of the 1.4 s a 16 Mi-slot cycle took).
+// order, so the result does not depend on the thread count (on one thread
+// the scatter took 0.64 s of the 1.4 s a 16 Mi-slot cycle took to build on
+// the 2-core development VM).
 inline void random_cycle_into(Cycle& c, uint32_t n, uint64_t seed) {
   constexpr uint32_t kAhead = 32;  // draws and scatters in flight; a power of two
   c.order.resize(n);
