@@ -7,10 +7,8 @@
 
 #include "core/random.hpp"
 
-#include <algorithm>
 #include <cstdint>
 #include <numeric>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -34,13 +32,9 @@ struct Cycle {
 // Builds into `c`, reusing its vectors' memory: a sweep that builds cycle
 // after cycle pays the first touch of its pages once, not at every size (at
 // 16 Mi slots the page faults of the three fresh 64 MiB arrays took a third
-// of the build). next and position are scattered from the order on up to 16
-// host threads above 1 Mi slots, each thread taking a fixed range of the
-// order, so the result does not depend on the thread count (on one thread
-// the scatter took 0.64 s of the 1.4 s a 16 Mi-slot cycle took to build on
-// the 2-core development VM).
+// of the build on the 2-core development VM).
 inline void random_cycle_into(Cycle& c, uint32_t n, uint64_t seed) {
-  constexpr uint32_t kAhead = 32;  // draws and scatters in flight; a power of two
+  constexpr uint32_t kAhead = 32;  // draws in flight; a power of two
   c.order.resize(n);
   std::iota(c.order.begin(), c.order.end(), 0u);
   SplitMix64 rng(seed);
@@ -59,33 +53,14 @@ inline void random_cycle_into(Cycle& c, uint32_t n, uint64_t seed) {
   }
   c.next.resize(n);
   c.position.resize(n);
-  uint32_t* next = c.next.data();
-  uint32_t* position = c.position.data();
-  // Scatters order[k] for k in [begin, end): every slot is written by
-  // exactly one k, so disjoint ranges write disjoint slots.
-  auto scatter = [=](uint32_t begin, uint32_t end) {
-    for (uint32_t k = begin; k < end; ++k) {
-      if (k + kAhead < n) {
-        __builtin_prefetch(next + order[k + kAhead], 1);
-        __builtin_prefetch(position + order[k + kAhead], 1);
-      }
-      next[order[k]] = order[k + 1 == n ? 0 : k + 1];
-      position[order[k]] = k;
+  for (uint32_t k = 0; k < n; ++k) {
+    if (k + kAhead < n) {
+      __builtin_prefetch(c.next.data() + order[k + kAhead], 1);
+      __builtin_prefetch(c.position.data() + order[k + kAhead], 1);
     }
-  };
-  constexpr uint32_t kParallelFrom = 1u << 20;
-  const uint32_t threads =
-      n < kParallelFrom ? 1 : std::clamp<uint32_t>(std::thread::hardware_concurrency(), 1, 16);
-  if (threads == 1) {
-    scatter(0, n);
-    return;
+    c.next[order[k]] = order[k + 1 == n ? 0 : k + 1];
+    c.position[order[k]] = k;
   }
-  std::vector<std::thread> workers;
-  const uint64_t per = n / threads + 1;
-  auto bound = [&](uint32_t t) { return static_cast<uint32_t>(std::min<uint64_t>(n, t * per)); };
-  for (uint32_t t = 1; t < threads; ++t) workers.emplace_back(scatter, bound(t), bound(t + 1));
-  scatter(0, bound(1));
-  for (auto& w : workers) w.join();
 }
 
 inline Cycle random_cycle(uint32_t n, uint64_t seed) {

@@ -51,9 +51,9 @@ TEST(RandomCycle, IsPlainFisherYates) {
   }
 }
 
-// Above 1 Mi slots next and position are scattered on several threads, and
-// a rebuild reuses the last cycle's memory: neither may change the cycle.
-TEST(RandomCycle, ParallelScatterAndRebuildGiveTheSerialCycle) {
+// A rebuild reuses the last cycle's memory, shrinking or growing: the cycle
+// is the one a fresh build gives.
+TEST(RandomCycle, RebuildInPlaceGivesTheFreshCycle) {
   const uint32_t n = (1u << 21) + 3;
   Cycle c = random_cycle(1000, 9);  // a used Cycle, smaller than the next
   random_cycle_into(c, n, 21);
