@@ -184,7 +184,7 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
   for (const ProbeDef* p : probes) plan.push_back({p->name, planned_budget_s(*p, options, r.device)});
   ProgressDisplay progress(std::cerr, !a.quiet && stderr_is_terminal(), stderr_wants_color(), plan,
                            stderr_columns());
-  ResultsSaver saver(results_path, r.device.type != "cpu");
+  ResultsSaver saver(results_path, r.device.type == "gpu");
   int status = 0;
   for (size_t i = 0; i < probes.size(); ++i) {
     const ProbeDef* p = probes[i];

@@ -4,11 +4,12 @@
 //
 // Analysing every series after every probe is not free (5.0 s of a whole
 // Vulkan run on an H200, most of it after the graphics probes' traces), so
-// where the host's cores take no part in what the next probe measures the
-// save runs on a thread of its own, beside that probe: on a GPU, whose
-// probes time the device, and on the sim, whose budgets run on modelled
-// time. On a CPU device (PoCL, lavapipe) the device is the host's cores, and
-// the save runs in line, between probes, as it always did.
+// on a GPU, whose probes time the device rather than the host's cores, the
+// save runs on a thread of its own, beside the next probe. On a CPU device
+// (PoCL, lavapipe) the device is the host's cores, and on the sim (whose
+// budgets run on modelled time, so only wall time is at stake) the arm64
+// check runs it under qemu-user, where starting a thread did not return:
+// there the save runs in line, between probes, as it always did.
 #pragma once
 
 #include "core/results.hpp"
