@@ -11,8 +11,9 @@
 //   footprint of F bytes occupies F bytes of cache lines.
 // - The cycle is uniformly random, so hardware prefetchers cannot follow it
 //   and an LRU cache smaller than the footprint misses on every hop.
-// - Before timing, the chase walks the whole cycle once (when that fits the
-//   time budget) so that every level that can hold the footprint does.
+// - Before timing, the cycle is walked whole once (when that fits the time
+//   budget) so that every level that can hold the footprint does; long
+//   cycles are walked as many chains at once, each over its own stretch.
 // - Coarse geometric sweep first, then refinement where the curve changes,
 //   so capacities are bracketed tightly without a dense sweep everywhere.
 #include "analysis/cache_hierarchy.hpp"
@@ -38,6 +39,13 @@ constexpr size_t kKiB = 1024;
 constexpr size_t kMiB = 1024 * kKiB;
 constexpr size_t kGiB = 1024 * kMiB;
 constexpr size_t kLinkGroup = 64;
+// The warm-up's chains (see measure_point and warm_in_chains): a cycle's
+// rest longer than kSerialWarmLaunches target launches of the timing chain
+// is walked by up to kWarmChains chains at once, in about kWarmLaunches
+// launches at most.
+constexpr uint32_t kWarmChains = 256;
+constexpr uint64_t kWarmLaunches = 256;
+constexpr double kSerialWarmLaunches = 2;
 
 // A point's latency is the 10th percentile of its samples, not their median.
 // Interference (a co-tenant sharing the core's caches, an interrupt) only
@@ -57,17 +65,21 @@ size_t slot_stride_bytes(const DeviceInfo& info) {
   return std::bit_ceil(stride);
 }
 
-// Largest footprint worth sweeping: on a GPU at least 1 GiB (HBM pages and
-// TLB reach show up there) and 8x the cache the driver claims; on a CPU 4x the
-// claimed last-level cache within 64..512 MiB (a larger sweep costs set-up
-// time on a 2-core machine and shows only page-walk effects). Always within
-// the device's max allocation and a quarter of its memory.
-size_t planned_max_footprint(const DeviceInfo& info, bool quick) {
+// Largest footprint worth sweeping: on a GPU 8x the cache the driver claims
+// and at least 1 GiB, four times the largest last level we know of (MI300X's
+// 256 MiB Infinity Cache); past it a chase shows only DRAM and page walks,
+// which the tlb probe sweeps. (2 GiB cost an H200 2.4 s of cycle building
+// for two points that read as 1 GiB's DRAM latency, 351 ns against 350.)
+// On a CPU 4x the claimed last-level cache within 64..512 MiB (a larger
+// sweep costs set-up time on a 2-core machine and shows only page-walk
+// effects). Always within the device's max allocation and a quarter of its
+// memory.
+size_t planned_max_footprint(const DeviceInfo& info) {
   size_t want = 0;
   if (info.type == "cpu") {
     want = std::clamp<size_t>(4 * info.global_cache_bytes, 64 * kMiB, 512 * kMiB);
   } else {
-    want = std::max<size_t>(8 * info.global_cache_bytes, (quick ? 1 : 2) * kGiB);
+    want = std::max<size_t>(8 * info.global_cache_bytes, kGiB);
   }
   want = std::min<size_t>(want, info.max_alloc_bytes);
   if (info.global_mem_bytes) want = std::min<size_t>(want, info.global_mem_bytes / 4);
@@ -99,7 +111,25 @@ class LatencyProbe {
     if (index_chase_) arith_ = &dev_.kernel({"latency", "chase_arith", addr});
     link_ = &dev_.kernel({"latency", "link", addr});
     chase_ = &dev_.kernel({"latency", "chase", addr});
-    allocate(planned_max_footprint(info_, ctx.options.quick));
+    allocate(planned_max_footprint(info_));
+    // The warm-up's chains, one work-group of them, on GPUs: a CPU device
+    // runs a work-group's work-items one after another, so chains would
+    // gain it nothing. The sim, a modelled GPU, keeps the single chain for
+    // now: its budget clock counts modelled time (the walk costs it host
+    // time only), and with chains its seeded noise reaches the later points
+    // at other draws, where one drawn GPU's L2 then read 19% large (32 KiB
+    // as 39 KiB: a point 6% up the rise taken into the plateau at 2.7%
+    // noise), the inference's sensitivity at an edge (issue 16's class).
+    if (info_.type == "gpu") {
+      try {
+        walk_ = &dev_.kernel({"latency", "walk", addr});
+        chain_starts_ = dev_.create_buffer(kWarmChains * sizeof(uint32_t));
+        chain_ends_ = dev_.create_buffer(kWarmChains * sizeof(uint32_t));
+      } catch (const Unsupported& e) {
+        walk_ = nullptr;
+        ctx_.progress(std::string("latency: cycles are warmed by one chain: ") + e.what());
+      }
+    }
   }
 
   std::vector<Series> run() {
@@ -231,6 +261,50 @@ class LatencyProbe {
 
   size_t word_bytes() const { return info_.address_bits == 32 ? 4 : 8; }
 
+  // Walks `rounds` rounds of the cycle from cursor_ on, region after region
+  // in cycle order, each region walked by up to kWarmChains chains in one
+  // work-group (one compute unit, as the timed chase) over consecutive
+  // stretches: at most about kWarmLaunches launches of a chain's few rounds
+  // each. Stops once warm_ns (the warm-up's device time so far, added to)
+  // reaches cap_ns. Adds the rounds walked to `warmed`; checks every chain's
+  // end against the host's walk; leaves cursor_ where it was, so the timed
+  // launches start where the walk began. Returns the chain count.
+  //
+  // Why regions: the timed chase must find the caches as a walk in cycle
+  // order leaves them, its next slots the longest untouched. One launch of
+  // chains over the whole cycle leaves every stretch's end fresh instead;
+  // on an H200 the chase then hit the L2's near half past its capacity
+  // (45 MiB read 206 ns where a walk in order reads the far half's 258, and
+  // DRAM was reached at 1 GiB instead of 70 MiB). Region by region, the age
+  // of what the timed chase meets rises in cycle order as after one walk.
+  uint32_t warm_in_chains(const Cycle& cycle, uint64_t rounds, double cap_ns, uint64_t& warmed, double& warm_ns) {
+    const uint64_t most = std::max<uint64_t>(1, std::min<uint64_t>(kWarmChains, walk_->max_work_group_size()));
+    const uint64_t chain_rounds = std::max<uint64_t>(1, (rounds + most * kWarmLaunches - 1) / (most * kWarmLaunches));
+    const auto chains = static_cast<uint32_t>(std::min(most, (rounds + chain_rounds - 1) / chain_rounds));
+    const uint64_t region = chains * chain_rounds;  // rounds walked per launch
+    std::vector<uint32_t> starts(chains);
+    uint64_t done = 0;
+    while (done < rounds && warm_ns < cap_ns) {
+      for (uint32_t c = 0; c < chains; ++c)
+        starts[c] = cycle.walk(cursor_, (done + c * chain_rounds) * kHopsPerRound);
+      dev_.write_values<uint32_t>(*chain_starts_, starts);
+      const KernelArg args[] = {slots_.get(), chain_starts_.get(), static_cast<uint32_t>(stride_ / word_bytes()),
+                                static_cast<uint32_t>(chain_rounds), chain_ends_.get()};
+      warm_ns += dev_.launch(*walk_, Range::d1(chains), Range::d1(chains), args);
+      const auto ends = dev_.read_values<uint32_t>(*chain_ends_, chains);
+      for (uint32_t c = 0; c < chains; ++c) {
+        const uint32_t want = cycle.walk(starts[c], chain_rounds * kHopsPerRound);
+        if (ends[c] != want)
+          throw ValidationError(fmt::format("latency: warm-up chain {} ended on slot {} but the host's walk ends on {} "
+                                            "(footprint {} B)",
+                                            c, ends[c], want, cycle.order.size() * stride_));
+      }
+      done += region;
+    }
+    warmed += std::min(rounds, done);
+    return chains;
+  }
+
   // ns per hop of chase_arith: the index chase's address arithmetic alone
   // (the fast tail, as for a chase point). Checks where every chain ended.
   double measure_arith() {
@@ -298,27 +372,39 @@ class LatencyProbe {
     cursor_ = 0;
     const double t_warm = dev_.budget_clock_s();
 
-    // Warm: walk the whole cycle once if that fits in a few target-length
-    // launches' worth of time, so every level able to hold it does. Where it
-    // does not fit, the part-walk still matters though the timed launches go
-    // on to slots it never read: it evicts what laying the cycle out left in
-    // the caches (the link kernel's last writes, in address order). Timed
-    // without it, points past the last level read fast by the share of the
-    // cycle still cached (an H200 read 312 ns at 108 MiB and 316 at 128 MiB
-    // unwarmed, where part-walked points read 337, as DRAM: tests/data/h200/
-    // latency_part_warm_skipped.json against full_run_vulkan_saved_beside.json).
+    // Warm: walk the whole cycle once, so that every level able to hold it
+    // does, and what laying the cycle out left in the caches (the link
+    // kernel's last writes, in address order) gives way to what the chase
+    // leaves. Timed without it, points past the last level read fast by the
+    // share of the cycle still cached (an H200 read 312 ns at 108 MiB and
+    // 316 at 128 MiB unwarmed against 337, as DRAM: tests/data/h200/
+    // latency_part_warm_skipped.json). A first stretch by the timing chain
+    // measures its rate; a rest longer than a few target launches is walked
+    // by many chains at once (warm_in_chains), which on a GPU takes a few
+    // hundred chain stretches' time instead of the cycle's (an H200's
+    // latency probe: 7.7 s of warm walks before, 1.3 s after). The walk
+    // stops at warm_cap_ns where even that is too long (a single chain on a
+    // CPU or the sim); the timed launches then go on to slots it never read,
+    // and the part walked has still evicted the layout's leftovers.
     const HarnessConfig& hc = ctx_.options.harness;
-    const double warm_cap_ns = 30 * hc.target_launch_ms * 1e6;
+    const double target_ns = hc.target_launch_ms * 1e6;
+    const double warm_cap_ns = 30 * target_ns;
     const uint64_t cycle_rounds = (n + kHopsPerRound - 1) / kHopsPerRound;
-    uint64_t first = std::min<uint64_t>(cycle_rounds, 256);
+    const uint64_t first = std::min<uint64_t>(cycle_rounds, 256);
     double warm_ns = chase(cycle, first);
     uint64_t warmed = first;
     const double ns_per_round = warm_ns / static_cast<double>(first);
-    const auto chunk = std::max<uint64_t>(1, static_cast<uint64_t>(hc.target_launch_ms * 1e6 / ns_per_round));
-    while (warmed < cycle_rounds && warm_ns < warm_cap_ns) {
-      const uint64_t r = std::min(chunk, cycle_rounds - warmed);
-      warm_ns += chase(cycle, r);
-      warmed += r;
+    uint32_t chains = 0;
+    const double serial_rest_ns = ns_per_round * static_cast<double>(cycle_rounds - warmed);
+    if (walk_ && serial_rest_ns > kSerialWarmLaunches * target_ns) {
+      chains = warm_in_chains(cycle, cycle_rounds - warmed, warm_cap_ns, warmed, warm_ns);
+    } else {
+      const auto chunk = std::max<uint64_t>(1, static_cast<uint64_t>(target_ns / ns_per_round));
+      while (warmed < cycle_rounds && warm_ns < warm_cap_ns) {
+        const uint64_t r = std::min(chunk, cycle_rounds - warmed);
+        warm_ns += chase(cycle, r);
+        warmed += r;
+      }
     }
 
     // Time: the harness sizes launches from the warm-up's rate.
@@ -339,7 +425,8 @@ class LatencyProbe {
          {"median_ns", m.summary.median / kHopsPerRound},
          {"hops_per_launch", m.work_per_launch * kHopsPerRound},
          {"launch_ms", m.launch_ms},
-         {"warm_fraction", static_cast<double>(warmed) / static_cast<double>(cycle_rounds)},
+         {"warm_fraction", std::min(1.0, static_cast<double>(warmed) / static_cast<double>(cycle_rounds))},
+         {"warm_chains", chains},
          {"outliers", m.summary.outliers},
          // Where the point's time went, on the budget's clock (wall time;
          // modelled time on the sim): laying the cycle out (host and
@@ -361,6 +448,8 @@ class LatencyProbe {
   Kernel* link_ = nullptr;
   Kernel* chase_ = nullptr;
   Kernel* arith_ = nullptr;    // the index chase's arithmetic alone; null for the address chase
+  Kernel* walk_ = nullptr;     // the warm-up's chains (warm_in_chains); null where not used
+  std::unique_ptr<Buffer> chain_starts_, chain_ends_;  // one slot index per chain
   bool index_chase_ = false;
   double arith_ns_ = 0;        // subtracted from every index-chase sample (0 on a CPU)
   std::unique_ptr<Buffer> slots_, next_, end_;

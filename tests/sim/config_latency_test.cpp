@@ -221,6 +221,32 @@ TEST(SimDevice, ChaseFollowsTheLinkedCycleAndBuffersAreSparse) {
   EXPECT_THROW(dev.create_buffer(size_t{1} << 40), OutOfResources);
 }
 
+// The latency probe's warm-up chains (latency.cl's walk): one work-group,
+// each work-item from its own start, ends checked against the host's walk of
+// a 5-slot cycle (0 -> 2 -> 4 -> 1 -> 3 -> 0); one round is 16 hops, 16 % 5
+// == 1, so every chain ends one slot on. A launch of several work-groups is
+// not modelled, and says so.
+TEST(SimDevice, WalkRunsOneChainPerWorkItemFromItsStart) {
+  SimDevice dev(parse_sim_config(minimal_description(), "tiny"), "sim:tiny");
+  auto slots = dev.create_buffer(5 * 64);
+  auto next = dev.create_buffer(5 * 4);
+  auto starts = dev.create_buffer(3 * 4);
+  auto ends = dev.create_buffer(3 * 4);
+  dev.write_values<uint32_t>(*next, std::vector<uint32_t>{2, 3, 4, 0, 1});
+  Kernel& link = dev.kernel({"latency", "link", {{"addr_bits", 64}}});
+  Kernel& walk = dev.kernel({"latency", "walk", {{"addr_bits", 64}}});
+  const KernelArg la[] = {slots.get(), next.get(), 8u, 5u};
+  dev.launch(link, Range::d1(5), Range::d1(5), la);
+  dev.write_values<uint32_t>(*starts, std::vector<uint32_t>{0, 4, 3});
+  const KernelArg wa[] = {slots.get(), starts.get(), 8u, 1u, ends.get()};
+  EXPECT_GT(dev.launch(walk, Range::d1(3), Range::d1(3), wa), 0);
+  EXPECT_EQ(dev.read_values<uint32_t>(*ends, 3), (std::vector<uint32_t>{2, 1, 0}));
+  const KernelArg wb[] = {slots.get(), starts.get(), 8u, 5u, ends.get()};  // 80 hops: 80 % 5 == 0
+  dev.launch(walk, Range::d1(3), Range::d1(3), wb);
+  EXPECT_EQ(dev.read_values<uint32_t>(*ends, 3), (std::vector<uint32_t>{0, 4, 3}));
+  EXPECT_THROW(dev.launch(walk, Range::d1(2), Range::d1(1), wa), Unsupported);
+}
+
 // ---- recovery --------------------------------------------------------------
 
 namespace {

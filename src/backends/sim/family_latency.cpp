@@ -1,5 +1,6 @@
 // Sim family `latency` (src/kernels/opencl/latency.cl): `link` lays a cycle of slot indices out as
-// absolute addresses; `chase` follows them, `p = *p`, one work-item.
+// absolute addresses; `chase` follows them, `p = *p`, one work-item; `walk`
+// follows them from many starts at once, one work-group.
 //
 // Semantics: exactly the OpenCL C's. link writes an ADDR_BITS-wide address
 // into the first word of each slot; chase reads the words it lands on and
@@ -16,7 +17,9 @@
 //
 // Time: the model is fed a window of the linked chase, at least 4096 hops
 // and 3x the lines of the largest level on the load path, and the launch's
-// time is its hop count times the window's mean latency. A random cycle has
+// time is its hop count times the window's mean latency (for `walk`, one
+// chain's hop count: its chains overlap; its window is fed along the cycle
+// like a chase's, so the caches hold what a walk of that many hops leaves). A random cycle has
 // the same statistics everywhere, so the window stands for the whole launch.
 // Consecutive windows continue each other along the cycle (not from each
 // launch's true start): the caches' state then stays the state a real walk
@@ -106,6 +109,73 @@ bool index_cycle(LinkShadow& m, uint32_t start) {
   return s == start;
 }
 
+// Whether link's shadow describes `slots` as this launch reads it.
+bool shadow_holds(const LinkShadow& m, const SimBuffer& slots, uint64_t stride_bytes, uint32_t wb) {
+  return m.buffer_id == slots.id() && m.written == slots.last_write() && m.stride_bytes == stride_bytes &&
+         m.word == wb;
+}
+
+// Feeds the model up to `hops` hops of the linked cycle, at least 4096 and
+// 3x the largest level's lines, continuing the previous window along the
+// cycle (from `start` when there is none, or the shadow is stale: then
+// every pointer is decoded from the buffer). Returns the window's mean ns.
+double model_window(SimLaunch& l, LinkShadow& m, bool shadowed, const SimBuffer& slots, uint64_t stride_bytes,
+                    uint32_t wb, uint32_t start, uint64_t hops) {
+  uint64_t max_lines = 0;
+  for (const auto* lv : l.config().path_levels(CachePath::load_store))
+    max_lines = std::max<uint64_t>(max_lines, lv->capacity_bytes / lv->line_bytes);
+  const uint64_t window = std::min<uint64_t>(hops, std::max<uint64_t>(4096, 3 * max_lines));
+  if (window == 0) return 0;
+  double ns = 0;
+  MemoryModel& mem = l.memory();
+  const uint64_t base = slots.base_address();
+  if (shadowed) {
+    uint64_t s = m.model_cursor < m.next.size() ? m.model_cursor : start;
+    for (uint64_t k = 0; k < window; ++k) {
+      ns += mem.access(base + s * stride_bytes, CachePath::load_store);
+      s = m.next[s];
+      if (s >= m.next.size()) throw DeviceError("sim: chase followed a pointer outside its buffer");
+    }
+    m.model_cursor = static_cast<uint32_t>(s);
+  } else {
+    uint64_t addr = base + uint64_t{start} * stride_bytes;
+    for (uint64_t k = 0; k < window; ++k) {
+      ns += mem.access(addr, CachePath::load_store);
+      const auto [buf, off] = l.resolve(addr);
+      addr = load_word(*buf, off, wb);
+    }
+  }
+  return ns / static_cast<double>(window);
+}
+
+// The slot `hops` hops after `start`: through the shadow (indexed for very
+// long walks, more than 2^24 hops), else decoding every pointer from the
+// buffer like the GPU would.
+uint32_t walk_end(SimLaunch& l, LinkShadow& m, bool shadowed, const SimBuffer& slots, uint64_t stride_bytes,
+                  uint32_t wb, uint32_t start, uint64_t hops) {
+  constexpr uint64_t kWalkLimit = uint64_t{1} << 24;
+  if (shadowed && hops > kWalkLimit &&
+      (m.position.size() == m.next.size() && m.position[start] != kOffCycle ? true : index_cycle(m, start)))
+    return m.order[(m.position[start] + hops) % m.order.size()];
+  if (shadowed) {
+    uint64_t s = start;
+    for (uint64_t k = 0; k < hops; ++k) {
+      s = m.next[s];
+      if (s >= m.next.size()) throw DeviceError("sim: chase followed a pointer outside its buffer");
+    }
+    return static_cast<uint32_t>(s);
+  }
+  const uint64_t base = slots.base_address();
+  uint64_t addr = base + uint64_t{start} * stride_bytes;
+  for (uint64_t k = 0; k < hops; ++k) {
+    const auto [buf, off] = l.resolve(addr);
+    addr = load_word(*buf, off, wb);
+  }
+  if (addr < base || (addr - base) % stride_bytes != 0 || (addr - base) / stride_bytes > UINT32_MAX)
+    throw DeviceError("sim: chase ended outside its buffer's slots");
+  return static_cast<uint32_t>((addr - base) / stride_bytes);
+}
+
 double chase(SimLaunch& l) {
   const SimBuffer& slots = l.buffer(0);
   const uint32_t start = l.u32(1);
@@ -118,57 +188,40 @@ double chase(SimLaunch& l) {
     throw DeviceError(fmt::format("sim: chase starts at slot {} outside its buffer", start));
   if (l.global().total() != 1) throw Unsupported("sim: latency chase is modelled for one work-item only");
   const uint64_t hops = uint64_t{rounds} * kHopsPerRound;
-
   auto& m = l.state<LinkShadow>("latency.link");
-  const bool shadowed = m.buffer_id == slots.id() && m.written == slots.last_write() &&
-                        m.stride_bytes == stride_bytes && m.word == wb && start < m.next.size();
+  const bool shadowed = shadow_holds(m, slots, stride_bytes, wb) && start < m.next.size();
+  const double mean_ns = model_window(l, m, shadowed, slots, stride_bytes, wb, start, hops);
+  end_slot.store<uint32_t>(0, walk_end(l, m, shadowed, slots, stride_bytes, wb, start, hops));
+  return mean_ns * static_cast<double>(hops);
+}
 
-  // The window the model sees, at least 4096 hops and 3x the largest level.
-  uint64_t max_lines = 0;
-  for (const auto* lv : l.config().path_levels(CachePath::load_store))
-    max_lines = std::max<uint64_t>(max_lines, lv->capacity_bytes / lv->line_bytes);
-  const uint64_t window = std::min<uint64_t>(hops, std::max<uint64_t>(4096, 3 * max_lines));
-
-  double window_ns = 0;
-  uint64_t end = start;
-  MemoryModel& mem = l.memory();
-  const uint64_t base = slots.base_address();
-  constexpr uint64_t kWalkLimit = uint64_t{1} << 24;
-  if (shadowed) {
-    // The timing window, continuing the previous one along the cycle.
-    uint64_t s = m.model_cursor < m.next.size() ? m.model_cursor : start;
-    for (uint64_t k = 0; k < window; ++k) {
-      window_ns += mem.access(base + s * stride_bytes, CachePath::load_store);
-      s = m.next[s];
-      if (s >= m.next.size()) throw DeviceError("sim: chase followed a pointer outside its buffer");
-    }
-    m.model_cursor = static_cast<uint32_t>(s);
+double walk(SimLaunch& l) {
+  const SimBuffer& slots = l.buffer(0);
+  const SimBuffer& starts = l.buffer(1);
+  const uint32_t stride_words = l.u32(2);
+  const uint32_t rounds = l.u32(3);
+  SimBuffer& ends = l.buffer(4);
+  const uint32_t wb = word_bytes(l);
+  const uint64_t stride_bytes = uint64_t{stride_words} * wb;
+  const uint64_t items = l.global().total();
+  if (l.local().total() != 0 && l.local().total() != items)
+    throw Unsupported("sim: latency walk is modelled for one work-group only");
+  if (stride_bytes == 0 || starts.size_bytes() < items * 4 || ends.size_bytes() < items * 4)
+    throw DeviceError("sim: latency walk's starts or ends buffer is smaller than its work-items");
+  const uint64_t hops = uint64_t{rounds} * kHopsPerRound;
+  const auto first = starts.load_all<uint32_t>(items);
+  auto& m = l.state<LinkShadow>("latency.link");
+  bool shadowed = shadow_holds(m, slots, stride_bytes, wb);
+  for (uint32_t s : first) {
+    if (uint64_t{s} * stride_bytes >= slots.size_bytes())
+      throw DeviceError(fmt::format("sim: walk starts at slot {} outside its buffer", s));
+    shadowed = shadowed && s < m.next.size();
   }
-  if (shadowed && hops > kWalkLimit &&
-      (m.position.size() == m.next.size() && m.position[start] != kOffCycle ? true : index_cycle(m, start))) {
-    const uint64_t len = m.order.size(), pos = m.position[start];
-    end = m.order[(pos + hops) % len];
-  } else if (shadowed) {
-    uint64_t s = start;
-    for (uint64_t k = 0; k < hops; ++k) {
-      s = m.next[s];
-      if (s >= m.next.size()) throw DeviceError("sim: chase followed a pointer outside its buffer");
-    }
-    end = s;
-  } else {
-    // Every hop decoded from the buffer, resolving each pointer like the GPU would.
-    uint64_t addr = base + uint64_t{start} * stride_bytes;
-    for (uint64_t k = 0; k < hops; ++k) {
-      const auto [buf, off] = l.resolve(addr);
-      if (k < window) window_ns += mem.access(addr, CachePath::load_store);
-      addr = load_word(*buf, off, wb);
-    }
-    if (addr < base || (addr - base) % stride_bytes != 0 || (addr - base) / stride_bytes > UINT32_MAX)
-      throw DeviceError("sim: chase ended outside its buffer's slots");
-    end = (addr - base) / stride_bytes;
-  }
-  end_slot.store<uint32_t>(0, static_cast<uint32_t>(end));
-  return window == 0 ? 0 : window_ns / static_cast<double>(window) * static_cast<double>(hops);
+  if (items == 0) return 0;
+  const double mean_ns = model_window(l, m, shadowed, slots, stride_bytes, wb, first[0], items * hops);
+  for (uint64_t i = 0; i < items; ++i)
+    ends.store<uint32_t>(i * 4, walk_end(l, m, shadowed, slots, stride_bytes, wb, first[i], hops));
+  return mean_ns * static_cast<double>(hops);
 }
 
 }  // namespace
@@ -176,6 +229,7 @@ double chase(SimLaunch& l) {
 void register_sim_family_latency(FamilyTable& table) {
   table.add({"latency", "link", 0, link});
   table.add({"latency", "chase", 1, chase});
+  table.add({"latency", "walk", 0, walk});
 }
 
 }  // namespace gpuscope::sim

@@ -65,6 +65,29 @@ __kernel void chase(__global const addr_t* slots, uint start, uint stride_words,
 #endif
 }
 
+// Work-item i walks `rounds * 16` hops from slot starts[i] and writes the
+// slot it ends on to ends[i]: many chains at once in one work-group, each
+// over its own stretch of the cycle. The probe's warm-up, which walks a
+// long cycle whole on one compute unit (as `chase` does, one work-group) in
+// a chain's time instead of the cycle's.
+__kernel void walk(__global const addr_t* slots, __global const uint* starts, uint stride_words, uint rounds,
+                   __global uint* ends) {
+  const size_t i = get_global_id(0);
+#if INDEX_CHASE
+  uint p = starts[i] * stride_words;
+  for (uint r = 0; r < rounds; ++r) {
+    HOP16
+  }
+  ends[i] = p / stride_words;
+#else
+  __global const addr_t* p = slots + (size_t)starts[i] * stride_words;
+  for (uint r = 0; r < rounds; ++r) {
+    HOP16
+  }
+  ends[i] = (uint)((size_t)(p - slots) / stride_words);
+#endif
+}
+
 // The index chase's address arithmetic without its load, as a dependent
 // chain of the same length: p = low 32 bits of (p * scale + 1), scale a
 // run-time 8 (a slot's bytes) so that no compiler folds the chain. Writes

@@ -99,6 +99,54 @@ void main() {
 #endif
 }
 
+#elif defined(ENTRY_WALK)
+
+// walk(slots, starts, stride_words, rounds, ends): invocation i walks
+// rounds * 16 hops from slot starts[i] and writes the slot it ends on to
+// ends[i]; one work-group of many chains (the probe's warm-up).
+layout(set = 0, binding = 0) restrict readonly buffer Slots { uint64_t slots[]; };
+layout(set = 0, binding = 1) restrict readonly buffer Starts { uint starts[]; };
+layout(set = 0, binding = 4) restrict writeonly buffer Ends { uint ends[]; };
+layout(push_constant) uniform Args {
+  uint stride_words;
+  uint rounds;
+#if HAS_BUFFER_ADDRESS
+  uint64_t slots_addr;
+#endif
+} args;
+
+#if CHASE_BY_ADDRESS
+#define HOP p = Slot(p.next);
+#else
+#define HOP p = uint(slots[p]);
+#endif
+#define HOP4 HOP HOP HOP HOP
+#define HOP16 HOP4 HOP4 HOP4 HOP4
+#define HOP256 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16 HOP16
+
+// 16 rounds per iteration while they last (README.md: lavapipe's loop limit).
+#define WALK(rounds)                 \
+  uint r = rounds;                   \
+  for (; r >= 16; r -= 16) {         \
+    HOP256                           \
+  }                                  \
+  for (; r > 0; --r) {               \
+    HOP16                            \
+  }
+
+void main() {
+  const uint i = gl_GlobalInvocationID.x;
+#if CHASE_BY_ADDRESS
+  Slot p = Slot(args.slots_addr + 8ul * uint64_t(starts[i] * args.stride_words));
+  WALK(args.rounds)
+  ends[i] = uint((uint64_t(p) - args.slots_addr) / 8ul) / args.stride_words;
+#else
+  uint p = starts[i] * args.stride_words;
+  WALK(args.rounds)
+  ends[i] = p / args.stride_words;
+#endif
+}
+
 #elif defined(ENTRY_CHASE_ARITH)
 
 // chase_arith(start, scale, rounds, end): the index chase's address
