@@ -3,7 +3,9 @@
 // (tests/data/h200/full_run_*_saved_beside.json): the Vulkan issue's
 // targets on the H200, every probe's time accounted for, and the latency
 // probe's warm-up past its cap shown to matter
-// (h200/latency_part_warm_skipped.json).
+// (h200/latency_part_warm_skipped.json); and the same machine kind's runs
+// with the latency probe's cycles walked whole by chains
+// (tests/data/h200/full_run_*_chain_warm.json).
 #include "support/findings.hpp"
 #include "support/recorded.hpp"
 
@@ -90,6 +92,59 @@ TEST(H200LatencyWarmUp, PartWalkPastTheCapEvictsTheLayoutsLeftovers) {
     ++compared;
   }
   EXPECT_GE(compared, 2);
+}
+
+// Walked by chains region after region (src/probes/latency.cpp,
+// warm_in_chains), every point's cycle was walked whole before timing, in
+// 1.3 s of the Vulkan run's latency probe where the serial walks and part
+// walks had taken 7.7 s, and the curve is the serial walk's: the L2's near
+// and far halves and DRAM within 2.5% of the earlier run on another H200,
+// except on the far half's steep end (69.8 MiB: 4.8% faster).
+TEST(H200LatencyWarmUp, ChainsWalkEveryCycleWholeAndReadTheSerialWalksCurve) {
+  const Results chains = load_recorded("h200/full_run_vulkan_chain_warm.json");
+  const Results serial = load_recorded("h200/full_run_vulkan_saved_beside.json");
+  const Series* s = chains.find_series("latency.global");
+  ASSERT_NE(s, nullptr);
+  double warm_ms = 0;
+  int chained = 0;
+  for (const auto& d : s->meta.at("detail")) {
+    EXPECT_EQ(d.at("warm_fraction").get<double>(), 1.0) << d.at("x");
+    warm_ms += d.at("wall_ms").at("warm").get<double>();
+    if (d.at("warm_chains").get<int>() > 0) ++chained;
+  }
+  EXPECT_GE(chained, 20);
+  EXPECT_LT(warm_ms, 1500);
+
+  std::map<double, double> before;
+  for (const Point& p : serial.find_series("latency.global")->points) before[p.x] = p.y;
+  int compared = 0;
+  for (const Point& p : s->points) {
+    const auto b = before.find(p.x);
+    if (b == before.end() || p.x < 1e6) continue;
+    const bool steep_end = p.x > 68 * 1048576.0 && p.x < 72 * 1048576.0;
+    EXPECT_NEAR(p.y / b->second, 1.0, steep_end ? 0.05 : 0.03) << p.x << " B";
+    ++compared;
+  }
+  EXPECT_GE(compared, 30);
+  EXPECT_NEAR(finding_value(chains, "memory.L2.latency_ns") / finding_value(serial, "memory.L2.latency_ns"), 1, 0.01);
+  EXPECT_NEAR(finding_value(chains, "memory.dram.latency_ns") / finding_value(serial, "memory.dram.latency_ns"), 1, 0.01);
+}
+
+// The whole Vulkan run with the chain warm-up, the matrix builds ahead and
+// the sweep ending at 1 GiB: the latency probe 8.8 s (15.6 before), every
+// probe run, and the rates the hardware sets within 3% of OpenCL's on the
+// same GPU.
+TEST(H200ChainWarmRuns, LatencyProbeTakesUnderTenSecondsAndTheApisAgree) {
+  const Results vk = load_recorded("h200/full_run_vulkan_chain_warm.json");
+  const Results cl = load_recorded("h200/full_run_opencl_chain_warm.json");
+  EXPECT_EQ(vk.device.uuid, cl.device.uuid);
+  EXPECT_TRUE(vk.skipped.empty());
+  EXPECT_LT(vk.run.at("probes").at("latency").at("wall_s").get<double>(), 10);
+  EXPECT_LT(vk.run.at("probes").at("matrix").at("build_s").get<double>(), 0.5);
+  for (const char* id : {"compute.fp32.fma.throughput_gops", "memory.dram.bandwidth_gbps", "local.bandwidth_gbps"})
+    EXPECT_NEAR(finding_value(vk, id) / finding_value(cl, id), 1.0, 0.03) << id;
+  EXPECT_NEAR(finding_value(vk, "memory.L1.latency_cycles"), 32, 3.2);
+  EXPECT_EQ(vk.find_series("latency.global")->meta.at("max_footprint_bytes").get<double>(), 1073741824.0);
 }
 
 }  // namespace
