@@ -2,6 +2,7 @@
 // Exit codes (docs/results-format.md): 0 success, 2 bad usage or unreadable input,
 // 1 a failure during a run (finished probes' results are still written).
 #include "analysis/analyze.hpp"
+#include "app/build_ahead.hpp"
 #include "app/multi_device_run.hpp"
 #include "app/results_saver.hpp"
 #include "app/run_options.hpp"
@@ -185,6 +186,7 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
   ProgressDisplay progress(std::cerr, !a.quiet && stderr_is_terminal(), stderr_wants_color(), plan,
                            stderr_columns());
   ResultsSaver saver(results_path, r.device.type == "gpu");
+  BuildAhead ahead(*device, probes, options, r.device.type == "gpu");
   int status = 0;
   for (size_t i = 0; i < probes.size(); ++i) {
     const ProbeDef* p = probes[i];
@@ -214,6 +216,7 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
       // loses it after a kernel fault): the next probe gets a fresh one.
       r.skipped.push_back({p->name, fmt::format("failed: {}", e.what())});
       status = kExitFailure;
+      ahead.join();
       try {
         device = open_device(r.device.id);
       } catch (const std::exception& reopen) {
@@ -241,6 +244,8 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
     progress.end_probe(wall_s);
   }
   progress.finish();
+  ahead.join();
+  r.run["build_ahead_s"] = device->build_ahead_s();
   saver.finish();
   if (saver.in_background()) set_findings(r);  // in line, the last save set them
   // Clocks again, now that the device has been under load.

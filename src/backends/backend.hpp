@@ -251,6 +251,13 @@ class Device {
   // failure again and reports it. The default builds nothing ahead.
   virtual void prebuild(std::span<const KernelSpec> /*specs*/, const LaunchShape& /*shape*/) {}
 
+  // prebuild for a later probe, called on a thread of its own while the
+  // probes before it run (ProbeDef::build_ahead): safe beside every other
+  // call on the device, its host time kept out of build_s() and counted in
+  // build_ahead_s(). The default builds nothing ahead.
+  virtual void build_ahead(std::span<const KernelSpec> /*specs*/, const LaunchShape& /*shape*/) {}
+  virtual double build_ahead_s() const { return 0; }
+
   // Runs one launch to completion and returns its device time in ns, from
   // the API's own timestamps (queued work excluded).
   virtual double launch(Kernel& k, const LaunchShape& shape, std::span<const KernelArg> args) = 0;

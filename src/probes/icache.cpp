@@ -31,14 +31,35 @@ namespace {
 // 2^24, where floats hold every integer exactly.
 constexpr uint64_t kMaxAddsPerAccumulator = (1u << 21) - 64;
 
+// The loop bodies the probe builds, in the order it measures them.
+std::vector<int> body_sizes(bool quick, bool gpu) {
+  // PoCL compiles large bodies slowly: its quick form stops at 4096.
+  if (quick) return gpu ? std::vector<int>{64, 256, 1024, 4096, 16384} : std::vector<int>{64, 256, 1024, 4096};
+  // Coarse first, then the points between: a budget that runs out costs
+  // resolution, not range.
+  return {64, 256, 1024, 2048, 4096, 8192, 16384, 512, 1536, 2560, 3072, 6144};
+}
+
+// The work-group and the grid the bodies are launched with.
+size_t body_group(const DeviceInfo& info) { return std::bit_floor(std::min<size_t>(256, info.max_work_group_size)); }
+size_t body_grid(const DeviceInfo& info) {
+  const size_t cus = std::max<uint32_t>(1, info.compute_units);
+  // Anything but a CPU is treated as a GPU, as the other probes do.
+  return info.type != "cpu" ? cus * 4 * 2048 : cus * body_group(info) * 2;
+}
+
+std::vector<KernelSpec> body_specs(const std::vector<int>& bodies) {
+  std::vector<KernelSpec> specs;
+  for (int n : bodies) specs.push_back({"icache", "body", {{"body", n}}});
+  return specs;
+}
+
 class IcacheProbe {
  public:
   explicit IcacheProbe(ProbeContext& ctx) : ctx_(ctx), dev_(ctx.device), info_(dev_.info()) {
-    wg_ = std::bit_floor(std::min<size_t>(256, info_.max_work_group_size));
-    const size_t cus = std::max<uint32_t>(1, info_.compute_units);
-    // Anything but a CPU is treated as a GPU, as the other probes do.
+    wg_ = body_group(info_);
     gpu_ = info_.type != "cpu";
-    global_ = gpu_ ? cus * 4 * 2048 : cus * wg_ * 2;
+    global_ = body_grid(info_);
     std::vector<float> start(global_);
     for (size_t i = 0; i < global_; ++i) start[i] = static_cast<float>(i % 16);
     start_ = dev_.create_buffer(global_ * sizeof(float));
@@ -49,13 +70,7 @@ class IcacheProbe {
   std::vector<Series> run() {
     const bool quick = ctx_.options.quick;
     TimeBudget budget = ctx_.budget();
-    const std::vector<int> bodies =
-        // PoCL compiles large bodies slowly: its quick form stops at 4096.
-        quick ? (gpu_ ? std::vector<int>{64, 256, 1024, 4096, 16384}
-                                     : std::vector<int>{64, 256, 1024, 4096})
-              // Coarse first, then the points between: a budget that runs
-              // out costs resolution, not range.
-              : std::vector<int>{64, 256, 1024, 2048, 4096, 8192, 16384, 512, 1536, 2560, 3072, 6144};
+    const std::vector<int> bodies = body_sizes(quick, gpu_);
     Series body;
     body.id = "icache.body";
     body.probe = "icache";
@@ -92,17 +107,15 @@ class IcacheProbe {
       const auto bytes = static_cast<double>(*res.code_bytes);
       insert_point(binary, Point{static_cast<double>(n), bytes, {bytes}});
     };
-    std::vector<KernelSpec> specs;
-    for (int n : bodies) specs.push_back({"icache", "body", {{"body", n}}});
-    dev_.prebuild(specs, LaunchShape{Range::d1(global_), Range::d1(std::bit_floor(wg_))});
+    dev_.prebuild(body_specs(bodies), LaunchShape{Range::d1(global_), Range::d1(wg_)});
     for (int n : bodies) {
       if (budget.exhausted() && body.points.size() >= 3) {
         body.meta["budget_note"] = fmt::format("the budget ran out before {} adds", n);
         break;
       }
       Kernel& k = dev_.kernel({"icache", "body", {{"body", n}}});
-      record_binary(k, n);
       measure_body(body, k, n);
+      record_binary(k, n);  // after a launch: the statistics are read from the pipeline it used
     }
     // Bisection of the drop, in whole blocks of 64 adds, to within a
     // sixteenth of the body that fits: half an octave between the listed
@@ -117,8 +130,8 @@ class IcacheProbe {
       const int mid = (fit + over) / 2 / 64 * 64;
       if (mid <= fit || mid >= over) break;
       Kernel& k = dev_.kernel({"icache", "body", {{"body", mid}}});
-      record_binary(k, mid);
       measure_body(body, k, mid);
+      record_binary(k, mid);
     }
     body.meta["wall_s"] = budget.elapsed_s();
     std::vector<Series> out = {body};
@@ -183,5 +196,11 @@ class IcacheProbe {
 }  // namespace
 
 std::vector<Series> run_icache_probe(ProbeContext& ctx) { return IcacheProbe(ctx).run(); }
+
+void build_icache_ahead(Device& dev, const ProbeOptions& options) {
+  const DeviceInfo& info = dev.info();
+  dev.build_ahead(body_specs(body_sizes(options.quick, info.type != "cpu")),
+                  LaunchShape{Range::d1(body_grid(info)), Range::d1(body_group(info))});
+}
 
 }  // namespace gpuscope

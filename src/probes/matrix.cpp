@@ -108,6 +108,50 @@ Timed run_chain(ProbeContext& ctx, const MatrixShape& listed, const MatrixChainS
   return {m.ns_per_unit, m.work_per_launch};
 }
 
+// How the probe launches the chains on `info`: a subgroup's width, the
+// subgroups per work-group, and the throughput launches' subgroups in all.
+struct MatrixLaunch {
+  uint32_t width = 0, group_subgroups = 1;
+  uint64_t throughput_subgroups = 1;
+};
+
+MatrixLaunch matrix_launch(const DeviceInfo& info) {
+  MatrixLaunch l;
+  l.width = info.features.subgroup_sizes.empty() ? 0 : info.features.subgroup_sizes.front();
+  if (l.width == 0) return l;
+  l.group_subgroups = std::max<uint32_t>(
+      1, std::min<uint64_t>(kSubgroupsPerGroup, info.max_work_group_size ? info.max_work_group_size / l.width : 1));
+  l.throughput_subgroups = uint64_t{std::max<uint32_t>(1, info.compute_units)} * kGroupsPerUnit * l.group_subgroups;
+  return l;
+}
+
+// Every listed shape's kernels and pipelines, built several at a time where
+// the backend can: one at a time they took 1.7 s of an H200's 4.8 s in this
+// probe. `ahead`: through Device::build_ahead (a run's build-ahead thread),
+// else Device::prebuild. Those that fail are met again when run, with the
+// reason.
+void build_matrix_kernels(Device& dev, bool ahead) {
+  const DeviceInfo& info = dev.info();
+  const MatrixLaunch l = matrix_launch(info);
+  if (l.width == 0) return;
+  std::vector<KernelSpec> latency_specs, throughput_specs;
+  for (const MatrixShape& s : info.features.matrix_shapes) {
+    if (!matrix_chain_shape(s.a, s.b, s.c, s.result, s.m, s.n, s.k, nullptr)) continue;
+    latency_specs.push_back(chain_spec(s, 1));
+    for (uint32_t chains : kThroughputChains) throughput_specs.push_back(chain_spec(s, chains));
+  }
+  const LaunchShape latency{Range::d1(l.width), Range::d1(l.width), 0};
+  const LaunchShape throughput{Range::d1(l.throughput_subgroups * l.width),
+                               Range::d1(uint64_t{l.group_subgroups} * l.width), 0};
+  if (ahead) {
+    dev.build_ahead(latency_specs, latency);
+    dev.build_ahead(throughput_specs, throughput);
+  } else {
+    dev.prebuild(latency_specs, latency);
+    dev.prebuild(throughput_specs, throughput);
+  }
+}
+
 }  // namespace
 
 std::vector<Series> run_matrix_probe(ProbeContext& ctx) {
@@ -121,26 +165,11 @@ std::vector<Series> run_matrix_probe(ProbeContext& ctx) {
         "Vulkan without VK_KHR_cooperative_matrix, OpenCL, a sim description without `matrix`)");
   if (info.features.subgroup_sizes.empty())
     throw Unsupported("the device claims no subgroup size, which the matrix kernels are launched in");
-  const uint32_t width = info.features.subgroup_sizes.front();
-  const uint32_t group_subgroups = std::max<uint32_t>(
-      1, std::min<uint64_t>(kSubgroupsPerGroup, info.max_work_group_size ? info.max_work_group_size / width : 1));
-  const uint64_t throughput_subgroups =
-      uint64_t{std::max<uint32_t>(1, info.compute_units)} * kGroupsPerUnit * group_subgroups;
-
-  // Every shape's kernels and pipelines built ahead, several at a time where
-  // the backend can (Device::prebuild): one at a time they took 1.7 s of an
-  // H200's 4.8 s here. Those that fail are met again below, with the reason.
-  {
-    std::vector<KernelSpec> latency_specs, throughput_specs;
-    for (const MatrixShape& s : shapes) {
-      if (!matrix_chain_shape(s.a, s.b, s.c, s.result, s.m, s.n, s.k, nullptr)) continue;
-      latency_specs.push_back(chain_spec(s, 1));
-      for (uint32_t chains : kThroughputChains) throughput_specs.push_back(chain_spec(s, chains));
-    }
-    dev.prebuild(latency_specs, LaunchShape{Range::d1(width), Range::d1(width), 0});
-    dev.prebuild(throughput_specs, LaunchShape{Range::d1(throughput_subgroups * width),
-                                               Range::d1(uint64_t{group_subgroups} * width), 0});
-  }
+  const MatrixLaunch launch = matrix_launch(info);
+  const uint32_t width = launch.width;
+  const uint32_t group_subgroups = launch.group_subgroups;
+  const uint64_t throughput_subgroups = launch.throughput_subgroups;
+  build_matrix_kernels(dev, false);
 
   std::vector<Series> result;
   nlohmann::json not_run = nlohmann::json::array();
@@ -230,5 +259,7 @@ std::vector<Series> run_matrix_probe(ProbeContext& ctx) {
   }
   return result;
 }
+
+void build_matrix_ahead(Device& dev, const ProbeOptions& /*options*/) { build_matrix_kernels(dev, true); }
 
 }  // namespace gpuscope

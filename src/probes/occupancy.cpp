@@ -46,6 +46,26 @@ namespace {
 constexpr uint32_t kStartSpacing = 7919;  // slots between work-groups' starting points (a prime)
 constexpr size_t kCheckedGroups = 16;
 
+// The live-value counts of the register sweep, in the order it measures them.
+std::vector<int> register_counts(bool quick, bool gpu) {
+  // PoCL compiles the fully unrolled chase slowly (seconds per build past 16
+  // values), and a CPU has no occupancy to lose: a few points.
+  if (!gpu) return {4, 8, 16};
+  // Coarse first, then the points between: a budget that runs out costs
+  // resolution, not range.
+  if (quick) return {8, 32, 64, 128};
+  return {8, 32, 48, 64, 96, 128, 184, 16, 40, 56, 72, 80, 112, 152, 216};
+}
+
+std::vector<KernelSpec> register_specs(const std::vector<int>& counts) {
+  std::vector<KernelSpec> specs;
+  for (int r : counts) specs.push_back({"occupancy", "occupancy", {{"regs", r}, {"scratch", false}}});
+  return specs;
+}
+
+// The work-group of the register sweep's launches.
+size_t sweep_group(const DeviceInfo& info) { return std::min<size_t>(64, info.max_work_group_size); }
+
 class OccupancyProbe {
  public:
   explicit OccupancyProbe(ProbeContext& ctx) : ctx_(ctx), dev_(ctx.device), info_(dev_.info()) {
@@ -58,7 +78,7 @@ class OccupancyProbe {
     build_cycle(n);
     next_ = dev_.create_buffer(n * sizeof(uint32_t));
     dev_.write_values<uint32_t>(*next_, next_host_);
-    wg_ = std::min<size_t>(64, info_.max_work_group_size);
+    wg_ = sweep_group(info_);
   }
 
   std::vector<Series> run() {
@@ -67,18 +87,10 @@ class OccupancyProbe {
     std::vector<Series> out;
 
     // Registers.
-    const std::vector<int> regs_list =
-        // PoCL compiles the fully unrolled chase slowly (seconds per build
-        // past 16 values), and a CPU has no occupancy to lose: a few points.
-        !gpu_   ? std::vector<int>{4, 8, 16}
-        : quick ? std::vector<int>{8, 32, 64, 128}  // Coarse first, then the points between: a budget that
-                                                    // runs out costs resolution, not range.
-                : std::vector<int>{8, 32, 48, 64, 96, 128, 184, 16, 40, 56, 72, 80, 112, 152, 216};
+    const std::vector<int> regs_list = register_counts(quick, gpu_);
     Series regs = series("occupancy.registers", {"live values", "per work-item"}, {"throughput", "Gstep/s"});
     regs.meta["kernels"] = nlohmann::json::array();
-    std::vector<KernelSpec> specs;
-    for (int r : regs_list) specs.push_back({"occupancy", "occupancy", {{"regs", r}, {"scratch", false}}});
-    dev_.prebuild(specs, LaunchShape{Range::d1(wg_), Range::d1(wg_)});
+    dev_.prebuild(register_specs(regs_list), LaunchShape{Range::d1(wg_), Range::d1(wg_)});
     for (int r : regs_list) {
       // The register sweep may take 45% of the budget; the waves and local
       // memory sweeps need the rest (on the H200 they take ~4 s whatever
@@ -337,5 +349,12 @@ class OccupancyProbe {
 }  // namespace
 
 std::vector<Series> run_occupancy_probe(ProbeContext& ctx) { return OccupancyProbe(ctx).run(); }
+
+void build_occupancy_ahead(Device& dev, const ProbeOptions& options) {
+  const DeviceInfo& info = dev.info();
+  const size_t wg = sweep_group(info);
+  dev.build_ahead(register_specs(register_counts(options.quick, info.type != "cpu")),
+                  LaunchShape{Range::d1(wg), Range::d1(wg)});
+}
 
 }  // namespace gpuscope

@@ -74,6 +74,11 @@ struct ProbeDef {
   // its coarse sweep, so a slow device gets a coarser answer, not a hang.
   double budget_s = 0;
   std::function<std::vector<Series>(ProbeContext&)> run;
+  // Builds the probe's costliest kernels through Device::build_ahead, from
+  // the device's description and the options alone; unset for probes whose
+  // builds are cheap or depend on what they measure. A run on a GPU calls
+  // it on a thread of its own while the probes before this one run.
+  std::function<void(Device&, const ProbeOptions&)> build_ahead = nullptr;
 };
 
 // The budget `def` gets on `device` under `options`: its plan, scaled by
@@ -113,5 +118,10 @@ std::vector<Series> run_occupancy_probe(ProbeContext& ctx);
 std::vector<Series> run_icache_probe(ProbeContext& ctx);
 std::vector<Series> run_lbm_probe(ProbeContext& ctx);
 std::vector<Series> run_sustain_probe(ProbeContext& ctx);
+
+// ProbeDef::build_ahead of the probes that have one.
+void build_matrix_ahead(Device& dev, const ProbeOptions& options);
+void build_occupancy_ahead(Device& dev, const ProbeOptions& options);
+void build_icache_ahead(Device& dev, const ProbeOptions& options);
 
 }  // namespace gpuscope

@@ -37,17 +37,17 @@ const std::vector<ProbeDef>& probe_registry() {
       // Skipped at once where the device lists no matrix shapes (OpenCL).
       {"matrix",
        "matrix engine per listed type and shape: multiply-accumulate throughput and dependent-chain latency",
-       4.0, run_matrix_probe},
+       4.0, run_matrix_probe, build_matrix_ahead},
       {"divergence",
        "branch sides against agreeing block size, waves switched on by stride: wave width, scheduler "
        "partitions",
        2.0, run_divergence_probe},
       {"occupancy",
        "latency-bound chase against work-groups, live registers and local memory: waves per unit, cliffs",
-       4.5, run_occupancy_probe},
+       4.5, run_occupancy_probe, build_occupancy_ahead},
       {"icache",
        "issue-bound adds against loop-body size, binary size against adds: instruction cache, code bytes",
-       2.8, run_icache_probe},
+       2.8, run_icache_probe, build_icache_ahead},
       // Graphics (issue 15): render passes through the device's graphics
       // facet; each skipped with its reason where there is none. Small
       // budgets: passes of ~5 ms, a few per point.

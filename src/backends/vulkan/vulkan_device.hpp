@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <span>
@@ -142,8 +143,11 @@ class VkDev final : public Device, public HostTransferFacet, public ImageFacet {
   Kernel& kernel(const KernelSpec& spec) override;
   KernelResources kernel_resources(Kernel& kernel) override;
   double build_s() const override { return build_s_; }
+  double build_ahead_s() const override { return ahead_s_; }
   // Builds on up to 8 host threads (vulkan_kernels.cpp).
   void prebuild(std::span<const KernelSpec> specs, const LaunchShape& shape) override;
+  // The same on half the host's threads, its time kept apart (ahead_s_).
+  void build_ahead(std::span<const KernelSpec> specs, const LaunchShape& shape) override;
 
   // Launches (vulkan_launch.cpp).
   double launch(Kernel& kernel, const LaunchShape& shape, std::span<const KernelArg> args) override;
@@ -294,8 +298,14 @@ class VkDev final : public Device, public HostTransferFacet, public ImageFacet {
   VkBufferUsageFlags storage_usage_ = kStorage;
   VkSampler sampler_ = VK_NULL_HANDLE;
   std::vector<VkPinnedHost*> pinned_;
-  std::map<std::string, std::unique_ptr<VkKern>> kernels_;
+  // Builds several kernels on up to max_threads threads, adding their host
+  // time to `seconds` (prebuild, build_ahead).
+  void build_many(std::span<const KernelSpec> specs, const LaunchShape& shape, double& seconds, size_t max_threads);
+
+  std::map<std::string, std::unique_ptr<VkKern>> kernels_;  // guarded by kernels_mutex_
+  std::mutex kernels_mutex_;  // kernel() and build_ahead() may run on two threads at once
   double build_s_ = 0;  // host seconds compiling GLSL and creating shader modules and pipelines
+  double ahead_s_ = 0;  // the same, for build_ahead (its own thread's)
   std::unique_ptr<VkGraphics> graphics_;
 };
 

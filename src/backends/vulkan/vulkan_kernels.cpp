@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <mutex>
 #include <thread>
 
 // Vulkan structs are initialised by their sType alone ({VK_STRUCTURE_TYPE_...}),
@@ -75,25 +76,41 @@ std::string VkDev::preamble() const {
 
 Kernel& VkDev::kernel(const KernelSpec& spec) {
   const std::string key = spec.key();
-  if (auto it = kernels_.find(key); it != kernels_.end()) return *it->second;
+  {
+    const std::lock_guard lock(kernels_mutex_);
+    if (auto it = kernels_.find(key); it != kernels_.end()) return *it->second;
+  }
   const AddElapsed timed(build_s_);
   auto k = make_kernel(spec, key);
-  auto& ref = *k;
-  kernels_.emplace(key, std::move(k));
-  return ref;
+  // A build ahead may have finished the same kernel meanwhile: the first in stays.
+  const std::lock_guard lock(kernels_mutex_);
+  return *kernels_.emplace(key, std::move(k)).first->second;
 }
 
 void VkDev::prebuild(std::span<const KernelSpec> specs, const LaunchShape& shape) {
+  build_many(specs, shape, build_s_, 8);
+}
+
+void VkDev::build_ahead(std::span<const KernelSpec> specs, const LaunchShape& shape) {
+  // Half the host's threads: the probe running meanwhile keeps the rest.
+  build_many(specs, shape, ahead_s_, std::max(1u, std::thread::hardware_concurrency() / 2));
+}
+
+void VkDev::build_many(std::span<const KernelSpec> specs, const LaunchShape& shape, double& seconds,
+                       size_t max_threads) {
   std::vector<std::pair<const KernelSpec*, std::string>> todo;
-  for (const KernelSpec& s : specs) {
-    std::string key = s.key();
-    if (kernels_.count(key) ||
-        std::any_of(todo.begin(), todo.end(), [&](const auto& t) { return t.second == key; }))
-      continue;
-    todo.emplace_back(&s, std::move(key));
+  {
+    const std::lock_guard lock(kernels_mutex_);
+    for (const KernelSpec& s : specs) {
+      std::string key = s.key();
+      if (kernels_.count(key) ||
+          std::any_of(todo.begin(), todo.end(), [&](const auto& t) { return t.second == key; }))
+        continue;
+      todo.emplace_back(&s, std::move(key));
+    }
   }
   if (todo.empty()) return;
-  const AddElapsed timed(build_s_);
+  const AddElapsed timed(seconds);
   // Each worker builds whole kernels and their pipeline: glslang compiles
   // distinct shaders concurrently, and Vulkan's create calls need no
   // external synchronisation without a pipeline cache.
@@ -111,11 +128,13 @@ void VkDev::prebuild(std::span<const KernelSpec> specs, const LaunchShape& shape
       }
     }
   };
-  const size_t threads = std::min<size_t>({todo.size(), std::max(1u, std::thread::hardware_concurrency()), 8});
+  const size_t threads =
+      std::min<size_t>({todo.size(), std::max(1u, std::thread::hardware_concurrency()), max_threads});
   std::vector<std::thread> pool;
   for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
   work();
   for (auto& t : pool) t.join();
+  const std::lock_guard lock(kernels_mutex_);
   for (size_t i = 0; i < todo.size(); ++i)
     if (built[i]) kernels_.emplace(todo[i].second, std::move(built[i]));
 }
