@@ -329,32 +329,50 @@ TEST(LavapipeRaster, FindsSixtyFourPixelTilesInRowMajorOrderAndBinning) {
 
 class LavapipeWaveWidth : public ::testing::TestWithParam<int> {};
 
+// On a CPU the sweeps are timed between the host's other work, and a run
+// disturbed throughout can read a wrong step: on the 2-core development VM
+// (2026-11-28) about one run of this trio in twenty did, at any of the
+// three widths (the plain sweep's step at 2 lanes of 4, 1.75x with two
+// points astray; a required sweep of 8 lanes with no step at all). As in
+// LatencyProbeOnPocl.FindsTheCpuL1AndL2, up to three runs are allowed;
+// every run's readings are printed, and the last must pass every check.
 TEST_P(LavapipeWaveWidth, DivergenceMeasuresTheVectorWidth) {
   if (const std::string why = not_lavapipe(); !why.empty()) GTEST_SKIP() << why;
   const int bits = GetParam(), lanes = bits / 32;
-  const Results res =
-      run_quick("divergence", "LP_NATIVE_VECTOR_WIDTH=" + std::to_string(bits), "_" + std::to_string(bits));
-  ASSERT_FALSE(res.series.empty());
-  EXPECT_EQ(res.device.features.subgroup_sizes, std::vector<uint32_t>{static_cast<uint32_t>(lanes)});
-  ASSERT_TRUE(res.device.features.subgroup_size_control) << "lavapipe lists subgroup size control";
-
   const std::string sid = "divergence.blocks.subgroup_" + std::to_string(lanes);
-  const Series* required = res.find_series(sid);
-  ASSERT_NE(required, nullptr) << sid;
-  EXPECT_EQ(step_on_curve(*required), lanes) << sid;
-  const Finding* width = res.find_finding("exec.wave_width.subgroup_" + std::to_string(lanes));
-  ASSERT_NE(width, nullptr);
-  EXPECT_EQ(number(*width), lanes) << width->note;
-  EXPECT_GE(width->confidence, 0.5) << width->note;
-  ASSERT_EQ(width->evidence.size(), 1u);
-  EXPECT_EQ(width->evidence.front(), sid);
+  constexpr int kAttempts = 3;
+  for (int attempt = 1; attempt <= kAttempts; ++attempt) {
+    SCOPED_TRACE("attempt " + std::to_string(attempt));
+    const Results res = run_quick("divergence", "LP_NATIVE_VECTOR_WIDTH=" + std::to_string(bits),
+                                  "_" + std::to_string(bits) + "_" + std::to_string(attempt));
+    const Series* required = res.find_series(sid);
+    const Series* plain = res.find_series("divergence.blocks");
+    const Finding* width = res.find_finding("exec.wave_width.subgroup_" + std::to_string(lanes));
+    const Finding* measured = res.find_finding("exec.wave_width");
+    std::cerr << "attempt " << attempt << ": required sweep's step " << (required ? step_on_curve(*required) : -1)
+              << ", plain sweep's step " << (plain ? step_on_curve(*plain) : -1) << ", exec.wave_width "
+              << (measured ? number(*measured) : -1) << " (" << lanes << " lanes)\n";
+    const bool passed = required && plain && width && measured && step_on_curve(*required) == lanes &&
+                        number(*width) == lanes && width->confidence >= 0.5 && number(*measured) >= 4 &&
+                        number(*measured) == step_on_curve(*plain);
+    if (attempt < kAttempts && !passed) continue;
 
-  const Series* plain = res.find_series("divergence.blocks");
-  ASSERT_NE(plain, nullptr);
-  const Finding* measured = res.find_finding("exec.wave_width");
-  ASSERT_NE(measured, nullptr);
-  EXPECT_GE(number(*measured), 4) << measured->note;
-  EXPECT_EQ(number(*measured), step_on_curve(*plain)) << measured->note;
+    ASSERT_FALSE(res.series.empty());
+    EXPECT_EQ(res.device.features.subgroup_sizes, std::vector<uint32_t>{static_cast<uint32_t>(lanes)});
+    ASSERT_TRUE(res.device.features.subgroup_size_control) << "lavapipe lists subgroup size control";
+    ASSERT_NE(required, nullptr) << sid;
+    EXPECT_EQ(step_on_curve(*required), lanes) << sid;
+    ASSERT_NE(width, nullptr);
+    EXPECT_EQ(number(*width), lanes) << width->note;
+    EXPECT_GE(width->confidence, 0.5) << width->note;
+    ASSERT_EQ(width->evidence.size(), 1u);
+    EXPECT_EQ(width->evidence.front(), sid);
+    ASSERT_NE(plain, nullptr);
+    ASSERT_NE(measured, nullptr);
+    EXPECT_GE(number(*measured), 4) << measured->note;
+    EXPECT_EQ(number(*measured), step_on_curve(*plain)) << measured->note;
+    break;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(VectorWidths, LavapipeWaveWidth, ::testing::Values(128, 256, 512));
