@@ -119,7 +119,8 @@ class LatencyProbe {
     // time only), and with chains its seeded noise reaches the later points
     // at other draws, where one drawn GPU's L2 then read 19% large (32 KiB
     // as 39 KiB: a point 6% up the rise taken into the plateau at 2.7%
-    // noise), the inference's sensitivity at an edge (issue 16's class).
+    // noise): the inference's sensitivity at an edge that
+    // docs/recovery-benchmark.md lists under what is left.
     if (info_.type == "gpu") {
       try {
         walk_ = &dev_.kernel({"latency", "walk", addr});
