@@ -1,8 +1,10 @@
-// Builds the later probes' costliest kernels (ProbeDef::build_ahead) on a
-// thread of its own while the first probes of a run measure: on an H200
-// through Vulkan the icache, occupancy and matrix builds took 2.8 s of a
-// whole run's probes on a fresh machine, and 1.5 s with the driver's cache
-// warm (glslang compiling icache's 16384-add body on the host).
+// Builds the later probes' kernels (ProbeDef::build_ahead: bandwidth,
+// compute, oplatency, matrix, occupancy, icache, lbm) on a thread of its own
+// while the first probes of a run measure: on an H200 through Vulkan the
+// icache, occupancy and matrix builds took 2.8 s of a whole run's probes on
+// a fresh machine, and 1.5 s with the driver's cache warm (glslang compiling
+// icache's 16384-add body on the host); the bandwidth, compute, oplatency
+// and lbm builds another 1.7 s cold.
 //
 // On GPUs only, as ResultsSaver: a CPU device's kernels run on the host's
 // cores, which the builds would take from them, and the sim builds nothing

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <numeric>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -61,6 +62,77 @@ inline void random_cycle_into(Cycle& c, uint32_t n, uint64_t seed) {
     c.next[order[k]] = order[k + 1 == n ? 0 : k + 1];
     c.position[order[k]] = k;
   }
+}
+
+// The same distribution drawn on `threads` host threads, for the cycles of
+// hundreds of MiB a GPU's sweep lays out (on one thread an H200's latency
+// probe spent 1.9 s laying its cycles out, 0.57 s at 1 GiB). Each slot draws one of `threads` buckets
+// (independent, uniform); the buckets, laid end to end in bucket order, are
+// each shuffled by Fisher-Yates. Every order is then equally likely: an
+// order arises from exactly one assignment of slots to buckets for each
+// choice of bucket sizes c_1..c_T, with probability T^-n x prod(1/c_b!),
+// and summed over the sizes (the multinomial theorem) that is 1/n!. Each
+// thread's buckets fit the host's caches, so the shuffle's misses go too.
+// Another cycle than the one-thread build's for the same seed; `threads`
+// of 1, or n below `min_parallel`, is that build.
+inline void random_cycle_into(Cycle& c, uint32_t n, uint64_t seed, unsigned threads,
+                              uint32_t min_parallel = 1u << 20) {
+  if (threads <= 1 || n < min_parallel || n < threads) {
+    random_cycle_into(c, n, seed);
+    return;
+  }
+  const unsigned t_count = threads;
+  const auto run = [t_count](const auto& body) {
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < t_count; ++t) pool.emplace_back(body, t);
+    body(0u);
+    for (auto& th : pool) th.join();
+  };
+  const auto stream = [seed](uint64_t phase, unsigned t) {
+    return SplitMix64(seed ^ (0x9e3779b97f4a7c15ULL * (phase * 0x10000 + t + 1)));
+  };
+  // Thread t deals the slots of its range [lo(t), lo(t + 1)) into buckets.
+  const auto lo = [n, t_count](unsigned t) { return static_cast<uint32_t>(uint64_t{n} * t / t_count); };
+  c.order.resize(n);
+  c.next.resize(n);
+  c.position.resize(n);
+  // The bucket of every slot, held in `position` until the scatter below.
+  std::vector<std::vector<uint32_t>> counts(t_count, std::vector<uint32_t>(t_count, 0));
+  run([&](unsigned t) {
+    SplitMix64 rng = stream(1, t);
+    for (uint32_t i = lo(t); i < lo(t + 1); ++i) {
+      const uint32_t b = rng.below(t_count);
+      c.position[i] = b;
+      ++counts[t][b];
+    }
+  });
+  // Bucket b holds order[start[b], start[b + 1]); thread t's slots of
+  // bucket b go to offsets[t][b] on, in slot order.
+  std::vector<uint32_t> start(t_count + 1, 0);
+  std::vector<std::vector<uint32_t>> offsets(t_count, std::vector<uint32_t>(t_count, 0));
+  uint32_t at = 0;
+  for (unsigned b = 0; b < t_count; ++b) {
+    start[b] = at;
+    for (unsigned t = 0; t < t_count; ++t) {
+      offsets[t][b] = at;
+      at += counts[t][b];
+    }
+  }
+  start[t_count] = at;
+  run([&](unsigned t) {
+    for (uint32_t i = lo(t); i < lo(t + 1); ++i) c.order[offsets[t][c.position[i]]++] = i;
+  });
+  run([&](unsigned b) {
+    SplitMix64 rng = stream(2, b);
+    uint32_t* bucket = c.order.data() + start[b];
+    for (uint32_t i = start[b + 1] - start[b]; i > 1; --i) std::swap(bucket[i - 1], bucket[rng.below(i)]);
+  });
+  run([&](unsigned t) {
+    for (uint32_t k = lo(t); k < lo(t + 1); ++k) {
+      c.next[c.order[k]] = c.order[k + 1 == n ? 0 : k + 1];
+      c.position[c.order[k]] = k;
+    }
+  });
 }
 
 inline Cycle random_cycle(uint32_t n, uint64_t seed) {

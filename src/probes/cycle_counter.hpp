@@ -69,8 +69,16 @@ struct CounterVerdict {
 };
 CounterVerdict judge_counter(std::span<const CounterReading> readings);
 
-// Runs clock/chain with counters a few times (a ~1 ms chain each) and
-// judges what its counter reads; a device without the feature, or whose
+// How many of `readings` (torn ones left out) read the timer, and of those
+// how many advanced within 0.1% of it: judge_counter's timer test.
+struct TimerMatches {
+  size_t timed = 0, matched = 0;
+};
+TimerMatches timer_matches(std::span<const CounterReading> readings);
+
+// Runs clock/chain with counters a few times (a ~1 ms chain each; more
+// where some readings match the timer and most do not) and judges what its
+// counter reads; a device without the feature, or whose
 // build fails, is not usable with the reason.
 CounterVerdict check_cycle_counter(Device& dev);
 

@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <set>
 
 namespace gpuscope {
 namespace {
@@ -122,13 +123,13 @@ class IcacheProbe {
     // bodies would put the capacity anywhere in a 50% range.
     for (;;) {
       const auto [fit, over] = drop_bracket(body);
-      if (over == 0 || over - fit <= std::max(64, fit / 16)) break;
+      const int mid = bisection_mid(fit, over);
+      if (mid == 0) break;
       if (budget.exhausted()) {
         body.meta["budget_note"] = fmt::format("the budget ran out bisecting the drop between {} and {} adds", fit, over);
         break;
       }
-      const int mid = (fit + over) / 2 / 64 * 64;
-      if (mid <= fit || mid >= over) break;
+      if (!speculated_.count(mid)) prebuild_bisection(fit, over);
       Kernel& k = dev_.kernel({"icache", "body", {{"body", mid}}});
       measure_body(body, k, mid);
       record_binary(k, mid);
@@ -171,6 +172,35 @@ class IcacheProbe {
     ctx_.progress(fmt::format("icache.body {:>6}  {:10.1f} Gop/s  (spread {:.1f}%, {:.1f} ms launches)", n, y, 100 * m.summary.rel_spread, m.launch_ms));
   }
 
+  // The body that halves the bracket (fit, over), in whole blocks of 64
+  // adds; 0 once the bracket is within a sixteenth of the body that fits.
+  static int bisection_mid(int fit, int over) {
+    if (over == 0 || over - fit <= std::max(64, fit / 16)) return 0;
+    const int mid = (fit + over) / 2 / 64 * 64;
+    return mid <= fit || mid >= over ? 0 : mid;
+  }
+
+  // Builds every body the next kBisectionDepth steps may measure from the
+  // bracket (fit, over), at once on several threads where the backend can
+  // (Device::prebuild; nothing elsewhere): one build's wait instead of one
+  // per step (an H200's cold driver cache: 1.85 s of bisection builds,
+  // glslang compiling bodies of thousands of adds). A step the measurements
+  // take elsewhere builds its body when asked.
+  void prebuild_bisection(int fit, int over) {
+    constexpr int kBisectionDepth = 3;
+    std::vector<int> bodies;
+    const auto add = [&](const auto& self, int f, int o, int depth) -> void {
+      const int mid = bisection_mid(f, o);
+      if (mid == 0 || depth == 0) return;
+      bodies.push_back(mid);
+      speculated_.insert(mid);
+      self(self, mid, o, depth - 1);  // mid fits
+      self(self, f, mid, depth - 1);  // mid is past the drop
+    };
+    add(add, fit, over, kBisectionDepth);
+    dev_.prebuild(body_specs(bodies), LaunchShape{Range::d1(global_), Range::d1(wg_)});
+  }
+
   // The largest body still at 85% of the plateau (the median of the three
   // smallest) below the first body under it; over = 0 when none is under.
   static std::pair<int, int> drop_bracket(const Series& s) {
@@ -190,6 +220,7 @@ class IcacheProbe {
   bool gpu_ = true;
   size_t wg_ = 256, global_ = 0;
   uint64_t last_adds_ = 256;  // the previous body's adds per work-item per launch
+  std::set<int> speculated_;  // bodies prebuild_bisection has asked for
   std::unique_ptr<Buffer> start_, out_;
 };
 

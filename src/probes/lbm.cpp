@@ -312,4 +312,14 @@ std::vector<Series> run_lbm_probe(ProbeContext& ctx) {
   return out;
 }
 
+// The three storage modes' kernels, for the work-group size pick_local
+// takes where the kernel allows it (128: every box is a multiple of 16
+// cells, and 16^3 of 128).
+void build_lbm_ahead(Device& dev, const ProbeOptions& /*options*/) {
+  std::vector<KernelSpec> specs;
+  for (Storage s : {Storage::fp32, Storage::fp16s, Storage::fp16c})
+    specs.push_back({"lbm", "lbm_step", {{"mode", static_cast<int>(s)}}});
+  dev.build_ahead(specs, LaunchShape{Range::d1(16 * 16 * 16), Range::d1(128)});
+}
+
 }  // namespace gpuscope

@@ -120,8 +120,12 @@ std::vector<Series> run_lbm_probe(ProbeContext& ctx);
 std::vector<Series> run_sustain_probe(ProbeContext& ctx);
 
 // ProbeDef::build_ahead of the probes that have one.
+void build_bandwidth_ahead(Device& dev, const ProbeOptions& options);
+void build_compute_ahead(Device& dev, const ProbeOptions& options);
+void build_oplatency_ahead(Device& dev, const ProbeOptions& options);
 void build_matrix_ahead(Device& dev, const ProbeOptions& options);
 void build_occupancy_ahead(Device& dev, const ProbeOptions& options);
 void build_icache_ahead(Device& dev, const ProbeOptions& options);
+void build_lbm_ahead(Device& dev, const ProbeOptions& options);
 
 }  // namespace gpuscope

@@ -10,7 +10,7 @@ const std::vector<ProbeDef>& probe_registry() {
        run_latency_probe},
       // bandwidth + local: 12 s of the 25 s the memory probes share on a GPU.
       {"bandwidth", "read/write/copy bandwidth vs footprint, vector width and work-group count", 9.0,
-       run_bandwidth_probe},
+       run_bandwidth_probe, build_bandwidth_ahead},
       {"local", "local memory latency, bandwidth and capacity, against global memory", 3.0, run_local_probe},
       {"texture", "image-path chase, bandwidth, and whether texture and load/store share a first-level cache",
        5.0, run_texture_probe},
@@ -32,8 +32,9 @@ const std::vector<ProbeDef>& probe_registry() {
       // for a cold compile cache (about 0.3 s per build on NVIDIA's driver).
       {"compute",
        "arithmetic throughput per type and op, independent chains: rates, ratios to fp32 FMA, dual issue",
-       7.5, run_compute_probe},
-      {"oplatency", "dependent chains per type and op: latency in ns and cycles", 4.0, run_oplatency_probe},
+       7.5, run_compute_probe, build_compute_ahead},
+      {"oplatency", "dependent chains per type and op: latency in ns and cycles", 4.0, run_oplatency_probe,
+       build_oplatency_ahead},
       // Skipped at once where the device lists no matrix shapes (OpenCL).
       {"matrix",
        "matrix engine per listed type and shape: multiply-accumulate throughput and dependent-chain latency",
@@ -66,7 +67,7 @@ const std::vector<ProbeDef>& probe_registry() {
       // An application after the microbenchmarks: its verdict reads the
       // bandwidth probe's DRAM rate.
       {"lbm", "D3Q19 lattice Boltzmann in FP32, FP16S and FP16C storage: MLUP/s vs box, bandwidth- or compute-bound",
-       3.0, run_lbm_probe},
+       3.0, run_lbm_probe, build_lbm_ahead},
       // --sustain-s of load (3 s by default) plus ~2 s of idle gaps.
       {"sustain", "sustained FMA load: clock ramp, sustained clock, throttling, clock drops between launches",
        5.0, run_sustain_probe},

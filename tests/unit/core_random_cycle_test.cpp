@@ -86,5 +86,72 @@ TEST(RandomCycle, OrderIsUncorrelatedWithIndex) {
   EXPECT_LT(std::abs(rho), 5 / std::sqrt(static_cast<double>(n)));
 }
 
+// The threaded build (a GPU host's): one cycle through every slot, whatever
+// the thread count, a function of (n, seed, threads), and one thread is the
+// plain build.
+TEST(RandomCycleThreaded, IsOneCycleAndAFunctionOfItsArguments) {
+  const uint32_t n = (1u << 20) + 17;
+  for (unsigned threads : {2u, 3u, 8u}) {
+    Cycle c;
+    random_cycle_into(c, n, 5, threads);
+    ASSERT_EQ(c.size(), n);
+    std::vector<bool> seen(n, false);
+    uint32_t slot = 0;
+    for (uint32_t hop = 0; hop < n; ++hop) {
+      ASSERT_FALSE(seen[slot]) << threads << " threads: slot " << slot << " visited twice";
+      seen[slot] = true;
+      ASSERT_EQ(c.order[c.position[slot]], slot);
+      slot = c.next[slot];
+    }
+    EXPECT_EQ(slot, 0u) << threads << " threads: the walk does not close after n hops";
+    Cycle again;
+    random_cycle_into(again, n, 5, threads);
+    EXPECT_EQ(again.order, c.order) << threads << " threads";
+  }
+  Cycle one;
+  random_cycle_into(one, n, 5, 1);
+  EXPECT_EQ(one.order, random_cycle(n, 5).order);
+}
+
+// Every order of 4 slots equally likely from the bucketed shuffle (forced on
+// at n = 4, 3 threads): 24000 seeds, about 1000 each; a chi-square of 23
+// degrees of freedom above 60 has odds below 1 in 10^4 for a uniform draw.
+TEST(RandomCycleThreaded, EveryOrderIsEquallyLikely) {
+  std::vector<int> counts(256, 0);
+  const int draws = 24000;
+  for (int seed = 0; seed < draws; ++seed) {
+    Cycle c;
+    random_cycle_into(c, 4, static_cast<uint64_t>(seed), 3, 0);
+    ++counts[c.order[0] * 64 + c.order[1] * 16 + c.order[2] * 4 + c.order[3]];
+  }
+  double chi2 = 0;
+  int orders = 0;
+  for (int key = 0; key < 256; ++key) {
+    const int a = key / 64, b = key / 16 % 4, c = key / 4 % 4, d = key % 4;
+    if (a == b || a == c || a == d || b == c || b == d || c == d) {
+      EXPECT_EQ(counts[key], 0) << "not a permutation: " << key;
+      continue;
+    }
+    ++orders;
+    const double want = draws / 24.0;
+    chi2 += (counts[key] - want) * (counts[key] - want) / want;
+  }
+  EXPECT_EQ(orders, 24);
+  EXPECT_LT(chi2, 60) << "chi-square over the 24 orders";
+}
+
+// Slot and visiting order are uncorrelated in the threaded build too (its
+// buckets are contiguous in the order and hold slots from every thread).
+TEST(RandomCycleThreaded, OrderIsUncorrelatedWithIndex) {
+  const uint32_t n = 1u << 20;
+  Cycle c;
+  random_cycle_into(c, n, 3, 4);
+  double sum = 0;
+  const double mean = (n - 1) / 2.0;
+  for (uint32_t k = 0; k < n; ++k) sum += (k - mean) * (c.order[k] - mean);
+  const double rho = sum / n / ((static_cast<double>(n) * n - 1) / 12.0);
+  EXPECT_LT(std::abs(rho), 5 / std::sqrt(static_cast<double>(n)));
+}
+
 }  // namespace
 }  // namespace gpuscope

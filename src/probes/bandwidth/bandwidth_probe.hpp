@@ -58,6 +58,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpuscope::bandwidth_probe {
@@ -120,6 +121,14 @@ struct Shape {
 
 // "uint4 x4 unrolled, 1056 groups of 256", for progress lines and messages.
 std::string shape_text(const Shape& s);
+
+// The sweeps' shapes, named once for the probe and its build ahead: the
+// vector widths read at, the loads in flight per work-item, the stream
+// layouts' (vector width, unroll) pairs, and the base work-group size.
+std::vector<int> vector_widths(bool quick);
+inline constexpr std::array<int, 4> kUnrolls = {1, 2, 4, 8};
+std::vector<std::pair<int, int>> stream_shapes(bool quick, bool grid);
+size_t base_local(const DeviceInfo& info);
 
 class BandwidthProbe {
  public:

@@ -15,6 +15,12 @@
 namespace gpuscope {
 namespace bandwidth_probe {
 
+namespace {
+size_t max_local_of(const DeviceInfo& info) {
+  return std::bit_floor<size_t>(info.max_work_group_size ? info.max_work_group_size : 256);
+}
+}  // namespace
+
 std::string shape_text(const Shape& s) {
   return fmt::format("uint{} x{} unrolled, {} groups of {}",
                      s.vec == 1 ? std::string() : std::to_string(s.vec), s.unroll, s.groups, s.local);
@@ -37,7 +43,7 @@ std::vector<Series> BandwidthProbe::run() {
   TimeBudget budget = ctx_.budget();
   const size_t cus = std::max<uint32_t>(1, info_.compute_units);
   Shape base;
-  base.local = std::min<size_t>(cpu_ ? 64 : 256, max_local());
+  base.local = base_local(info_);
   base.groups = cus * (cpu_ ? 4 : 8);
 
   if (!cpu_) warm_clock(base);
@@ -45,7 +51,7 @@ std::vector<Series> BandwidthProbe::run() {
   std::vector<Series> out;
   // Vector width at a footprint inside the first cache (the largest step of
   // the widest vector: 64 KiB on a GPU) and at the largest footprint.
-  const std::vector<int> widths = quick_ ? std::vector<int>{1, 4, 16} : std::vector<int>{1, 2, 4, 8, 16};
+  const std::vector<int> widths = vector_widths(quick_);
   Shape widest = base;
   widest.vec = 16;
   const size_t small_fp = widest.step_bytes();
@@ -90,7 +96,7 @@ std::vector<Series> BandwidthProbe::run() {
   if (!quick_ && budget.remaining_s() > 0.5 * budget.total_s()) {
     Series unroll = bandwidth_series("bandwidth.unroll.dram", "unroll", "loads");
     unroll.meta["footprint_bytes"] = max_fp_;
-    for (int u : {1, 2, 4, 8}) {
+    for (int u : kUnrolls) {
       Shape s = base;
       s.unroll = u;
       measure_into(unroll, kRead, s, max_fp_, u);
@@ -134,8 +140,14 @@ std::vector<Series> BandwidthProbe::run() {
   return out;
 }
 
-size_t BandwidthProbe::max_local() const {
-  return std::bit_floor<size_t>(info_.max_work_group_size ? info_.max_work_group_size : 256);
+size_t BandwidthProbe::max_local() const { return max_local_of(info_); }
+
+std::vector<int> vector_widths(bool quick) {
+  return quick ? std::vector<int>{1, 4, 16} : std::vector<int>{1, 2, 4, 8, 16};
+}
+
+size_t base_local(const DeviceInfo& info) {
+  return std::min<size_t>(info.type == "cpu" ? 64 : 256, max_local_of(info));
 }
 
 Kernel& BandwidthProbe::kernel(const Access& a, int vec, int unroll) const {
@@ -260,6 +272,30 @@ void BandwidthProbe::check_granule(const Access& a, uint64_t gran, const Shape& 
 
 std::vector<Series> run_bandwidth_probe(ProbeContext& ctx) {
   return bandwidth_probe::BandwidthProbe(ctx).run();
+}
+
+// The kernels the sweeps take at the base work-group size while 4 words
+// (the default) stays the sweeps' width: reads at every width, loads in
+// flight, the footprint sweeps and the stream layouts. Another width
+// measured ahead, or a work-group size cut by a kernel's limit, is built
+// when asked.
+void build_bandwidth_ahead(Device& dev, const ProbeOptions& options) {
+  using namespace bandwidth_probe;
+  const DeviceInfo& info = dev.info();
+  auto spec = [](const Access& a, int vec, int unroll) {
+    return KernelSpec{"bandwidth", a.kernel, {{"vec", vec}, {"unroll", unroll}}};
+  };
+  std::vector<KernelSpec> specs;
+  for (int w : vector_widths(options.quick)) specs.push_back(spec(kRead, w, 4));
+  if (!options.quick)
+    for (int u : kUnrolls) specs.push_back(spec(kRead, 4, u));
+  for (const Access* a : {&kWrite, &kCopy}) specs.push_back(spec(*a, 4, 4));
+  for (const Access* a : {&kReadStream, &kWriteStream, &kCopyStream})
+    for (const auto& [vec, unroll] : stream_shapes(options.quick, false)) specs.push_back(spec(*a, vec, unroll));
+  for (const Access* a : {&kWriteGrid, &kCopyGrid})
+    for (const auto& [vec, unroll] : stream_shapes(options.quick, true)) specs.push_back(spec(*a, vec, unroll));
+  const size_t local = base_local(info);
+  dev.build_ahead(specs, LaunchShape{Range::d1(local * std::max<uint32_t>(1, info.compute_units)), Range::d1(local)});
 }
 
 }  // namespace gpuscope

@@ -69,6 +69,12 @@ void BandwidthProbe::check_stream(const Access& a, const Stream& st) {
 // step is one vector for each of `groups` groups, a launch at most one
 // pass over the footprint (~1 ms on the H200: still ~200x the launch
 // overhead).
+std::vector<std::pair<int, int>> stream_shapes(bool quick, bool grid) {
+  if (grid) return quick ? std::vector<std::pair<int, int>>{{4, 1}} : std::vector<std::pair<int, int>>{{2, 1}, {4, 1}};
+  return quick ? std::vector<std::pair<int, int>>{{4, 1}, {4, 4}}
+               : std::vector<std::pair<int, int>>{{4, 1}, {4, 2}, {4, 4}, {4, 8}, {16, 4}};
+}
+
 Series BandwidthProbe::stream_sweep(const Access& a, const Shape& base, bool grid) {
   const std::string what = std::string(a.kernel).substr(0, std::string(a.kernel).find('_'));
   Series series =
@@ -79,12 +85,7 @@ Series BandwidthProbe::stream_sweep(const Access& a, const Shape& base, bool gri
       grid ? "whole grid: one vector per work-item, groups in address order, a grid as large as the launch"
            : "grid-stride: each step the whole grid covers one contiguous stretch of unroll x global-size "
              "vectors";
-  const std::vector<std::pair<int, int>> shapes =
-      grid     ? (quick_ ? std::vector<std::pair<int, int>>{{4, 1}}
-                         : std::vector<std::pair<int, int>>{{2, 1}, {4, 1}})
-      : quick_ ? std::vector<std::pair<int, int>>{{4, 1}, {4, 4}}
-               : std::vector<std::pair<int, int>>{{4, 1}, {4, 2}, {4, 4}, {4, 8}, {16, 4}};
-  for (const auto& [vec, unroll] : shapes) {
+  for (const auto& [vec, unroll] : stream_shapes(quick_, grid)) {
     Shape s = base;
     s.vec = vec;
     s.unroll = unroll;

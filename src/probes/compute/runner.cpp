@@ -52,6 +52,34 @@ const twin::Op& op_named(const std::string& name) {
   return *op;
 }
 
+// The kernels `entries` launch on a device that offers `reach`, and the
+// launch shape they are built for: the prebuild's and the build ahead's.
+std::pair<std::vector<KernelSpec>, LaunchShape> selection_kernels(const DeviceInfo& info, const Plan& plan,
+                                                                  const Reach& reach,
+                                                                  const std::vector<Entry>& entries,
+                                                                  bool throughput) {
+  std::vector<KernelSpec> specs;
+  for (const auto& e : entries) {
+    const twin::Op& op = op_named(e.op);
+    if (!op_unsupported(op, reach).empty()) continue;
+    std::vector<int> lanes = e.lanes;
+    if (!throughput) lanes = {std::string_view(e.type) == "fp16" && !info.features.fp16 ? 2 : 1};
+    for (int l : lanes) {
+      auto fv = choose_form(e.type, l, reach);
+      if (const Form* f = std::get_if<Form>(&fv)) specs.push_back(kernel_spec(*f, op, throughput, plan, reach.ptx));
+    }
+  }
+  const size_t local = throughput ? std::min<size_t>(plan.local, info.max_work_group_size) : 1;
+  return {std::move(specs), LaunchShape{Range::d1(throughput ? plan.global : 1), Range::d1(local)}};
+}
+
+// What a device offers before anything is built: inline PTX where it takes
+// it (a driver may still reject it, which ComputeRunner finds).
+Reach initial_reach(const DeviceInfo& info) {
+  return {info.features.fp64, info.features.fp16, info.features.integer_dot_product,
+          info.features.inline_asm == "nvidia-ptx", info.features.isa_version};
+}
+
 class ComputeRunner {
  public:
   ComputeRunner(ProbeContext& ctx, std::string probe)
@@ -99,19 +127,8 @@ class ComputeRunner {
   // where the backend can (Device::prebuild); those that fail are met, and
   // reported, again when prepare() builds them one by one.
   void prebuild(const std::vector<Entry>& entries, bool throughput) {
-    std::vector<KernelSpec> specs;
-    for (const auto& e : entries) {
-      const twin::Op& op = op_named(e.op);
-      if (!op_unsupported(op, reach()).empty()) continue;
-      std::vector<int> lanes = e.lanes;
-      if (!throughput) lanes = {std::string_view(e.type) == "fp16" && !info_.features.fp16 ? 2 : 1};
-      for (int l : lanes) {
-        auto fv = choose_form(e.type, l, reach());
-        if (const Form* f = std::get_if<Form>(&fv)) specs.push_back(kernel_spec(*f, op, throughput, plan_, ptx_ && ptx_ok_));
-      }
-    }
-    const size_t local = throughput ? std::min<size_t>(plan_.local, info_.max_work_group_size) : 1;
-    dev_.prebuild(specs, LaunchShape{Range::d1(throughput ? plan_.global : 1), Range::d1(local)});
+    const auto [specs, shape] = selection_kernels(info_, plan_, reach(), entries, throughput);
+    dev_.prebuild(specs, shape);
   }
 
   // Runs the clock up before timing: GPUs start a burst at a low clock and
@@ -347,15 +364,30 @@ bool selected(const ProbeOptions& o, const std::string& type, const std::string&
   return o.ops.empty() || std::find(o.ops.begin(), o.ops.end(), type + "." + op) != o.ops.end();
 }
 
+// The matrix a run times: --ops picks from the full one.
+std::vector<Entry> selected_entries(const ProbeOptions& o, bool throughput) {
+  const bool quick_list = o.quick && o.ops.empty();
+  std::vector<Entry> entries;
+  for (const auto& e : throughput ? throughput_selection(quick_list) : latency_selection(quick_list))
+    if (selected(o, e.type, e.op)) entries.push_back(e);
+  return entries;
+}
+
+// The kernels run_matrix will build, built on the run's build-ahead thread.
+void build_selection_ahead(Device& dev, const ProbeOptions& o, bool throughput) {
+  const DeviceInfo& info = dev.info();
+  const Plan plan = make_plan(info, o.quick, o.compute_plan);
+  const auto [specs, shape] =
+      selection_kernels(info, plan, initial_reach(info), selected_entries(o, throughput), throughput);
+  dev.build_ahead(specs, shape);
+}
+
 // Runs `probe` over its matrix (--ops picks from the full one), after
 // `warm_s` (quick: `warm_quick_s`) of clock warm-up on a GPU.
 std::vector<Series> run_matrix(ProbeContext& ctx, const std::string& probe, bool throughput, double warm_s,
                                double warm_quick_s) {
   ComputeRunner r(ctx, probe);
-  const bool quick_list = ctx.options.quick && ctx.options.ops.empty();
-  std::vector<Entry> entries;
-  for (const auto& e : throughput ? throughput_selection(quick_list) : latency_selection(quick_list))
-    if (selected(ctx.options, e.type, e.op)) entries.push_back(e);
+  const std::vector<Entry> entries = selected_entries(ctx.options, throughput);
   r.prebuild(entries, throughput);
   if (ctx.device.info().type == "gpu") r.warm_clock(ctx.options.quick ? warm_quick_s : warm_s);
   std::vector<Series> out;
@@ -378,6 +410,14 @@ std::vector<Series> run_compute_probe(ProbeContext& ctx) {
 
 std::vector<Series> run_oplatency_probe(ProbeContext& ctx) {
   return compute_probe::run_matrix(ctx, "oplatency", false, 0.1, 0.05);
+}
+
+void build_compute_ahead(Device& dev, const ProbeOptions& options) {
+  compute_probe::build_selection_ahead(dev, options, true);
+}
+
+void build_oplatency_ahead(Device& dev, const ProbeOptions& options) {
+  compute_probe::build_selection_ahead(dev, options, false);
 }
 
 }  // namespace gpuscope
