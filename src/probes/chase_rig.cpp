@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <thread>
 
 namespace gpuscope {
 namespace {
@@ -17,6 +18,16 @@ constexpr size_t kPadBytes = 4096;
 Range rounded(size_t n, size_t local) { return Range::d1((n + local - 1) / local * local); }
 
 }  // namespace
+
+unsigned cycle_threads(const DeviceInfo& info) {
+  return info.type == "gpu" ? std::max(1u, std::thread::hardware_concurrency()) : 1;
+}
+
+HarnessConfig after_warm_walk(const HarnessConfig& hc, const DeviceInfo& info) {
+  HarnessConfig out = hc;
+  if (info.type == "gpu") out.warmup_launches = 0;
+  return out;
+}
 
 bool uses_index_chase(const DeviceInfo& info, ChaseMethod asked) {
   const nlohmann::json& v = info.vendor_info;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "core/random.hpp"
+#include "harness/harness.hpp"
 #include "probes/probe.hpp"
 
 #include <cstdint>
@@ -36,6 +37,18 @@ std::vector<uint32_t> random_visit_order(uint32_t n, uint64_t seed);
 
 // next[slot] = the slot visited after it, for a visiting order.
 std::vector<uint32_t> successors(const std::vector<uint32_t>& order);
+
+// Host threads a chase probe lays its random cycles out on
+// (random_cycle_into): every core of a GPU's host; one for a CPU device,
+// whose kernels need those cores, and for the sim, whose cycles (and so its
+// seeded readings) stay the one-thread build's.
+unsigned cycle_threads(const DeviceInfo& info);
+
+// The harness for launches that go on chasing a cycle just walked warm: on
+// a GPU without the harness's warm-up launch, which would walk on where the
+// warm walk ended to no purpose (85 latency points on an H200: 0.7 s); as
+// given on CPUs and the sim, whose readings stay as they were.
+HarnessConfig after_warm_walk(const HarnessConfig& hc, const DeviceInfo& info);
 
 struct ChaseTiming {
   double ns_per_hop = 0;        // 10th percentile of the samples (see chase_rig.cpp)

@@ -30,7 +30,6 @@
 #include <bit>
 #include <cmath>
 #include <numeric>
-#include <thread>
 
 namespace gpuscope {
 namespace {
@@ -361,11 +360,7 @@ class LatencyProbe {
     if (visit == 0 && existing) return;
     const auto n = static_cast<uint32_t>(footprint / stride_);
     const double t_setup = dev_.budget_clock_s();
-    // On a GPU's host every core lays the cycle out; the CPU device's
-    // kernels need those cores, and the sim keeps its cycles (and so its
-    // seeded readings) as they were.
-    const unsigned threads = info_.type == "gpu" ? std::max(1u, std::thread::hardware_concurrency()) : 1;
-    random_cycle_into(cycle_, n, (0x9e3779b97f4a7c15ULL * (visit + 1)) ^ n, threads);
+    random_cycle_into(cycle_, n, (0x9e3779b97f4a7c15ULL * (visit + 1)) ^ n, cycle_threads(info_));
     const Cycle& cycle = cycle_;
 
     // Lay the cycle out on the device as absolute addresses.
@@ -413,18 +408,12 @@ class LatencyProbe {
       }
     }
 
-    // Time: the harness sizes launches from the warm-up's rate. On a GPU
-    // without the harness's warm-up launch: the walk above has just warmed
-    // the cycle the launches go on chasing, and another 10 ms of it per
-    // point (85 points on an H200) would add nothing. The sim and CPUs
-    // keep it, their readings as they were.
+    // Time: the harness sizes launches from the warm-up's rate.
     const double t_timed = dev_.budget_clock_s();
     const auto initial =
         std::max<uint64_t>(1, static_cast<uint64_t>(hc.target_launch_ms * 1e6 / 8 / ns_per_round));
-    HarnessConfig timed = hc;
-    if (info_.type == "gpu") timed.warmup_launches = 0;
-    const Measurement m =
-        measure([&](uint64_t rounds) { return chase(cycle, rounds); }, initial, UINT32_MAX, timed);
+    const Measurement m = measure([&](uint64_t rounds) { return chase(cycle, rounds); }, initial, UINT32_MAX,
+                                  after_warm_walk(hc, info_));
     Point p;
     p.x = static_cast<double>(footprint);
     if (existing) p.samples = existing->samples;

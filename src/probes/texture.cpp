@@ -32,6 +32,7 @@
 #include "core/random.hpp"
 #include "core/random_cycle.hpp"
 #include "core/stats.hpp"
+#include "probes/chase_rig.hpp"
 #include "probes/probe.hpp"
 #include "probes/series_util.hpp"
 
@@ -303,13 +304,14 @@ class TextureProbe {
     for (const auto& p : s.points)
       if (p.x == static_cast<double>(footprint)) return;
     const auto n = static_cast<uint32_t>(footprint / stride_bytes_);
-    PlacedCycle pc{random_cycle(n, 0x7e47u ^ (uint64_t{n} * 0x9e3779b97f4a7c15ULL)), 0, 0};
+    PlacedCycle pc{{}, 0, 0};
+    random_cycle_into(pc.cycle, n, 0x7e47u ^ (uint64_t{n} * 0x9e3779b97f4a7c15ULL), cycle_threads(info_));
     lay_out(pc.cycle, 0);
     const auto run = [&](uint64_t rounds) { return chase(pc, rounds); };
     const double per_round = warm(run, (n + kHopsPerRound - 1) / kHopsPerRound);
     const auto initial =
         std::max<uint64_t>(1, static_cast<uint64_t>(harness_.target_launch_ms * 1e6 / 8 / per_round));
-    const Measurement m = measure(run, initial, UINT32_MAX, harness_);
+    const Measurement m = measure(run, initial, UINT32_MAX, after_warm_walk(harness_, info_));
     Point p;
     p.x = static_cast<double>(footprint);
     for (double v : m.ns_per_unit) p.samples.push_back(v / kHopsPerRound);

@@ -24,9 +24,9 @@ namespace gpuscope {
 
 namespace {
 
-// Below this a finding is a guess: it gets a mark and the legend explains it.
-constexpr double kLowConfidence = 0.5;
 constexpr size_t kWidthColumns = 100;
+// The mark of a finding below format's low-confidence line (is_low_confidence):
+// a guess, which the legend explains.
 constexpr std::string_view kLowConfidenceMark = "?";
 
 }  // namespace

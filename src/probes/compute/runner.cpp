@@ -98,8 +98,9 @@ class ComputeRunner {
 
   // What the device offers now (inline PTX may be found rejected on the way).
   Reach reach() const {
-    return {info_.features.fp64, info_.features.fp16, info_.features.integer_dot_product, ptx_ && ptx_ok_,
-            info_.features.isa_version};
+    Reach r = initial_reach(info_);
+    r.ptx = ptx_ && ptx_ok_;
+    return r;
   }
 
   // Builds a kernel of `f`. Where the driver rejects inline PTX in a float or
