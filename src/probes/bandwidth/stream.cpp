@@ -57,6 +57,12 @@ void BandwidthProbe::check_stream(const Access& a, const Stream& st) {
   }
 }
 
+std::vector<std::pair<int, int>> stream_shapes(bool quick, bool grid) {
+  if (grid) return quick ? std::vector<std::pair<int, int>>{{4, 1}} : std::vector<std::pair<int, int>>{{2, 1}, {4, 1}};
+  return quick ? std::vector<std::pair<int, int>>{{4, 1}, {4, 4}}
+               : std::vector<std::pair<int, int>>{{4, 1}, {4, 2}, {4, 4}, {4, 8}, {16, 4}};
+}
+
 // One stream kernel at the largest footprint in a few shapes: x = bytes
 // each work-item has in flight per step (vector bytes x unroll). uint4 at
 // 1..8 accesses per work-item, and uint16 x 4 (does a wider access, which
@@ -69,12 +75,6 @@ void BandwidthProbe::check_stream(const Access& a, const Stream& st) {
 // step is one vector for each of `groups` groups, a launch at most one
 // pass over the footprint (~1 ms on the H200: still ~200x the launch
 // overhead).
-std::vector<std::pair<int, int>> stream_shapes(bool quick, bool grid) {
-  if (grid) return quick ? std::vector<std::pair<int, int>>{{4, 1}} : std::vector<std::pair<int, int>>{{2, 1}, {4, 1}};
-  return quick ? std::vector<std::pair<int, int>>{{4, 1}, {4, 4}}
-               : std::vector<std::pair<int, int>>{{4, 1}, {4, 2}, {4, 4}, {4, 8}, {16, 4}};
-}
-
 Series BandwidthProbe::stream_sweep(const Access& a, const Shape& base, bool grid) {
   const std::string what = std::string(a.kernel).substr(0, std::string(a.kernel).find('_'));
   Series series =
