@@ -18,6 +18,8 @@ constexpr double kMaxSpread = 10;      // fastest over slowest launch's rate
 constexpr double kTimerMatch = 1e-3;   // |ticks / timer ticks - 1| under this: the counter is the timer
 constexpr double kCheckLaunchNs = 1e6;
 constexpr uint32_t kCheckSeed = 0x9E3779B9u;
+// Readings the check takes, and takes in all where they split on the timer.
+constexpr size_t kReadings = 5, kSplitReadings = 15;
 // Most rounds one check launch runs: within lavapipe's loop limit, since the
 // chain does 16 rounds per loop iteration (src/kernels/vulkan/README.md).
 constexpr uint32_t kMaxCheckRounds = 1000000;
@@ -135,11 +137,11 @@ CounterVerdict check_cycle_counter(Device& dev) {
   std::vector<CounterReading> readings;
   uint32_t rounds = 64;
   // The first launch is a warm-up: drivers that compile or page in on first
-  // use (lavapipe) spend its time outside the chain. Five readings; fifteen
-  // where some match the timer and most do not (judge_counter's majority):
-  // a timer whose reads the host interrupted, or a counter that matched it
-  // by chance, which more readings tell apart.
-  size_t want = 5;
+  // use (lavapipe) spend its time outside the chain. kReadings readings,
+  // kSplitReadings where some match the timer and most do not (against
+  // judge_counter's majority): a timer whose reads the host interrupted, or
+  // a counter that matched it by chance, which more readings tell apart.
+  size_t want = kReadings;
   for (int launches = 0; launches < 60 && readings.size() < want; ++launches) {
     const KernelArg args[] = {out.get(), rounds, kCheckSeed};
     const double ns = dev.launch(*k, Range::d1(1), Range::d1(1), args);
@@ -154,9 +156,9 @@ CounterVerdict check_cycle_counter(Device& dev) {
       continue;
     }
     readings.push_back({r[0], r[1], ns});
-    if (readings.size() == want && want == 5) {
+    if (readings.size() == kReadings && want == kReadings) {
       const TimerMatches m = timer_matches(readings);
-      if (m.matched > 0 && 2 * m.matched <= m.timed) want = 15;
+      if (m.matched > 0 && 2 * m.matched <= m.timed) want = kSplitReadings;
     }
   }
   return judge_counter(readings);

@@ -100,6 +100,12 @@ inline constexpr Access kCopyStream{"copy_stream", 1, 1, {Src, Dst, N, First, Co
 inline constexpr Access kWriteGrid{"write_grid", 0, 1, {Dst, N, First, Seed}, 4};
 inline constexpr Access kCopyGrid{"copy_grid", 1, 1, {Src, Dst, N, First}, 4};
 
+// The kernels of each sweep of the run, in its order: the footprint sweeps
+// (per-group cursors), the grid-stride streams and the whole-grid stores.
+inline constexpr std::array<const Access*, 3> kFootprintAccesses = {&kRead, &kWrite, &kCopy};
+inline constexpr std::array<const Access*, 3> kStreamAccesses = {&kReadStream, &kWriteStream, &kCopyStream};
+inline constexpr std::array<const Access*, 2> kGridAccesses = {&kWriteGrid, &kCopyGrid};
+
 // Bytes one launch moves: each of `groups` work-groups walks `count` vectors
 // of `vec_bytes` in every array the kernel reads or writes.
 inline double bytes_moved(const Access& a, size_t groups, uint64_t count, size_t vec_bytes) {

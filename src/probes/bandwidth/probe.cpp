@@ -106,7 +106,7 @@ std::vector<Series> BandwidthProbe::run() {
 
   // Footprint sweeps: two points per octave (one in quick mode) from the
   // smallest footprint the step allows to the largest allocated.
-  for (const Access* a : {&kRead, &kWrite, &kCopy}) {
+  for (const Access* a : kFootprintAccesses) {
     Series s = bandwidth_series(std::string("bandwidth.") + a->kernel, "footprint", "B");
     s.meta["footprint"] =
         "bytes the walk covers in all arrays the kernel touches (copy: source + destination)";
@@ -128,9 +128,8 @@ std::vector<Series> BandwidthProbe::run() {
   // analysis takes DRAM's read, write and copy rates as the best layout
   // measured there. Always run, like the footprint sweeps: ~15 points of
   // ~50 ms on a GPU.
-  for (const Access* a : {&kReadStream, &kWriteStream, &kCopyStream})
-    out.push_back(stream_sweep(*a, base, false));
-  for (const Access* a : {&kWriteGrid, &kCopyGrid}) out.push_back(stream_sweep(*a, base, true));
+  for (const Access* a : kStreamAccesses) out.push_back(stream_sweep(*a, base, false));
+  for (const Access* a : kGridAccesses) out.push_back(stream_sweep(*a, base, true));
 
   // The work-group sweep, while the budget lasts (the footprint sweeps
   // above always run: they are what the cache matching needs).
@@ -289,10 +288,11 @@ void build_bandwidth_ahead(Device& dev, const ProbeOptions& options) {
   for (int w : vector_widths(options.quick)) specs.push_back(spec(kRead, w, 4));
   if (!options.quick)
     for (int u : kUnrolls) specs.push_back(spec(kRead, 4, u));
-  for (const Access* a : {&kWrite, &kCopy}) specs.push_back(spec(*a, 4, 4));
-  for (const Access* a : {&kReadStream, &kWriteStream, &kCopyStream})
+  for (const Access* a : kFootprintAccesses)
+    if (a != &kRead) specs.push_back(spec(*a, 4, 4));
+  for (const Access* a : kStreamAccesses)
     for (const auto& [vec, unroll] : stream_shapes(options.quick, false)) specs.push_back(spec(*a, vec, unroll));
-  for (const Access* a : {&kWriteGrid, &kCopyGrid})
+  for (const Access* a : kGridAccesses)
     for (const auto& [vec, unroll] : stream_shapes(options.quick, true)) specs.push_back(spec(*a, vec, unroll));
   const size_t local = base_local(info);
   dev.build_ahead(specs, LaunchShape{Range::d1(local * std::max<uint32_t>(1, info.compute_units)), Range::d1(local)});
