@@ -38,6 +38,7 @@ struct Departure {
   bool seen = false;                     // false: the curve never rose clearly above the plateau
   double at_bytes = 0;                   // the capacity, as the miss model that fits the rise reads it
   double low_bytes = 0, high_bytes = 0;  // last footprint on the plateau, first at the next level
+  double near_ns = 0, far_ns = 0;        // the latencies the rise runs between
   MissModel model = MissModel::kSharp;
 };
 
@@ -284,8 +285,39 @@ Departure find_departure(const Curve& c, const Plateau& p, double far_log, doubl
   if (fit.model == MissModel::kSetsFillingRandom)
     d.low_bytes = std::clamp(fit.capacity_bytes, c.x[p.first()], d.low_bytes);
   d.at_bytes = std::clamp(fit.capacity_bytes, d.low_bytes, d.high_bytes);
+  d.near_ns = near_ns;
+  d.far_ns = far_ns;
   d.model = fit.model;
   return d;
+}
+
+// Where a level shared with work outside the run (other VMs on a cloud
+// host's last-level cache, the CPU and display on a phone's system cache,
+// an SMT sibling on a CPU's L1 and L2) offered less than its capacity.
+// Such a level's room changes while the sweep runs, so at a footprint below
+// what it held at its freest some launches hit it and others find it taken:
+// the point's samples split in two, its fast tail (the point's latency, a
+// low quantile) on the plateau and a share of its launches up at the next
+// level. A point counts when its latency is within the lower quarter of the
+// step and at least a fifth of its samples (and at least three) lie in the
+// upper quarter; noise cannot do that where the next level is 1.3x away or
+// more (a disturbed launch is a few percent of them), nor a rise (every
+// launch of one cycle sees the same hit fraction). Two such points below
+// the capacity are needed. Returns the smallest such footprint, 0 if none.
+double contended_from(const Series& latency, double from_x, const Departure& d) {
+  if (d.far_ns < 1.3 * d.near_ns) return 0;
+  const double hit_below = d.near_ns + 0.25 * (d.far_ns - d.near_ns);
+  const double miss_above = d.near_ns + 0.75 * (d.far_ns - d.near_ns);
+  int points = 0;
+  double lowest = 0;
+  for (const Point& p : latency.points) {
+    if (p.x < from_x || p.x >= d.at_bytes || p.samples.empty() || p.y > hit_below) continue;
+    const auto missed = std::count_if(p.samples.begin(), p.samples.end(), [&](double v) { return v >= miss_above; });
+    if (missed < 3 || 5 * missed < static_cast<std::ptrdiff_t>(p.samples.size())) continue;
+    ++points;
+    lowest = lowest > 0 ? std::min(lowest, p.x) : p.x;
+  }
+  return points >= 2 ? lowest : 0;
 }
 
 // The rise (log latency) after the sweep's last plateau to its highest later
@@ -591,6 +623,22 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
                fmt::format("The sweep ended on this plateau at {}: its capacity is at least that, and "
                            "no DRAM latency was measured.",
                            bytes_text(level.last_x)));
+    }
+
+    // A level whose room changed during the run: its capacity is the most it
+    // held, which may be less than the hardware's, and the least is far below.
+    const double contended = d.seen ? contended_from(latency, level.first_x, d) : 0;
+    if (contended > 0) {
+      level.capacity_low = std::min(level.capacity_low, contended);
+      level.capacity_confidence = std::min(level.capacity_confidence, 0.45);
+      add_note(level.note,
+               fmt::format("Contended: from {} up, launches at one footprint split between this level's "
+                           "latency and the next's, so the room this level offered changed during the run "
+                           "(something outside it shares the cache: other VMs on a cloud host, the CPU "
+                           "or display on a phone's system cache, an SMT sibling). The capacity is the "
+                           "most it held free; the hardware's may be larger, and the interval reaches "
+                           "down to where it was seen taken.",
+                           bytes_text(contended)));
     }
 
     // A rise over an octave or more: say which miss model read the capacity.
