@@ -32,6 +32,7 @@ struct TraceSpec {
   Walk walk = Walk::kRowMajor;
   int in_flight = 1;
   bool quads = false;  // inside a tile: 4x4 blocks in row-major order, row-major inside each (llvmpipe's way)
+  bool blocks = false;  // with quads: the 4x4 blocks grouped in 16x16 blocks, row-major (llvmpipe's 64 px tiles)
   uint32_t rects = 1;
   bool binned = true;  // rects > 1: each tile shades all its rectangles before the next tile
   unsigned seed = 1;
@@ -43,10 +44,13 @@ std::vector<uint32_t> tile_pixels(const TraceSpec& s, uint32_t tx, uint32_t ty) 
   const uint32_t x0 = tx * s.tile_w, y0 = ty * s.tile_h;
   const uint32_t x1 = std::min(s.width, x0 + s.tile_w), y1 = std::min(s.height, y0 + s.tile_h);
   const uint32_t q = s.quads ? 4 : 1;
-  for (uint32_t by = y0; by < y1; by += q)
-    for (uint32_t bx = x0; bx < x1; bx += q)
-      for (uint32_t y = by; y < std::min(y1, by + q); ++y)
-        for (uint32_t x = bx; x < std::min(x1, bx + q); ++x) out.push_back(x + y * s.width);
+  const uint32_t b = s.quads && s.blocks ? 16 : q;
+  for (uint32_t gy = y0; gy < y1; gy += b)
+    for (uint32_t gx = x0; gx < x1; gx += b)
+      for (uint32_t by = gy; by < std::min(y1, gy + b); by += q)
+        for (uint32_t bx = gx; bx < std::min(x1, gx + b); bx += q)
+          for (uint32_t y = by; y < std::min(y1, by + q); ++y)
+            for (uint32_t x = bx; x < std::min(x1, bx + q); ++x) out.push_back(x + y * s.width);
   return out;
 }
 
@@ -159,6 +163,23 @@ TEST(GraphicsRaster, RowMajor64StableOverSeeds) {
       TraceSpec s;
       s.in_flight = k;
       s.quads = true;
+      s.seed = seed;
+      expect_tile(read(s), 64, 64, "row-major");
+    }
+}
+
+// llvmpipe's order inside a tile (16 px blocks of 4x4 quads) with two or
+// four tiles in flight: neighbouring tiles shaded in lockstep step little
+// and either way across their boundary, no more than a block's step inside
+// a tile, so their boundary is known by its order, not its size.
+TEST(GraphicsRaster, TilesInLockstepAreKnownByTheirOrder) {
+  for (int k : {2, 4})
+    for (unsigned seed = 200; seed < 220; ++seed) {
+      SCOPED_TRACE(testing::Message() << k << " in flight, seed " << seed);
+      TraceSpec s;
+      s.in_flight = k;
+      s.quads = true;
+      s.blocks = true;
       s.seed = seed;
       expect_tile(read(s), 64, 64, "row-major");
     }
