@@ -20,8 +20,7 @@
 // (default: 32 GiB, strides 2 and 32 MiB; slot counts 8 and up, four to an octave)
 // Output: one line per (stride, n): stride bytes, slots, footprint bytes,
 // strided and control cycles per hop (median of 5 timings), their
-// difference, and the same difference in ns at the clock measured against
-// %globaltimer.
+// difference, and the same difference in ns timed by %globaltimer.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -29,14 +28,7 @@
 #include <random>
 #include <vector>
 
-#define CHECK(x)                                                                   \
-  do {                                                                             \
-    cudaError_t e = (x);                                                           \
-    if (e != cudaSuccess) {                                                        \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e));                 \
-      std::exit(1);                                                                \
-    }                                                                              \
-  } while (0)
+#include "cuda_check.cuh"
 
 namespace {
 
