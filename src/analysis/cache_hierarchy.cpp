@@ -225,17 +225,85 @@ bool translation_explains(const HierarchyOptions& options, double at_bytes, doub
   return step_ns <= 1.5 * penalty_ns;
 }
 
-// What translation adds, on average, to a chase over the footprints of
-// plateau p: sum over TLB levels of P max(0, 1 - R/F), with R the measured
-// reach. Zero for a plateau within every level's reach.
-double translation_share_ns(const HierarchyOptions& options, const Curve& c, const Plateau& p) {
+// What the TLB levels `levels` add to a random chase over `footprint` bytes:
+// the sum of P max(0, 1 - R/F), with R the measured reach (a chase of F
+// bytes misses a TLB of reach R on about 1 - R/F of its loads: each page
+// holds many slots, visited in random order). Zero within every reach.
+double translation_ns(const std::vector<TranslationLevel>& levels, double footprint) {
   double sum = 0;
-  for (size_t i : p.points)
-    for (const TranslationLevel& t : options.translation_levels) {
-      const double reach = t.reach_estimate_bytes > 0 ? t.reach_estimate_bytes : t.reach_bytes;
-      sum += t.penalty_ns * std::max(0.0, 1 - reach / c.x[i]);
-    }
+  for (const TranslationLevel& t : levels) {
+    const double reach = t.reach_estimate_bytes > 0 ? t.reach_estimate_bytes : t.reach_bytes;
+    sum += t.penalty_ns * std::max(0.0, 1 - reach / footprint);
+  }
+  return sum;
+}
+
+// What translation adds, on average, to a chase over the footprints of plateau p.
+double translation_share_ns(const std::vector<TranslationLevel>& levels, const Curve& c, const Plateau& p) {
+  double sum = 0;
+  for (size_t i : p.points) sum += translation_ns(levels, c.x[i]);
   return p.points.empty() ? 0 : sum / static_cast<double>(p.points.size());
+}
+
+// The TLB levels whose misses are page walks: those costing at least a
+// quarter of the curve's last latency (DRAM's, with translation). A walk
+// reads the page tables from memory and adds its time to the load whatever
+// level then serves the data (the seeds' Adreno 530: 266 ns up to 16 MB,
+// over 500 ns at 256 MB). A cheaper miss is a lookup in a second-level TLB,
+// which devices overlap with the data's own miss: an H100's costs 80-130
+// cycles on an L1 hit and 10 on an L2 hit (bench/cuda_tlb.cu), and the CI
+// VM's 2.4 ns (on L1 hits) leaves a native chase as fast on 4 KiB pages
+// as on 2 MiB ones past its L1 (tests/data/pocl_epyc/host_chase.txt), so
+// taking it out of every load would take it from loads that never paid it.
+// `walks` gets the levels that are page walks, `lookups` the others. Walks
+// the curve contradicts are lookups too: where a chase runs faster than
+// its first level's latency plus 0.7x what the walks alone would add (and
+// that is a tenth of the first latency or more, well past noise), they are
+// not in it (a tlb reading from another path, or too large).
+void split_translation(const std::vector<TranslationLevel>& levels, const Series& latency,
+                       std::vector<TranslationLevel>& walks, std::vector<TranslationLevel>& lookups) {
+  const double last_ns = latency.points.empty() ? 0 : latency.points.back().y;
+  for (const TranslationLevel& t : levels) (last_ns > 0 && t.penalty_ns >= 0.25 * last_ns ? walks : lookups).push_back(t);
+  if (walks.empty()) return;
+  const double first_ns = latency.points.front().y;
+  for (const Point& p : latency.points)
+    if (const double ns = translation_ns(walks, p.x); ns > 0.1 * first_ns && p.y < first_ns + 0.7 * ns) {
+      lookups.insert(lookups.end(), walks.begin(), walks.end());
+      walks.clear();
+      return;
+    }
+}
+
+// Whether `corrected` falls by more than 15% below the median of the three
+// points before it, at a point the walks were taken out of.
+bool falls_where_taken_out(const Series& corrected, const std::vector<TranslationLevel>& walks) {
+  const auto& pts = corrected.points;
+  for (size_t i = 3; i < pts.size(); ++i) {
+    if (translation_ns(walks, pts[i].x) <= 0) continue;
+    const double before = median(std::vector<double>{pts[i - 3].y, pts[i - 2].y, pts[i - 1].y});
+    if (pts[i].y < 0.85 * before) return true;
+  }
+  return false;
+}
+
+// The curve with the page walks' time taken out of every point and sample:
+// what is left rises only where a cache runs out. Read raw, a TLB whose
+// reach lies below the last cache's capacity adds its rise to the cache's
+// (a 1 MiB random-replacement L2 behind a 1 MiB TLB read as 2.4 MiB, the
+// system cache behind it not seen at all). At most 4/5 of a point is taken
+// out: a tlb reading that large is doubtful, and no latency is read as
+// nothing. `largest_ns`: the most taken out of a point.
+Series without_walks(const Series& latency, const std::vector<TranslationLevel>& walks, double& largest_ns) {
+  Series out = latency;
+  largest_ns = 0;
+  for (Point& p : out.points) {
+    const double ns = std::min(translation_ns(walks, p.x), 0.8 * p.y);
+    if (ns <= 0) continue;
+    largest_ns = std::max(largest_ns, ns);
+    p.y -= ns;
+    for (double& v : p.samples) v = std::max(v - ns, 0.2 * v);
+  }
+  return out;
 }
 
 // Where the curve leaves plateau p for a level at far_log (log latency).
@@ -488,8 +556,36 @@ void add_note(std::string& notes, const std::string& note) { notes += (notes.emp
 
 }  // namespace
 
-Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& options) {
+Hierarchy infer_cache_hierarchy(const Series& measured, const HierarchyOptions& options) {
   Hierarchy h;
+  double tlb_confidence = 1;
+  for (const TranslationLevel& t : options.translation_levels) tlb_confidence = std::min(tlb_confidence, t.confidence);
+  // Page walks the tlb probe measured are taken out before the curve is
+  // read: their steps then need no cutting (below), and DRAM's plateau
+  // holds none of them.
+  std::vector<TranslationLevel> walks, lookups;
+  split_translation(options.translation_levels, measured, walks, lookups);
+  double walks_out_ns = 0;
+  Series latency = walks.empty() ? measured : without_walks(measured, walks, walks_out_ns);
+  // Taking them out must not make the curve fall (a chase over more bytes is
+  // never faster): where it does, the walks read are too large or too many
+  // (a set-associative TLB read as two levels), and the curve is read as
+  // measured.
+  if (!walks.empty() && falls_where_taken_out(latency, walks)) {
+    h.notes.push_back("The tlb probe's page walks, taken out of the curve, would make it fall: read as measured.");
+    lookups.insert(lookups.end(), walks.begin(), walks.end());
+    walks.clear();
+    latency = measured;
+    walks_out_ns = 0;
+  }
+  const bool walks_out = !walks.empty();
+  if (walks_out_ns > 0) {
+    h.translation_confidence = std::min(h.translation_confidence, tlb_confidence);
+    h.notes.push_back(fmt::format(
+        "Page walks taken out of every point before reading the staircase: the tlb probe's reach and penalty "
+        "say a random chase misses the TLB on 1 - R/F of its loads (up to {:.3g} ns at the largest footprint).",
+        walks_out_ns));
+  }
   int spikes = 0;
   const Curve c = without_spikes(log_curve(latency, options.min_relative_noise), spikes);
   if (spikes > 0) h.notes.push_back(fmt::format("{} isolated spike point(s) ignored.", spikes));
@@ -507,7 +603,11 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
 
   // Where the curve leaves each plateau. A departure beyond the translation
   // threshold is the TLB running out of reach: that plateau is DRAM, and
-  // whatever follows is not counted.
+  // whatever follows is not counted. With the page walks taken out, a step
+  // left past the tlb probe's reach is a cache; only one past the default
+  // threshold (no GPU cache is that large) is translation still.
+  const double cut_from =
+      walks_out ? HierarchyOptions{}.translation_threshold_bytes : options.translation_threshold_bytes;
   std::vector<Departure> departures;
   bool translation_cut = false;
   std::string translation_note;
@@ -522,13 +622,14 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
     const double far_log = next ? edge_level(c, plateaus[k + 1], true) : p.level + step_log;
     const double far_x = next ? edge_footprint(c, plateaus[k + 1], true) : 0.0;
     const Departure d = step_log > 0 ? find_departure(c, p, far_log, far_x, options) : Departure{};
-    if (d.seen && d.at_bytes > options.translation_threshold_bytes &&
-        translation_explains(options, d.at_bytes, std::exp(p.level + step_log) - std::exp(p.level), far_x)) {
+    if (d.seen && d.at_bytes > cut_from &&
+        (walks_out ||
+         translation_explains(options, d.at_bytes, std::exp(p.level + step_log) - std::exp(p.level), far_x))) {
       translation_note = fmt::format(
           "Latency rises again from about {} (beyond {}{}): address translation (TLB reach), not a cache; "
           "DRAM latency is read from the plateau before it.",
-          bytes_text(d.at_bytes), bytes_text(options.translation_threshold_bytes),
-          options.translation_basis.empty() ? "" : ", " + options.translation_basis);
+          bytes_text(d.at_bytes), bytes_text(cut_from),
+          walks_out || options.translation_basis.empty() ? "" : ", " + options.translation_basis);
       h.notes.push_back(translation_note);
       plateaus.resize(k + 1);
       departures.emplace_back();
@@ -682,6 +783,22 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
                                        : "The sweep ended still rising past this level: it may be DRAM and the "
                                          "rise after it translation misses.");
     }
+    // A level read where page walks were taken out (its plateau or its rise
+    // past the reach) is no surer than the tlb reading that took them out.
+    if (walks_out) {
+      const double to_x = d.seen ? d.high_bytes : level.last_x;
+      double share = 0;
+      for (size_t i = p.first(); i < c.size() && c.x[i] <= to_x; ++i)
+        share = std::max(share, translation_ns(walks, c.x[i]) / std::exp(c.v[i]));
+      if (share > 0.02) {
+        level.latency_confidence = std::min(level.latency_confidence, 0.95 * tlb_confidence);
+        level.capacity_confidence = std::min(level.capacity_confidence, 0.95 * tlb_confidence);
+        add_note(level.note,
+                 fmt::format("Read after taking out page walks of up to {:.0f}% of the latency (the tlb probe's "
+                             "reach and penalty): no surer than that reading.",
+                             100 * share));
+      }
+    }
     h.levels.push_back(std::move(level));
   }
 
@@ -692,22 +809,28 @@ Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& o
     dram.latency_confidence = points_factor(dram.points) * separation_factor(step_z(last_cache, last));
     if (h.translation_confidence < 1)
       dram.latency_confidence = std::min(dram.latency_confidence, 0.95 * h.translation_confidence);
-    // A DRAM plateau past the TLB's reach holds translation misses too: take
-    // out what the tlb probe's reach and penalty say they add, and trust the
-    // result no more than that reading (beyond 2% of the latency).
-    const double translation_ns = translation_share_ns(options, c, last);
-    if (translation_ns > 0.02 * dram.latency_ns && translation_ns < dram.latency_ns) {
+    // A DRAM plateau past the TLB's reach holds translation misses too. Page
+    // walks were taken out with the rest of the curve; what the other
+    // levels say they add is taken out of this plateau alone. Either way
+    // the latency is trusted no more than the tlb reading where the share
+    // is over 2% of it.
+    const double walks_ns = translation_share_ns(walks, c, last);
+    const double lookups_ns = translation_share_ns(lookups, c, last);
+    if (lookups_ns > 0.02 * dram.latency_ns && lookups_ns < dram.latency_ns) {
       const double raw = dram.latency_ns;
-      dram.latency_ns -= translation_ns;
-      dram.latency_low -= translation_ns;
-      dram.latency_high -= translation_ns;
-      double tlb_confidence = 1;
-      for (const TranslationLevel& t : options.translation_levels) tlb_confidence = std::min(tlb_confidence, t.confidence);
-      dram.latency_confidence = std::min(dram.latency_confidence, tlb_confidence * 0.95);
+      dram.latency_ns -= lookups_ns;
+      dram.latency_low -= lookups_ns;
+      dram.latency_high -= lookups_ns;
       add_note(dram.note, fmt::format("The plateau ({:.0f} ns) lies past the TLB's reach: {:.0f} ns of translation "
                                       "misses (the tlb probe's reach and penalty) taken out.",
-                                      raw, translation_ns));
+                                      raw, lookups_ns));
     }
+    if (walks_ns > 0.02 * dram.latency_ns)
+      add_note(dram.note, fmt::format("The plateau lies past the TLB's reach: {:.0f} ns of page walks (the tlb "
+                                      "probe's reach and penalty) taken out, leaving {:.0f} ns.",
+                                      walks_ns, dram.latency_ns));
+    if (walks_ns + lookups_ns > 0.02 * (dram.latency_ns + lookups_ns))
+      dram.latency_confidence = std::min(dram.latency_confidence, tlb_confidence * 0.95);
     h.dram = std::move(dram);
   } else if (unfinished_rise) {
     h.notes.push_back(

@@ -382,6 +382,54 @@ TEST(CacheHierarchy, HigherLatencyAtSmallestFootprintsIsNoLevel) {
   EXPECT_TRUE(has_note(h, "Latency falls"));
 }
 
+// A GPU whose TLB (1 MiB of reach, 165 ns a page walk) runs out in front of
+// a random-replacement 1 MiB L2 and a 4 MiB system cache (the recovery
+// benchmark's wide-101): every load past the reach pays the walk on
+// 1 - R/F of its loads, on top of whatever level serves it.
+Series walked_curve(double penalty_ns, unsigned seed) {
+  CurveSpec spec{38, {{128 * KiB, 101}, {1 * MiB, 190}, {4 * MiB, 286}}, 512 * MiB, 6, 0.01, seed};
+  spec.steps[1].random_replacement = true;
+  spec.steps[2].random_replacement = true;
+  Series s = make_curve(spec);
+  for (Point& p : s.points) {
+    const double walk = penalty_ns * std::max(0.0, 1 - 1 * MiB / p.x);
+    for (double& v : p.samples) v += walk;
+    p.y += walk;
+  }
+  return s;
+}
+
+HierarchyOptions walks_of(double penalty_ns) {
+  HierarchyOptions o;
+  o.translation_threshold_bytes = 0.7 * 1 * MiB;
+  o.translation_levels = {{1 * MiB, penalty_ns, 1 * MiB, 0.75}};
+  return o;
+}
+
+TEST(CacheHierarchy, PageWalksAreTakenOutBeforeTheStaircaseIsRead) {
+  for (unsigned seed = 1; seed <= 5; ++seed) {
+    SCOPED_TRACE(seed);
+    const Hierarchy h = infer_cache_hierarchy(walked_curve(165, seed), walks_of(165));
+    ASSERT_EQ(h.levels.size(), 3u);
+    ASSERT_TRUE(h.dram.has_value());
+    EXPECT_NEAR(h.levels[1].capacity_bytes / (1 * MiB), 1.0, 0.25);
+    EXPECT_NEAR(h.levels[1].latency_ns / 101, 1.0, 0.05);
+    EXPECT_NEAR(h.dram->latency_ns / 286, 1.0, 0.05);
+    // What was read where walks were taken out rests on the tlb reading.
+    EXPECT_LE(h.levels[2].latency_confidence, 0.95 * 0.75);
+    EXPECT_LE(h.dram->latency_confidence, 0.95 * 0.75);
+    EXPECT_TRUE(has_note(h, "Page walks taken out"));
+  }
+}
+
+// A tlb reading twice the walks the curve holds would make it fall past
+// the reach: the curve is read as measured, and says why.
+TEST(CacheHierarchy, WalksTheCurveContradictsAreNotTakenOut) {
+  const Hierarchy h = infer_cache_hierarchy(walked_curve(165, 1), walks_of(400));
+  EXPECT_FALSE(has_note(h, "Page walks taken out"));
+  EXPECT_TRUE(has_note(h, "would make it fall") || has_note(h, "address translation")) << h.notes.front();
+}
+
 // A CPU-like curve as the latency probe records it: 20 launches a point, the
 // point's latency their 10th percentile. Each launch sees an L3 of the
 // capacity `l3_free(rng)` gives it (the room other tenants leave) and, with
