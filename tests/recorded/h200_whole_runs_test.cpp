@@ -18,8 +18,6 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
-#include <string>
-#include <vector>
 
 namespace gpuscope {
 namespace {
@@ -211,32 +209,6 @@ TEST(WholeVulkanRunTimes, KernelsBuiltAheadLeaveLittleToWaitFor) {
       EXPECT_LT(cold.at("probes").at(probe).at("build_s").get<double>(), 0.35) << gpu << " " << probe;
     if (std::string(gpu) == "h200") EXPECT_LT(wall, 60) << gpu;
     EXPECT_TRUE(runs[0].at("skipped").empty()) << gpu;
-  }
-}
-
-// An H100 and an H200 (2026-11-28) through Vulkan, one subgroup size
-// allowed (32): the divergence probe sweeps its blocks once, says why it
-// made no second sweep, and took 2.5-2.7 s instead of the 3.4 s of the
-// runs above. The whole default run: 59.5 s fresh and 56.7 s on the warm
-// driver cache on the H100 (another H100 than the runs above: machines of
-// one kind differ by a few seconds over a whole run), 58.7 and 55.8 s on
-// the H200.
-TEST(WholeVulkanRunTimes, OneAllowedSubgroupSizeIsSweptOnce) {
-  for (const char* gpu : {"h100", "h200"}) {
-    SCOPED_TRACE(gpu);
-    std::ifstream in(recorded_path(std::string(gpu) + "/vulkan_run_times_one_subgroup_sweep.json"));
-    const nlohmann::json runs = nlohmann::json::parse(in);
-    ASSERT_EQ(runs.size(), 2u);
-    for (const nlohmann::json& run : runs) {
-      const auto series = run.at("divergence").at("series").get<std::vector<std::string>>();
-      EXPECT_EQ(std::count(series.begin(), series.end(), "divergence.blocks"), 1);
-      for (const std::string& id : series)
-        EXPECT_EQ(id.find("divergence.blocks.subgroup_"), std::string::npos) << id;
-      EXPECT_TRUE(run.at("divergence").at("subgroup_sizes_not_measured").contains("32"));
-      EXPECT_LT(run.at("run").at("probes").at("divergence").at("wall_s").get<double>(), 3.0);
-      EXPECT_LT(run.at("wall_s").get<double>(), 60);
-      EXPECT_TRUE(run.at("skipped").empty());
-    }
   }
 }
 
