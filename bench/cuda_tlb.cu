@@ -98,8 +98,17 @@ Timing time_cycle(char* base, const std::vector<size_t>& offsets, std::mt19937_6
     CHECK(cudaDeviceSynchronize());
     long long c = 0;
     unsigned long long t = 0;
+    void* end = nullptr;
     CHECK(cudaMemcpy(&c, d_cycles, sizeof c, cudaMemcpyDeviceToHost));
     CHECK(cudaMemcpy(&t, d_ns, sizeof t, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(&end, d_out, sizeof end, cudaMemcpyDeviceToHost));
+    // The walk must end where the host's cycle says: 2n + hops hops from slot 0.
+    unsigned want = 0;
+    for (long h = 0; h < (2L * n + hops) % n; ++h) want = next[want];
+    if (end != base + offsets[want]) {
+      std::fprintf(stderr, "cuda_tlb: the chase of %u slots ended off the cycle\n", n);
+      std::exit(1);
+    }
     cycles.push_back(static_cast<double>(c) / hops);
     ns.push_back(static_cast<double>(t) / hops);
   }

@@ -99,7 +99,14 @@ int main(int argc, char** argv) {
     for (const bool huge : {false, true}) {
       const Mapping m = map_buffer(bytes, huge);
       void** p = link_cycle(m.base, bytes, static_cast<std::uint32_t>(bytes));
-      p = walk(p, bytes / kLine);  // warm: every line and page touched once
+      // Warm: every line and page touched once. The walk of the whole cycle
+      // must come back to its start, or the lines are not one cycle.
+      void** const start = p;
+      p = walk(p, bytes / kLine);
+      if (p != start) {
+        std::fprintf(stderr, "host_chase: the %zu B chase is not one cycle\n", bytes);
+        return 1;
+      }
       // Size a round to about 20 ms from a short trial.
       const double t0 = now_ns();
       p = walk(p, 100000);
