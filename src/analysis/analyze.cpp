@@ -181,8 +181,13 @@ std::vector<Finding> analyze_usable(const Results& r) {
       }
   }
   const HierarchyOptions staircase = hierarchy_options(tlb_found);
-  if (const Series* s = r.find_series("latency.global")) {
-    auto found = hierarchy_findings(infer_cache_hierarchy(*s, staircase), s->id);
+  // The load/store staircase, read once: its findings, the bandwidth
+  // probe's levels and the texture path's DRAM hint all come from it.
+  const Series* lat = r.find_series("latency.global");
+  const std::optional<Hierarchy> loads =
+      lat ? std::optional(infer_cache_hierarchy(*lat, staircase)) : std::nullopt;
+  if (const Series* s = lat) {
+    auto found = hierarchy_findings(*loads, s->id);
     // A caveat the probe recorded about how the curve was measured belongs
     // with the count of levels, the first line a person reads.
     if (s->meta.contains("caveat") && !found.empty()) {
@@ -197,8 +202,6 @@ std::vector<Finding> analyze_usable(const Results& r) {
   // Bandwidth per level: matched to the latency probe's levels when its
   // curve is in the same results.
   if (const Series* read = r.find_series("bandwidth.read")) {
-    const Series* lat = r.find_series("latency.global");
-    const std::optional<Hierarchy> h = lat ? std::optional(infer_cache_hierarchy(*lat, staircase)) : std::nullopt;
     // The other layouts the probe measures at its largest footprint: DRAM's
     // rates are the best layout's.
     std::vector<const Series*> layouts;
@@ -207,7 +210,7 @@ std::vector<Finding> analyze_usable(const Results& r) {
       if (const Series* s = r.find_series(id)) layouts.push_back(s);
     const auto found =
         bandwidth_findings(read, r.find_series("bandwidth.write"), r.find_series("bandwidth.copy"),
-                           h ? &*h : nullptr, lat ? lat->id : "", layouts);
+                           loads ? &*loads : nullptr, lat ? lat->id : "", layouts);
     out.insert(out.end(), found.begin(), found.end());
   }
   if (const Series* wg = r.find_series("bandwidth.workgroups")) {
@@ -230,12 +233,9 @@ std::vector<Finding> analyze_usable(const Results& r) {
     HierarchyOptions texture_staircase = staircase;
     // The 2D path makes every pixel a slot, several to a line.
     texture_staircase.slots_share_lines = s->meta.value("image", std::string()).rfind("image2d", 0) == 0;
-    if (const Series* lat = r.find_series("latency.global")) {
-      const Hierarchy loads = infer_cache_hierarchy(*lat, staircase);
-      if (loads.dram && loads.dram->latency_confidence >= 0.5) {
-        texture_staircase.dram_latency_hint_ns = loads.dram->latency_ns;
-        texture_staircase.dram_hint_basis = "on the load/store path (memory.dram.latency_ns)";
-      }
+    if (loads && loads->dram && loads->dram->latency_confidence >= 0.5) {
+      texture_staircase.dram_latency_hint_ns = loads->dram->latency_ns;
+      texture_staircase.dram_hint_basis = "on the load/store path (memory.dram.latency_ns)";
     }
     auto found = texture_hierarchy_findings(infer_cache_hierarchy(*s, texture_staircase), s->id);
     out.insert(out.end(), found.begin(), found.end());
