@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <initializer_list>
 #include <numeric>
 #include <random>
 
@@ -156,34 +157,30 @@ TEST(GraphicsRaster, RowMajor64WithOneTwoFourTilesInFlight) {
   }
 }
 
-TEST(GraphicsRaster, RowMajor64StableOverSeeds) {
-  for (int k : {2, 3, 4})
-    for (unsigned seed = 100; seed < 112; ++seed) {
+// 64 px row-major tiles of 4x4 quads (grouped in 16 px blocks where
+// `blocks`) read right with each of `in_flight` tiles at once, over the
+// seeds [first, last).
+void expect_row_major_64_over_seeds(bool blocks, std::initializer_list<int> in_flight, unsigned first,
+                                    unsigned last) {
+  for (int k : in_flight)
+    for (unsigned seed = first; seed < last; ++seed) {
       SCOPED_TRACE(testing::Message() << k << " in flight, seed " << seed);
       TraceSpec s;
       s.in_flight = k;
       s.quads = true;
+      s.blocks = blocks;
       s.seed = seed;
       expect_tile(read(s), 64, 64, "row-major");
     }
 }
 
+TEST(GraphicsRaster, RowMajor64StableOverSeeds) { expect_row_major_64_over_seeds(false, {2, 3, 4}, 100, 112); }
+
 // llvmpipe's order inside a tile (16 px blocks of 4x4 quads) with two or
 // four tiles in flight: neighbouring tiles shaded in lockstep step little
 // and either way across their boundary, no more than a block's step inside
 // a tile, so their boundary is known by its order, not its size.
-TEST(GraphicsRaster, TilesInLockstepAreKnownByTheirOrder) {
-  for (int k : {2, 4})
-    for (unsigned seed = 200; seed < 220; ++seed) {
-      SCOPED_TRACE(testing::Message() << k << " in flight, seed " << seed);
-      TraceSpec s;
-      s.in_flight = k;
-      s.quads = true;
-      s.blocks = true;
-      s.seed = seed;
-      expect_tile(read(s), 64, 64, "row-major");
-    }
-}
+TEST(GraphicsRaster, TilesInLockstepAreKnownByTheirOrder) { expect_row_major_64_over_seeds(true, {2, 4}, 200, 220); }
 
 TEST(GraphicsRaster, Morton16) {
   TraceSpec s;
