@@ -462,6 +462,15 @@ std::string level_name(size_t index) { return fmt::format("L{}", index + 1); }
 
 void add_note(std::string& notes, const std::string& note) { notes += (notes.empty() ? "" : " ") + note; }
 
+// Whether every translation level can be taken out of `measured` as page
+// walks are: the curve does not contradict them, nor fall without them.
+bool every_level_can_come_out(const std::vector<TranslationLevel>& levels, const Series& measured) {
+  std::vector<TranslationLevel> walks, lookups;
+  split_translation(levels, measured, true, walks, lookups);
+  double largest_ns = 0;
+  return !walks.empty() && !falls_where_taken_out(without_walks(measured, walks, largest_ns), walks);
+}
+
 }  // namespace
 
 Hierarchy infer_cache_hierarchy(const Series& measured, const HierarchyOptions& options) {
@@ -472,7 +481,7 @@ Hierarchy infer_cache_hierarchy(const Series& measured, const HierarchyOptions& 
   // read: their steps then need no cutting (below), and DRAM's plateau
   // holds none of them.
   std::vector<TranslationLevel> walks, lookups;
-  split_translation(options.translation_levels, measured, walks, lookups);
+  split_translation(options.translation_levels, measured, options.translation_out_everywhere, walks, lookups);
   double walks_out_ns = 0;
   Series latency = walks.empty() ? measured : without_walks(measured, walks, walks_out_ns);
   // Taking them out must not make the curve fall (a chase over more bytes is
@@ -533,6 +542,30 @@ Hierarchy infer_cache_hierarchy(const Series& measured, const HierarchyOptions& 
     if (d.seen && d.at_bytes > cut_from &&
         (walks_out ||
          translation_explains(options, d.at_bytes, std::exp(p.level + step_log) - std::exp(p.level), far_x))) {
+      // Translation adds at most the summed penalties however far the sweep
+      // goes. A curve that climbs on past this plateau by more than 1.5x
+      // that has a cache running out beyond the TLB's reach (a 12 MiB L2
+      // behind a 3 MiB TLB): cut here, DRAM would be read from that cache's
+      // plateau. The curve is read again with every translation level taken
+      // out of it, the cheap ones too; devices that overlap a second-level
+      // lookup with the data's miss make that correction too large by up to
+      // a lookup's cost, which the confidences below (no surer than the tlb
+      // reading) allow for.
+      double all_penalties_ns = 0;
+      for (const TranslationLevel& t : options.translation_levels) all_penalties_ns += t.penalty_ns;
+      const double climbs_on_ns = std::exp(plateaus.back().level) - std::exp(p.level);
+      if (!options.translation_out_everywhere && !options.translation_levels.empty() && k + 1 < plateaus.size() &&
+          climbs_on_ns > 1.5 * all_penalties_ns && every_level_can_come_out(options.translation_levels, measured)) {
+        HierarchyOptions every = options;
+        every.translation_out_everywhere = true;
+        Hierarchy again = infer_cache_hierarchy(measured, every);
+        again.translation_confidence = std::min(again.translation_confidence, tlb_confidence);
+        again.notes.push_back(fmt::format(
+            "From {}, past the TLB's reach, the curve climbs {:.0f} ns more, over 1.5x the {:.0f} ns translation "
+            "can add: a cache runs out beyond that reach. Read with every TLB level's misses taken out.",
+            bytes_text(d.at_bytes), climbs_on_ns, all_penalties_ns));
+        return again;
+      }
       translation_note = fmt::format(
           "Latency rises again from about {} (beyond {}{}): address translation (TLB reach), not a cache; "
           "DRAM latency is read from the plateau before it.",

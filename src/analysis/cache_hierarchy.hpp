@@ -66,6 +66,10 @@ struct HierarchyOptions {
   // Where the threshold came from, for the note ("no GPU cache is that large"
   // when empty; analyze.cpp sets it from the tlb probe's measured reach).
   std::string translation_basis;
+  // Every translation level taken out of the curve as page walks are, the
+  // cheap ones too. infer_cache_hierarchy sets it itself where the curve
+  // shows a cache running out past a TLB's reach (see there).
+  bool translation_out_everywhere = false;
   // Adjacent plateaus closer than this in latency are one level.
   double min_step_ratio = 1.15;
   // A plateau needs this many points spanning at least this many octaves of

@@ -55,10 +55,11 @@ double translation_ns(const std::vector<TranslationLevel>& levels, double footpr
 // its first level's latency plus 0.7x what the walks alone would add (and
 // that is a tenth of the first latency or more, well past noise), they are
 // not in it (a tlb reading from another path, or too large).
-void split_translation(const std::vector<TranslationLevel>& levels, const Series& latency,
+void split_translation(const std::vector<TranslationLevel>& levels, const Series& latency, bool every_level,
                        std::vector<TranslationLevel>& walks, std::vector<TranslationLevel>& lookups) {
   const double last_ns = latency.points.empty() ? 0 : latency.points.back().y;
-  for (const TranslationLevel& t : levels) (last_ns > 0 && t.penalty_ns >= 0.25 * last_ns ? walks : lookups).push_back(t);
+  for (const TranslationLevel& t : levels)
+    (last_ns > 0 && (every_level || t.penalty_ns >= 0.25 * last_ns) ? walks : lookups).push_back(t);
   if (walks.empty()) return;
   const double first_ns = latency.points.front().y;
   for (const Point& p : latency.points)

@@ -21,9 +21,9 @@ bool translation_explains(const HierarchyOptions& options, double at_bytes, doub
 double translation_ns(const std::vector<TranslationLevel>& levels, double footprint);
 
 // Splits `levels` into page walks (a miss costing a quarter of the curve's
-// last latency or more, which the curve does not contradict) and lookups
-// (the rest), appending to each.
-void split_translation(const std::vector<TranslationLevel>& levels, const Series& latency,
+// last latency or more, or any miss with `every_level`, which the curve
+// does not contradict) and lookups (the rest), appending to each.
+void split_translation(const std::vector<TranslationLevel>& levels, const Series& latency, bool every_level,
                        std::vector<TranslationLevel>& walks, std::vector<TranslationLevel>& lookups);
 
 // Whether `corrected` falls by more than 15% below the median of the three

@@ -430,6 +430,36 @@ TEST(CacheHierarchy, WalksTheCurveContradictsAreNotTakenOut) {
   EXPECT_TRUE(has_note(h, "would make it fall") || has_note(h, "address translation")) << h.notes.front();
 }
 
+// A 12 MiB L2 behind a TLB of 3 MiB reach whose misses cost 125 ns, under a
+// third of the last latency, so not taken out as page walks at first (the
+// recovery benchmark's wide-117): the curve rises past the reach, levels
+// off, then climbs 2.5x more when the L2 runs out. Cut at the reach, DRAM
+// would be read from the L2's plateau (217 ns for 482). Translation cannot
+// add more than its penalty, so the climb after it is a cache: the curve is
+// read again with the misses taken out.
+TEST(CacheHierarchy, ACacheRunningOutPastTheTlbsReachIsReadWithTranslationTakenOut) {
+  for (unsigned seed = 1; seed <= 5; ++seed) {
+    SCOPED_TRACE(seed);
+    Series s = make_curve({101, {{16 * KiB, 218}, {12 * MiB, 482}}, 512 * MiB, 6, 0.01, seed});
+    for (Point& p : s.points) {
+      const double miss = 125 * std::max(0.0, 1 - 3 * MiB / p.x);
+      for (double& v : p.samples) v += miss;
+      p.y += miss;
+    }
+    HierarchyOptions o;
+    o.translation_threshold_bytes = 0.7 * 3 * MiB;
+    o.translation_levels = {{3 * MiB, 125, 3 * MiB, 0.75}};
+    const Hierarchy h = infer_cache_hierarchy(s, o);
+    ASSERT_EQ(h.levels.size(), 2u);
+    ASSERT_TRUE(h.dram.has_value());
+    EXPECT_NEAR(h.levels[1].capacity_bytes / (12 * MiB), 1.0, 0.1);
+    EXPECT_NEAR(h.levels[1].latency_ns / 218, 1.0, 0.05);
+    EXPECT_NEAR(h.dram->latency_ns / 482, 1.0, 0.05);
+    EXPECT_LE(h.dram->latency_confidence, 0.75);
+    EXPECT_TRUE(has_note(h, "a cache runs out beyond that reach"));
+  }
+}
+
 // A CPU-like curve as the latency probe records it: 20 launches a point, the
 // point's latency their 10th percentile. Each launch sees an L3 of the
 // capacity `l3_free(rng)` gives it (the room other tenants leave) and, with
