@@ -52,8 +52,8 @@ std::optional<FetchReading> read_pairs_curve(const Series& pairs, bool first_ste
   return r;
 }
 
-std::optional<LineReading> read_line_curves(const std::vector<const Series*>& lines) {
-  LineReading r;
+std::vector<std::pair<double, double>> half_hit_capacities(const std::vector<const Series*>& lines) {
+  std::vector<std::pair<double, double>> out;
   // The level every curve starts in: the highest of the curves' first
   // points (each starts inside the first level when the sweep reaches down
   // to it; a small first level that the larger strides' sweeps start past,
@@ -66,55 +66,88 @@ std::optional<LineReading> read_line_curves(const std::vector<const Series*>& li
   // past a second level (a 1 MiB system cache) would otherwise put the half
   // way on that level's plateau and read its capacity for some strides and
   // the first level's for others.
+  //
+  // The next level's latency does not depend on the stride, so one plateau
+  // serves every curve: the median of the plateaus the curves show. A curve
+  // whose own plateau slopes (a random-replacement second level, seen at
+  // one sweep point per octave) would otherwise put its half way far up the
+  // slope and read that level's capacity for its own.
   double hit = 0;
   for (const Series* s : lines)
     if (s && !s->points.empty() && s->points.front().y > hit) hit = s->points.front().y;
+  if (!(hit > 0)) return out;
+  std::vector<const Series*> left;  // the curves that leave the level
+  // The next plateau each of them shows (`any`: its last point where it has
+  // no flat stretch), and those that are flat stretches (`flat`).
+  std::vector<double> flat, any;
   for (const Series* s : lines) {
     if (!s || !s->meta.contains("stride_bytes") || s->points.size() < 3) continue;
     const auto& pts = s->points;
-    if (!(hit > 0) || pts.back().y < 1.5 * hit) continue;  // never left the level
+    if (pts.back().y < 1.5 * hit) continue;  // never left the level
+    left.push_back(s);
     // The next plateau: from the first point clearly above the hit latency
     // whose successor stays within 5% of it, the points within 10%; the
     // last point when no two neighbours are that flat.
-    double miss = pts.back().y;
+    any.push_back(pts.back().y);
     for (size_t j = 0; j + 1 < pts.size(); ++j) {
       if (pts[j].y < 1.5 * hit || pts[j + 1].y > 1.05 * pts[j].y || pts[j + 1].y < pts[j].y / 1.05) continue;
       std::vector<double> next;
       for (size_t i = j; i < pts.size() && pts[i].y <= 1.1 * pts[j].y; ++i) next.push_back(pts[i].y);
-      miss = median(next);
+      any.back() = median(next);
+      flat.push_back(any.back());
       break;
     }
-    const double half = 0.5 * (hit + miss);
+  }
+  if (left.empty()) return out;
+  const double half = 0.5 * (hit + median(flat.empty() ? any : flat));
+  for (const Series* s : left) {
     for (size_t i = 1; i < s->points.size(); ++i) {
       const Point& a = s->points[i - 1];
       const Point& b = s->points[i];
       if (a.y < half && b.y >= half) {
         const double t = (half - a.y) / (b.y - a.y);
-        r.capacity_by_stride.emplace_back(s->meta["stride_bytes"].get<double>(),
-                                          a.x * std::pow(b.x / a.x, t));
+        out.emplace_back(s->meta["stride_bytes"].get<double>(), a.x * std::pow(b.x / a.x, t));
         break;
       }
     }
   }
+  return out;
+}
+
+std::optional<LineReading> read_line_curves(const std::vector<const Series*>& lines) {
+  LineReading r;
+  r.capacity_by_stride = half_hit_capacities(lines);
   if (r.capacity_by_stride.size() < 2) return std::nullopt;
   std::sort(r.capacity_by_stride.begin(), r.capacity_by_stride.end());
-  // The line is the smallest stride from which every doubling of the stride
-  // (nearly) doubles the capacity: below it strides share lines, from it on
-  // each slot owns one.
+  // The line L is the stride of the model C * max(1, S / L) that fits the
+  // capacities best in log space (C fitted for each L): below L strides
+  // share lines and the capacity stays C, from L on each slot owns a line
+  // and the capacity doubles with S. Fitted over every stride at once, one
+  // capacity read low or high (a half-hit footprint between two sweep
+  // points) moves the fit less than it moves a ratio of two neighbours.
+  // L = the smallest stride also fits a line below it (the capacity doubles
+  // from the start): an upper bound; L = the largest, a line at least that
+  // long (no doubling seen).
   const auto& c = r.capacity_by_stride;
-  r.line_bytes = 0;
-  for (size_t i = c.size() - 1; i-- > 0;) {
-    const double per_doubling =
-        std::pow(c[i + 1].second / c[i].second, 1 / std::log2(c[i + 1].first / c[i].first));
-    if (per_doubling < 1.6) break;
-    r.line_bytes = c[i].first;
-  }
-  if (r.line_bytes == 0) {
-    // No doubling at the top: the line is at least the largest stride.
-    r.line_bytes = c.back().first;
-    r.lower_bound_only = true;
-  }
+  const auto misfit = [&](double line) {
+    std::vector<double> log_c(c.size());
+    double mean = 0;
+    for (size_t i = 0; i < c.size(); ++i) {
+      log_c[i] = std::log(c[i].second / std::max(1.0, c[i].first / line));
+      mean += log_c[i] / static_cast<double>(c.size());
+    }
+    double sum = 0;
+    for (double v : log_c) sum += (v - mean) * (v - mean);
+    return sum;
+  };
+  std::vector<std::pair<double, double>> fits;  // (misfit, L)
+  for (const auto& [stride, capacity] : c) fits.emplace_back(misfit(stride), stride);
+  std::sort(fits.begin(), fits.end());
+  r.line_bytes = fits[0].second;
+  r.misfit = fits[0].first;
+  r.runner_up_misfit = fits[1].first;
   r.upper_bound_only = r.line_bytes == c.front().first;
+  r.lower_bound_only = r.line_bytes == c.back().first;
   return r;
 }
 
@@ -222,8 +255,12 @@ std::vector<Finding> geometry_findings(const Series* pairs_near, const Series* p
     f.unit = "B";
     f.low = r->upper_bound_only ? 0.0 : r->line_bytes;
     if (!r->lower_bound_only) f.high = r->line_bytes;
+    // A clear fit: capacities within about 14% (rms) of the model, and the
+    // next best line at least three times as far off.
+    const double n = static_cast<double>(r->capacity_by_stride.size());
+    const bool clear = r->misfit / n < 0.02 && r->runner_up_misfit > 3 * r->misfit;
     f.confidence = r->upper_bound_only || r->lower_bound_only ? 0.4
-                   : r->capacity_by_stride.size() >= 4        ? 0.7
+                   : n >= 4 && clear                          ? 0.7
                                                               : 0.5;
     for (const Series* s : lines)
       if (s) f.evidence.push_back(s->id);
@@ -240,10 +277,11 @@ std::vector<Finding> geometry_findings(const Series* pairs_near, const Series* p
                                 "line is at least that."
                               : "";
     f.note = fmt::format(
-        "The first level's allocation unit (tag granularity). Capacity by stride: {}.{} On CPUs "
-        "an adjacent-line prefetcher makes each slot take two lines, so the reading there can be "
-        "twice the line.",
-        caps, bound);
+        "The first level's allocation unit (tag granularity). Capacity by stride: {}; C x max(1, "
+        "S / {:.0f}) fits them to {:.0f}% rms, the next best line to {:.0f}%.{} On CPUs an "
+        "adjacent-line prefetcher makes each slot take two lines, so the reading there can be twice "
+        "the line.",
+        caps, r->line_bytes, 100 * std::sqrt(r->misfit / n), 100 * std::sqrt(r->runner_up_misfit / n), bound);
     out.push_back(std::move(f));
   }
 

@@ -31,16 +31,25 @@ struct FetchReading {
 // first level's.
 std::optional<FetchReading> read_pairs_curve(const Series& pairs, bool first_step = false);
 
+// The footprint at which each geometry.line_<S> curve (or any chase curve
+// with a stride_bytes meta) is half way from the first level's latency to
+// the next plateau the curves share: (S, capacity bytes), for the curves
+// that leave the level. The geometry probe reads its 32 B sweep with it.
+std::vector<std::pair<double, double>> half_hit_capacities(const std::vector<const Series*>& lines);
+
 // geometry.line_<S>: the first level's capacity seen at each slot stride S
 // (the half-hit footprint). Below the line, strides share lines and the
 // capacity hardly grows with S; from the line on each slot owns a line and
-// the capacity doubles with each doubling of S: the line is the smallest S
-// from which every doubling (nearly, >= 1.6x) doubles it.
+// the capacity doubles with each doubling of S. The line is the L of the
+// model C * max(1, S / L) that fits every stride's capacity best.
 struct LineReading {
   double line_bytes = 0;
   bool upper_bound_only = false;                              // capacity doubles from the smallest stride on
   bool lower_bound_only = false;                              // no doubling even at the largest strides
   std::vector<std::pair<double, double>> capacity_by_stride;  // (S, capacity bytes)
+  // Sum of squared log residuals of the best model and of the next best L:
+  // a runner-up that fits nearly as well leaves the line in doubt.
+  double misfit = 0, runner_up_misfit = 0;
 };
 std::optional<LineReading> read_line_curves(const std::vector<const Series*>& lines);
 

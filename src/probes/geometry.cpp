@@ -22,7 +22,8 @@
 //    leaves the level at footprint C; for S > line each slot takes a line of
 //    its own and the chase leaves it at C * S / line. The stride at which the
 //    capacity seen starts to grow is the line: 128 B on NVIDIA's L1 even
-//    though it fetches 32 B sectors.
+//    though it fetches 32 B sectors. The 32 B sweep runs first, from 2 KiB
+//    up; the larger strides are swept around the first level's end it shows.
 //
 // 3. Sharing: geometry.shared_1, geometry.shared_<G>
 //    x = footprint per work-group (bytes), y = ns per hop. G = compute units
@@ -31,6 +32,7 @@
 //    level private to each unit holds every group's region as it held the
 //    lone one; a shared level holds only 1/G of it per group, so the G curve
 //    leaves that level's plateau G times earlier.
+#include "analysis/cache_geometry.hpp"
 #include "core/error.hpp"
 #include "probes/chase_rig.hpp"
 #include "probes/probe.hpp"
@@ -41,6 +43,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <optional>
 
 namespace gpuscope {
 namespace {
@@ -82,24 +85,43 @@ class GeometryProbe {
   std::vector<Series> run() {
     TimeBudget budget = ctx_.budget();
     std::vector<Series> out;
-    // Footprints: what the chase occupies in a cache is one or two lines per
-    // 512 B anchor (a quarter of the footprint at 128 B lines, an eighth at
-    // 64 B). "near": 8 MiB on a GPU (2 MiB of lines, 8x any GPU L1, inside
-    // the L2), 2 MiB on a CPU (256-512 KiB: past the L1, inside a 1-2 MiB
-    // L2). "far": 2 GiB on a GPU (512 MiB of lines, ~10x a 50-60 MB L2, so
-    // nine anchors in ten miss it); on a CPU 1 GiB (128-256 MiB of lines,
-    // past a 32 MiB L3), left out of --quick (too large for CI).
-    const size_t near = cpu_ ? 2 * kMiB : 8 * kMiB;
-    const size_t far = std::min<size_t>(rig_.bytes(), cpu_ ? 1024 * kMiB : 2048 * kMiB);
-    out.push_back(pairs("geometry.pairs_near", near));
-    if (!quick_ || !cpu_) out.push_back(pairs("geometry.pairs_far", far));
-
     const std::vector<size_t> strides =
         quick_ ? std::vector<size_t>{32, 64, 128} : std::vector<size_t>{32, 64, 128, 256, 512};
+    // The smallest stride's sweep runs first over the whole range; where it
+    // shows the first level's end, the others are swept around it, and the
+    // near pairs are sized by it.
+    std::optional<FirstEdge> edge;
+    double first_capacity = 0;
+    std::vector<Series> lines;
     for (size_t s : strides) {
-      if (s < rig_.word_bytes() || budget.exhausted()) continue;
-      out.push_back(line_series(s));
+      if (s < rig_.word_bytes() || (!lines.empty() && budget.exhausted())) continue;
+      lines.push_back(line_series(s, lines.empty() ? std::nullopt : edge));
+      if (lines.size() == 1) {
+        edge = first_edge(lines.back());
+        const auto c = analysis::half_hit_capacities({&lines.back()});
+        if (!c.empty()) first_capacity = c.front().second;
+      }
     }
+
+    // Footprints: what the chase occupies in a cache is one or two lines per
+    // 512 B anchor (a quarter of the footprint at 128 B lines, an eighth at
+    // 64 B). "near": 16x the first level's capacity as the 32 B sweep read
+    // it (2 to 8x it in lines: past the first level, inside a second of 16x
+    // the first or more), at most 8 MiB on a GPU (2 MiB of lines, 8x any GPU
+    // L1, inside the L2) and 2 MiB on a CPU (256-512 KiB of lines); the most
+    // alone overruns a phone's 256 KiB to 2 MiB L2, and the pairs then show
+    // the next level's fill. "far": 2 GiB on a GPU (512 MiB of lines,
+    // ~10x a 50-60 MB L2, so nine anchors in ten miss it); on a CPU 1 GiB
+    // (128-256 MiB of lines, past a 32 MiB L3), left out of --quick (too
+    // large for CI).
+    const double most_near = static_cast<double>(cpu_ ? 2 * kMiB : 8 * kMiB);
+    const size_t near = static_cast<size_t>(
+        first_capacity > 0 ? std::clamp(16 * first_capacity, 64.0 * kKiB, most_near) : most_near);
+    const size_t far = std::min<size_t>(rig_.bytes(), cpu_ ? 1024 * kMiB : 2048 * kMiB);
+    out.push_back(pairs("geometry.pairs_near", near));
+    if (first_capacity > 0) out.back().meta["first_level_bytes"] = first_capacity;
+    if (!quick_ || !cpu_) out.push_back(pairs("geometry.pairs_far", far));
+    for (Series& s : lines) out.push_back(std::move(s));
 
     if (groups_ > 1 && !budget.exhausted()) {
       out.push_back(shared_series(1));
@@ -151,18 +173,43 @@ class GeometryProbe {
     return s;
   }
 
-  // Footprints (S / 32) x [4 KiB .. 1 MiB] on a GPU ([4 .. 256 KiB] on a
-  // CPU), around any first-level cache, 2 per octave (1 quick).
-  Series line_series(size_t stride) {
+  // Where the smallest stride's sweep leaves the first level: `inside` is
+  // its last footprint below 1.5x its first point's latency, `past` the
+  // next one.
+  struct FirstEdge {
+    double inside = 0, past = 0;
+  };
+  static std::optional<FirstEdge> first_edge(const Series& s) {
+    const auto& p = s.points;
+    for (size_t k = 1; k < p.size(); ++k)
+      if (p[k].y >= 1.5 * p.front().y) return FirstEdge{p[k - 1].x, p[k].x};
+    return std::nullopt;
+  }
+
+  // Footprints, 2 per octave (1 quick). Stride S sees the first level end at
+  // C * max(1, S / line): between C and C * S / 32 for lines of 32 B and up.
+  // With `edge` (C between its inside and past footprints), the sweep runs
+  // from a quarter of `inside` (at least 8 slots) to 8x past * S / 32: a
+  // plateau inside the level, the end at any line, the next level's plateau.
+  // Without one (the smallest stride's own sweep, or a level it did not
+  // leave), from 2 KiB up to (S / 32) x 1 MiB on a GPU ((S / 32) x 256 KiB
+  // on a CPU): a phone's first level can hold 8 KiB or less, and the
+  // smallest stride starts below that.
+  Series line_series(size_t stride, std::optional<FirstEdge> edge) {
     Series s =
         chase_series(fmt::format("geometry.line_{}", stride), {"footprint", "B"},
                     {{"stride_bytes", stride}, {"pattern", "random single cycle, slots stride_bytes apart"}});
     const uint32_t w = rig_.word_bytes();
     const double scale = static_cast<double>(stride) / 32;
-    const double top = scale * (cpu_ ? 256 * kKiB : kMiB);
+    double bottom = scale * 2 * kKiB;
+    double top = scale * (cpu_ ? 256 * kKiB : kMiB);
+    if (edge) {
+      bottom = std::max(edge->inside / 4, 8.0 * static_cast<double>(stride));
+      top = std::min(top, 8 * edge->past * scale);
+      s.meta["swept_around_bytes"] = edge->past;
+    }
     const double step = quick_ ? 2.0 : std::sqrt(2.0);
-    for (double f = scale * (cpu_ ? 4 : 16) * kKiB;
-         f <= std::min(top, static_cast<double>(rig_.bytes())) * 1.0001; f *= step) {
+    for (double f = bottom; f <= std::min(top, static_cast<double>(rig_.bytes())) * 1.0001; f *= step) {
       const auto n = static_cast<uint32_t>(std::max(2.0, std::round(f / static_cast<double>(stride))));
       // Slot i sits skew(i) x 32 B into its S-byte block: each slot still
       // owns one line of its own when S > line, but the slots spread over
@@ -176,7 +223,7 @@ class GeometryProbe {
       std::vector<uint32_t> pos(n);
       for (uint32_t i = 0; i < n; ++i)
         pos[i] = static_cast<uint32_t>((static_cast<size_t>(i) * stride + skew(i, stride / 32) * 32) / w);
-      const auto visit = rig_.link_slots(random_visit_order(n, 0x11e5ULL ^ n ^ stride), pos);
+    const auto visit = rig_.link_slots(random_visit_order(n, 0x11e5ULL ^ n ^ stride), pos);
       add(s, static_cast<double>(n) * static_cast<double>(stride), rig_.time(visit, 1, 0, hc_));
     }
     return s;

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace gpuscope {
 namespace {
 
@@ -66,11 +68,55 @@ TEST_P(H200Geometry, SectoredPrivateL1SharedL2) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Recorded, H200Geometry,
-                         ::testing::Values("h200/geometry.json", "h200/coalescing_tlb_geometry_quick.json"));
+                         ::testing::Values("h200/geometry.json", "h200/coalescing_tlb_geometry_quick.json",
+                                           "h200/geometry_tlb_opencl_first.json",
+                                           "h200/geometry_tlb_opencl_second.json",
+                                           "h200/geometry_tlb_vulkan_first.json",
+                                           "h200/geometry_tlb_vulkan_second.json"));
 
 TEST(H200Geometry, LineIs128Bytes) {
   const Results r = load_recorded("h200/geometry.json");
   EXPECT_EQ(value(r, "memory.line_bytes"), 128);
+}
+
+// The line sweeps placed around the first level's end, and the near pairs
+// sized by it, through both APIs: the 32 B sweep from 2 KiB, the larger
+// strides from a quarter of where it left the L1 (its rise begins at 16 KiB
+// on the H200, though the L1 holds 256 KiB: a gradual climb that each stride
+// shows at a footprint in proportion to it). Every stride still reaches the
+// L2's plateau, and the line reads 128 B, no surer than 0.7: the curves
+// scatter about the model by 12 to 17% (the gradual climb pulls the 32 B
+// stride's half-hit down).
+TEST(H200Geometry, SweepsSizedByTheL1ReadTheLineAndItsSector) {
+  for (const char* file : {"h200/geometry_tlb_opencl_first.json", "h200/geometry_tlb_opencl_second.json",
+                           "h200/geometry_tlb_vulkan_first.json", "h200/geometry_tlb_vulkan_second.json"}) {
+    SCOPED_TRACE(file);
+    const Results r = load_recorded(file);
+    const Finding* line = get(r, "memory.line_bytes");
+    ASSERT_NE(line, nullptr);
+    EXPECT_EQ(number(*line), 128);
+    EXPECT_LE(line->confidence, 0.7);
+    const Series* first = r.find_series("geometry.line_32");
+    ASSERT_TRUE(first && !first->points.empty());
+    EXPECT_LE(first->points.front().x, 2048);
+    EXPECT_FALSE(first->meta.contains("swept_around_bytes"));
+    for (int stride : {64, 128, 256, 512}) {
+      const Series* s = r.find_series("geometry.line_" + std::to_string(stride));
+      ASSERT_NE(s, nullptr) << stride;
+      EXPECT_TRUE(s->meta.contains("swept_around_bytes")) << stride;
+      // Past the L1 (128 B and up: 256 KiB x S / 128) onto the L2's plateau.
+      EXPECT_GT(s->points.back().y, 3 * s->points.front().y) << stride;
+    }
+    // The near pairs at 16x the 32 B sweep's half-hit footprint (150 to
+    // 165 KiB; the gradual climb puts it under the L1's 256 KiB), still
+    // past the L1 in lines and so still showing its 32 B sector.
+    const Series* near = r.find_series("geometry.pairs_near");
+    ASSERT_NE(near, nullptr);
+    const double first_level = near->meta.value("first_level_bytes", 0.0);
+    EXPECT_GT(first_level, 128 * 1024);
+    EXPECT_LT(first_level, 256 * 1024);
+    EXPECT_NEAR(near->meta.value("footprint_bytes", 0.0), 16 * first_level, 1024);
+  }
 }
 
 // The H200's page-strided chases cost no more than the control wherever the

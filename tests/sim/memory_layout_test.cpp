@@ -127,7 +127,7 @@ TEST_P(SimMemlayoutRecovery, GeometryFetchLineAndSharing) {
   ASSERT_NE(line, nullptr);
   std::printf("geometry %s: line_bytes configured %u, recovered %.0f\n", c.id_name.c_str(),
               levels.front()->line_bytes, number(*line));
-  EXPECT_EQ(number(*line), levels.front()->line_bytes);
+  EXPECT_EQ(number(*line), levels.front()->line_bytes) << line->note;
 
   // Near pairs miss the first level; far pairs miss every level, so their
   // step is the last level's fetch from DRAM (reported as memory.L2 when the
