@@ -425,7 +425,7 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
       if (r < 1.6 || o.stride_bytes / r < 1.5 * c.stride_bytes) continue;
       if (!one_per_page || o.stride_bytes < one_per_page->second.stride_bytes) one_per_page = &other;
     }
-  std::vector<std::string> evidence = {best->first->id, control.id};
+  const std::vector<std::string> evidence = {best->first->id, control.id};
   const std::string method = fmt::format(
       "chase with one load per {} B block minus a chase over as many lines within few pages; "
       "steps of the difference by change-point segmentation",

@@ -223,7 +223,7 @@ class GeometryProbe {
       std::vector<uint32_t> pos(n);
       for (uint32_t i = 0; i < n; ++i)
         pos[i] = static_cast<uint32_t>((static_cast<size_t>(i) * stride + skew(i, stride / 32) * 32) / w);
-    const auto visit = rig_.link_slots(random_visit_order(n, 0x11e5ULL ^ n ^ stride), pos);
+      const auto visit = rig_.link_slots(random_visit_order(n, 0x11e5ULL ^ n ^ stride), pos);
       add(s, static_cast<double>(n) * static_cast<double>(stride), rig_.time(visit, 1, 0, hc_));
     }
     return s;
