@@ -21,9 +21,8 @@
 // past ~2000 lines whatever the stride); analysis/tlb subtracts it and reads
 // the remaining steps as translation levels running out of reach. Slots are
 // not at the same offset in each block: slot i sits o(i) lines into its
-// block, o(i) = j x the sum of i's digits in base m = S/line, mod m (j odd,
-// slot_offset_lines says which and why). Then any m^k consecutive slots
-// from a multiple of m^k fall on m^k distinct lines modulo m^k, so over any
+// block, o(i) = the sum of i's digits in base m = S/line, mod m. Then any m^k
+// consecutive slots fall on m^k distinct lines modulo m^k, so over any
 // power-of-two count of sets a cache indexed by address bits sees the n
 // lines spread as evenly as the control's consecutive lines. (A plain
 // i * 37 mod m gave slot i's line the parity of i: half the sets of a cache
@@ -61,29 +60,6 @@ size_t digit_sum_mod(size_t n, size_t m) {
   size_t sum = 0;
   for (; n; n /= m) sum += n % m;
   return sum % m;
-}
-
-bool is_prime(size_t p) {
-  if (p < 2) return false;
-  for (size_t d = 2; d * d <= p; ++d)
-    if (p % d == 0) return false;
-  return true;
-}
-
-// Slot i's offset in lines into its block of m lines (m a power of two):
-// j x the sum of i's digits in base m, mod m, with j the smallest odd number
-// that makes m + j prime. The digit sum spreads slots over a power-of-two
-// count of sets as evenly as consecutive lines (the header says how), and
-// an odd j keeps that (a bijection mod any power of two). Alone, it puts
-// the first m slots on lines i (m + 1), which a cache with a set count
-// dividing m + 1 maps to one set (2 MiB blocks of 128 B lines: 16385 =
-// 5 x 29 x 113, so all of a 5-set L1's in one set); i (m + j) with m + j
-// prime falls on every residue of any smaller set count in turn.
-size_t slot_offset_lines(size_t i, size_t m) {
-  if (m <= 1) return 0;
-  size_t j = 1;
-  while (!is_prime(m + j)) j += 2;
-  return j * digit_sum_mod(i, m) % m;
 }
 
 class TlbProbe {
@@ -160,7 +136,7 @@ class TlbProbe {
     const size_t lines_per_block = std::max<size_t>(1, stride / line_);
     std::vector<uint32_t> pos(n);
     for (uint32_t i = 0; i < n; ++i) {
-      const size_t offset_lines = slot_offset_lines(i, lines_per_block);
+      const size_t offset_lines = digit_sum_mod(i, lines_per_block);
       pos[i] = static_cast<uint32_t>((static_cast<size_t>(i) * stride + offset_lines * line_) / w);
     }
     const auto visit =
