@@ -413,7 +413,8 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
   // A larger stride whose first step falls r times later is past the page
   // (pages of about stride / r): every load there is on a page of its own,
   // and its first step (entries x stride) is the same level's. Where such a
-  // stride's step lies within its sweep, on 2 or more points, and says the
+  // stride's step lies within its sweep, on 2 or more points, from a level
+  // no more than a quarter of its step above the control, and says the
   // pages are at least 1.5x the reach's stride, its penalty is the one
   // reported (no surer than 0.5 on 2 points).
   const std::pair<const Series*, TlbCurve>* one_per_page = nullptr;
@@ -421,6 +422,10 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
     for (const auto& other : curves) {
       const TlbCurve& o = other.second;
       if (o.stride_bytes <= c.stride_bytes || o.steps.empty() || o.steps.front().points < 2) continue;
+      // A curve already above the control before its step (power-of-two
+      // strides crowding one set of a set-associative TLB from the first
+      // slots) measures no clean miss.
+      if (std::abs(o.base_ns) > 0.25 * o.steps.front().penalty_ns) continue;
       const double r = o.steps.front().reach_bytes / c.steps.front().reach_bytes;
       if (r < 1.6 || o.stride_bytes / r < 1.5 * c.stride_bytes) continue;
       if (!one_per_page || o.stride_bytes < one_per_page->second.stride_bytes) one_per_page = &other;
