@@ -405,31 +405,6 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
   }
 
   const TlbCurve& c = best->second;
-  // The first level's penalty from one load per page. A stride below the
-  // page puts several loads on each page, visited in the cycle's random
-  // order, and how many of them miss past the reach depends on the TLB's
-  // replacement in a way the rise's shapes only approximate: the penalty
-  // fitted to them came out 8 to 22% off on simulated TLBs of 16 KiB pages.
-  // A larger stride whose first step falls r times later is past the page
-  // (pages of about stride / r): every load there is on a page of its own,
-  // and its first step (entries x stride) is the same level's. Where such a
-  // stride's step lies within its sweep, on 2 or more points, from a level
-  // no more than a quarter of its step above the control, and says the
-  // pages are at least 1.5x the reach's stride, its penalty is the one
-  // reported (no surer than 0.5 on 2 points).
-  const std::pair<const Series*, TlbCurve>* one_per_page = nullptr;
-  if (!c.steps.empty())
-    for (const auto& other : curves) {
-      const TlbCurve& o = other.second;
-      if (o.stride_bytes <= c.stride_bytes || o.steps.empty() || o.steps.front().points < 2) continue;
-      // A curve already above the control before its step (power-of-two
-      // strides crowding one set of a set-associative TLB from the first
-      // slots) measures no clean miss.
-      if (std::abs(o.base_ns) > 0.25 * o.steps.front().penalty_ns) continue;
-      const double r = o.steps.front().reach_bytes / c.steps.front().reach_bytes;
-      if (r < 1.6 || o.stride_bytes / r < 1.5 * c.stride_bytes) continue;
-      if (!one_per_page || o.stride_bytes < one_per_page->second.stride_bytes) one_per_page = &other;
-    }
   const std::vector<std::string> evidence = {best->first->id, control.id};
   const std::string method = fmt::format(
       "chase with one load per {} B block minus a chase over as many lines within few pages; "
@@ -471,24 +446,6 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
                    ? "Extra latency of a load whose page misses the first TLB level that runs out (and hits "
                      "the next)."
                    : "Extra latency over the previous TLB level's misses.";
-    if (i == 0 && one_per_page) {
-      const TlbStep& o = one_per_page->second.steps.front();
-      pen.value = o.penalty_ns;
-      pen.low = o.penalty_low;
-      pen.high = o.penalty_high;
-      pen.confidence = std::min(conf, o.points >= 3 ? 0.75 : 0.5);
-      pen.evidence = {one_per_page->first->id, control.id};
-      pen.method = fmt::format(
-          "chase with one load per {} B block (past the page: one load per page) minus a chase over as many "
-          "lines within few pages; the first step of the difference",
-          one_per_page->second.stride_bytes);
-      pen.note += fmt::format(
-          " Read from the {} B stride, one load per page, whose first step falls {:.1f}x later than the {} B "
-          "stride's (pages of about {:.0f} KiB); the {} B stride, several loads per page, read {:.1f} ns.",
-          one_per_page->second.stride_bytes, o.reach_bytes / st.reach_bytes, c.stride_bytes,
-          one_per_page->second.stride_bytes / (o.reach_bytes / st.reach_bytes) / 1024, c.stride_bytes,
-          st.penalty_ns);
-    }
     out.push_back(std::move(reach));
     out.push_back(std::move(pen));
   }

@@ -253,31 +253,6 @@ TEST(Tlb, AStepTwoStridesAgreeOnWinsOverAnEarlierLoneOne) {
   EXPECT_NEAR(std::log2(number(*find(lone, "memory.tlb.reach_bytes"))), std::log2(8 * MiB), 0.5);
 }
 
-// 16 KiB pages, 2048 entries (32 MiB reach), 246 ns a miss. The 4 KiB
-// stride puts four loads on each page and its rise reads 22% high (as on
-// the recovery benchmark's wide-129, an LRU TLB under the chase's fixed
-// random cycle); the 64 KiB stride, one load per page, steps 4x later
-// (2048 x 64 KiB) by the penalty itself. The reach is the 4 KiB stride's,
-// the penalty the 64 KiB stride's, and the note gives both.
-TEST(Tlb, PenaltyIsReadWithOneLoadPerPage) {
-  const Series control = control_series(65536);
-  const Series small = shaped(4 * KiB, 32 * MiB, 1.22 * 246, [](double r) { return 1 - 1 / r; }, 65536);
-  const Series large = shaped(64 * KiB, 128 * MiB, 246, [](double) { return 1.0; }, 4096);
-  const auto fs = tlb_findings(control, {&small, &large});
-  const Finding* reach = find(fs, "memory.tlb.reach_bytes");
-  const Finding* pen = find(fs, "memory.tlb.miss_penalty_ns");
-  ASSERT_TRUE(reach && pen);
-  EXPECT_NEAR(number(*reach) / (32 * MiB), 1, 0.1);
-  EXPECT_EQ(reach->evidence.front(), small.id);
-  EXPECT_NEAR(number(*pen), 246, 246 * 0.03);
-  EXPECT_EQ(pen->evidence.front(), large.id);
-  EXPECT_NE(pen->note.find("Read from the 65536 B stride"), std::string::npos) << pen->note;
-  // Without the larger stride, the 4 KiB stride's own reading stands.
-  const auto lone = tlb_findings(control, {&small});
-  ASSERT_NE(find(lone, "memory.tlb.miss_penalty_ns"), nullptr);
-  EXPECT_GT(number(*find(lone, "memory.tlb.miss_penalty_ns")), 1.15 * 246);
-}
-
 // --- cache geometry -------------------------------------------------------------
 
 Series pairs_series(const std::string& id, double hit, double mid, double miss, double fetch1,
