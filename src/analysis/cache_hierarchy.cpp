@@ -462,15 +462,6 @@ std::string level_name(size_t index) { return fmt::format("L{}", index + 1); }
 
 void add_note(std::string& notes, const std::string& note) { notes += (notes.empty() ? "" : " ") + note; }
 
-// Whether every translation level can be taken out of `measured` as page
-// walks are: the curve does not contradict them, nor fall without them.
-bool every_level_can_come_out(const std::vector<TranslationLevel>& levels, const Series& measured) {
-  std::vector<TranslationLevel> walks, lookups;
-  split_translation(levels, measured, true, walks, lookups);
-  double largest_ns = 0;
-  return !walks.empty() && !falls_where_taken_out(without_walks(measured, walks, largest_ns), walks);
-}
-
 }  // namespace
 
 Hierarchy infer_cache_hierarchy(const Series& measured, const HierarchyOptions& options) {
@@ -480,21 +471,15 @@ Hierarchy infer_cache_hierarchy(const Series& measured, const HierarchyOptions& 
   // Page walks the tlb probe measured are taken out before the curve is
   // read: their steps then need no cutting (below), and DRAM's plateau
   // holds none of them.
-  std::vector<TranslationLevel> walks, lookups;
-  split_translation(options.translation_levels, measured, options.translation_out_everywhere, walks, lookups);
-  double walks_out_ns = 0;
-  Series latency = walks.empty() ? measured : without_walks(measured, walks, walks_out_ns);
-  // Taking them out must not make the curve fall (a chase over more bytes is
-  // never faster): where it does, the walks read are too large or too many
-  // (a set-associative TLB read as two levels), and the curve is read as
-  // measured.
-  if (!walks.empty() && falls_where_taken_out(latency, walks)) {
+  // Taking them out must not make the curve fall: where it does (a
+  // set-associative TLB read as two levels), the curve is read as measured.
+  WalksTakenOut taken = take_out_walks(options.translation_levels, measured, options.translation_out_everywhere);
+  const std::vector<TranslationLevel>& walks = taken.walks;
+  const std::vector<TranslationLevel>& lookups = taken.lookups;
+  const Series& latency = taken.latency;
+  const double walks_out_ns = taken.largest_ns;
+  if (taken.fell)
     h.notes.push_back("The tlb probe's page walks, taken out of the curve, would make it fall: read as measured.");
-    lookups.insert(lookups.end(), walks.begin(), walks.end());
-    walks.clear();
-    latency = measured;
-    walks_out_ns = 0;
-  }
   const bool walks_out = !walks.empty();
   if (walks_out_ns > 0) {
     h.translation_confidence = std::min(h.translation_confidence, tlb_confidence);
@@ -555,7 +540,8 @@ Hierarchy infer_cache_hierarchy(const Series& measured, const HierarchyOptions& 
       for (const TranslationLevel& t : options.translation_levels) all_penalties_ns += t.penalty_ns;
       const double climbs_on_ns = std::exp(plateaus.back().level) - std::exp(p.level);
       if (!options.translation_out_everywhere && !options.translation_levels.empty() && k + 1 < plateaus.size() &&
-          climbs_on_ns > 1.5 * all_penalties_ns && every_level_can_come_out(options.translation_levels, measured)) {
+          climbs_on_ns > 1.5 * all_penalties_ns &&
+          !take_out_walks(options.translation_levels, measured, true).walks.empty()) {
         HierarchyOptions every = options;
         every.translation_out_everywhere = true;
         Hierarchy again = infer_cache_hierarchy(measured, every);

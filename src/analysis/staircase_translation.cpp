@@ -102,4 +102,18 @@ Series without_walks(const Series& latency, const std::vector<TranslationLevel>&
   return out;
 }
 
+WalksTakenOut take_out_walks(const std::vector<TranslationLevel>& levels, const Series& measured, bool every_level) {
+  WalksTakenOut out;
+  split_translation(levels, measured, every_level, out.walks, out.lookups);
+  out.latency = out.walks.empty() ? measured : without_walks(measured, out.walks, out.largest_ns);
+  if (!out.walks.empty() && falls_where_taken_out(out.latency, out.walks)) {
+    out.fell = true;
+    out.lookups.insert(out.lookups.end(), out.walks.begin(), out.walks.end());
+    out.walks.clear();
+    out.latency = measured;
+    out.largest_ns = 0;
+  }
+  return out;
+}
+
 }  // namespace gpuscope::analysis

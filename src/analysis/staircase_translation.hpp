@@ -34,4 +34,16 @@ bool falls_where_taken_out(const Series& corrected, const std::vector<Translatio
 // most 4/5 of a point); `largest_ns` gets the most taken out of a point.
 Series without_walks(const Series& latency, const std::vector<TranslationLevel>& walks, double& largest_ns);
 
+// split_translation, then the walks taken out of `measured` unless that
+// would make it fall (a chase over more bytes is never faster: the walks
+// read are too large or too many), in which case they join the lookups and
+// the curve stays as measured.
+struct WalksTakenOut {
+  std::vector<TranslationLevel> walks, lookups;
+  Series latency;
+  double largest_ns = 0;  // the most taken out of a point
+  bool fell = false;      // walks there were, but taking them out made the curve fall
+};
+WalksTakenOut take_out_walks(const std::vector<TranslationLevel>& levels, const Series& measured, bool every_level);
+
 }  // namespace gpuscope::analysis
