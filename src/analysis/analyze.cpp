@@ -181,11 +181,17 @@ std::vector<Finding> analyze_usable(const Results& r) {
       }
   }
   const HierarchyOptions staircase = hierarchy_options(tlb_found);
+  // A staircase's options for a chase series: with its slots' spacing.
+  const auto chased = [&](const Series& s) {
+    HierarchyOptions o = staircase;
+    o.slot_bytes = s.meta.value("stride_bytes", 0.0);
+    return o;
+  };
   // The load/store staircase, read once: its findings, the bandwidth
   // probe's levels and the texture path's DRAM hint all come from it.
   const Series* lat = r.find_series("latency.global");
   const std::optional<Hierarchy> loads =
-      lat ? std::optional(infer_cache_hierarchy(*lat, staircase)) : std::nullopt;
+      lat ? std::optional(infer_cache_hierarchy(*lat, chased(*lat))) : std::nullopt;
   if (const Series* s = lat) {
     auto found = hierarchy_findings(*loads, s->id);
     // A caveat the probe recorded about how the curve was measured belongs
@@ -230,7 +236,7 @@ std::vector<Finding> analyze_usable(const Results& r) {
     // Devices whose images are small (Bifrost's 1D textures stop at 1 MiB)
     // end the texture sweep before it can tell DRAM from a cache: the load
     // path's DRAM latency, when measured, tells.
-    HierarchyOptions texture_staircase = staircase;
+    HierarchyOptions texture_staircase = chased(*s);
     // The 2D path makes every pixel a slot, several to a line.
     texture_staircase.slots_share_lines = s->meta.value("image", std::string()).rfind("image2d", 0) == 0;
     if (loads && loads->dram && loads->dram->latency_confidence >= 0.5) {

@@ -228,9 +228,10 @@ double translation_share_ns(const std::vector<TranslationLevel>& levels, const C
 // far_x: the footprint at which far_log was read (0: not from a plateau).
 // A level that fades out slowly (a few-way random one) still hits there:
 // the hit fractions are relative to that, and the fit compares that model
-// the same way (fit_capacity).
+// the same way (fit_capacity). slots_may_pair: the level's lines may hold
+// two of the chase's slots (fit_capacity).
 Departure find_departure(const Curve& c, const Plateau& p, double far_log, double far_x,
-                         const HierarchyOptions& options) {
+                         const HierarchyOptions& options, bool slots_may_pair) {
   const double near_log = edge_level(c, p, false);
   const double step_log = far_log - near_log;
   if (step_log <= 0) return {};
@@ -249,7 +250,7 @@ Departure find_departure(const Curve& c, const Plateau& p, double far_log, doubl
     xs.push_back(c.x[i]);
     hits.push_back(std::clamp((far_ns - std::exp(c.v[i])) / (far_ns - near_ns), 0.0, 1.0));
   }
-  const CapacityFit fit = fit_capacity(xs, hits, options.slots_share_lines, far_x);
+  const CapacityFit fit = fit_capacity(xs, hits, options.slots_share_lines, far_x, slots_may_pair);
   Departure d;
   d.seen = true;
   d.low_bytes = c.x[first];
@@ -523,7 +524,11 @@ Hierarchy infer_cache_hierarchy(const Series& measured, const HierarchyOptions& 
     const bool next = k + 1 < plateaus.size();
     const double far_log = next ? edge_level(c, plateaus[k + 1], true) : p.level + step_log;
     const double far_x = next ? edge_footprint(c, plateaus[k + 1], true) : 0.0;
-    const Departure d = step_log > 0 ? find_departure(c, p, far_log, far_x, options) : Departure{};
+    // Slots shorter than the longest line may pair up in a level's lines
+    // beyond the first (the stride is the first level's line).
+    const bool slots_may_pair = k > 0 && options.slot_bytes > 0 && options.slot_bytes < kLongestLineBytes;
+    const Departure d =
+        step_log > 0 ? find_departure(c, p, far_log, far_x, options, slots_may_pair) : Departure{};
     if (d.seen && d.at_bytes > cut_from &&
         (walks_out ||
          translation_explains(options, d.at_bytes, std::exp(p.level + step_log) - std::exp(p.level), far_x))) {
@@ -681,6 +686,8 @@ Hierarchy infer_cache_hierarchy(const Series& measured, const HierarchyOptions& 
                                ? "sets filling together under random replacement"
                            : d.model == MissModel::kLineRevisits
                                ? "lines revisited at random (several slots to a line: hits fall as C/F)"
+                           : d.model == MissModel::kLineRevisitsRandom
+                               ? "random replacement of lines holding two of the chase's slots each"
                                : "sets overflowing unevenly",
                            d.model == MissModel::kSetOverflow ? "where half the loads still hit"
                                                               : "where misses begin"));

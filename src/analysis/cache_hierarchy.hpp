@@ -54,6 +54,10 @@ struct TranslationLevel {
   double confidence = 1;            // of the tlb probe's reading
 };
 
+// The longest line of any cache level a chase meets: 128 bytes (NVIDIA's
+// L1 and L2, the L2s of Arm's and Qualcomm's GPUs).
+inline constexpr double kLongestLineBytes = 128;
+
 struct HierarchyOptions {
   // Steps starting beyond this footprint are address translation (TLB reach), not caches.
   double translation_threshold_bytes = 512.0 * 1024 * 1024;
@@ -91,6 +95,12 @@ struct HierarchyOptions {
   // The chase's slots share cache lines (the texture probe's 2D path: every
   // pixel a slot): rises are read with the line-revisit miss model.
   bool slots_share_lines = false;
+  // The spacing of the chase's slots (the series' stride_bytes); 0: unknown.
+  // Where it is under kLongestLineBytes, levels beyond the first may hold two
+  // slots to a line (64-byte slots, the first level's line, in an L2's
+  // 128-byte lines), and their rises may be read with the model of random
+  // replacement under such line revisits (analysis/miss_model.hpp).
+  double slot_bytes = 0;
   std::string dram_hint_basis;  // where the hint came from, for the note
   // The curve has left a plateau once it is this many noise sigmas above it
   // (or half way to the next level, when that is nearer).

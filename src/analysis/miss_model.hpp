@@ -30,9 +30,17 @@
 //   mean F/k slots, and the lines touched in it, (F/k)(1 - e^(-k g / F)) in
 //   line units, fit an LRU cache of C while g is short enough: h = C / F
 //   for F > C, whatever k >= 2. Half the loads hit at 2C.
+// - Line revisits under random replacement: a chase whose slots are half a
+//   line of a randomly replaced level (64-byte slots, the first level's
+//   line, in the 128-byte lines of an L2) visits each line twice per cycle,
+//   at random places, so the gaps between a line's visits are a uniform
+//   split of the cycle rather than the whole cycle: with b = 2 (1 - h) F / C,
+//   h = (1 - e^-b) / b, 0.60 at 1.41 C, 0.36 at 2 C, 0.15 at 4 C (a
+//   simulation of the cache agrees to 0.01).
 // Reading "half the loads hit" as the capacity is right for the first two,
-// 39% high for the third, up to 1/(2w+1) high for the fourth and a third
-// high for a 2-way sixth, so the rise's shape decides which to use.
+// 39% high for the third, up to 1/(2w+1) high for the fourth, a third
+// high for a 2-way sixth, and 59% high for the eighth, so the rise's shape
+// decides which to use.
 #pragma once
 
 #include <span>
@@ -40,7 +48,15 @@
 
 namespace gpuscope::analysis {
 
-enum class MissModel { kSharp, kSetOverflow, kRandomReplacement, kSetsFilling, kSetsFillingRandom, kLineRevisits };
+enum class MissModel {
+  kSharp,
+  kSetOverflow,
+  kRandomReplacement,
+  kSetsFilling,
+  kSetsFillingRandom,
+  kLineRevisits,
+  kLineRevisitsRandom,
+};
 
 std::string to_string(MissModel m);
 
@@ -54,6 +70,11 @@ struct CapacityFit {
 // Fraction of loads that hit a fully associative random-replacement cache
 // of capacity C under a cyclic chase of F = ratio * C.
 double random_replacement_hit_rate(double ratio);
+
+// Fraction of loads that hit a fully associative random-replacement cache
+// of capacity C under a cyclic chase of F = ratio * C whose slots are half
+// a line each (two visits per line and cycle, at random places).
+double random_line_revisit_hit_rate(double ratio);
 
 // Fraction of loads that hit a w-way LRU cache of capacity C whose sets fill
 // together (consecutive lines), under a cyclic chase of F = ratio * C.
@@ -78,10 +99,11 @@ double sets_filling_random_hit_rate(double ratio, double ways);
 // the plateau, 0 at the next level). With fewer than two points inside the
 // rise (0.05 < h < 0.95) the shape cannot be told and the capacity is where
 // h crosses 1/2 (kSharp); otherwise every model is fitted and the one with
-// the lowest BIC wins (random replacement has one parameter, set overflow
-// and the two sets-filling models two): random replacement and sets filling
-// (LRU or random) give their fitted capacity (where misses begin), set
-// overflow the footprint where the data cross h = 1/2. The hit fractions
+// the lowest BIC wins (random replacement, with or without line revisits,
+// has one parameter, set overflow and the two sets-filling models two):
+// random replacement and sets filling (LRU or random) give their fitted
+// capacity (where misses begin), set overflow the footprint where the data
+// cross h = 1/2. The hit fractions
 // are first made non-increasing (isotonic regression), as no real cache
 // hits more often when the footprint grows.
 //
@@ -96,7 +118,13 @@ double sets_filling_random_hit_rate(double ratio, double ways);
 // compared as (h_model - t) / (1 - t), as the analysis sees it: its long
 // tail lowers the start of the next plateau (2 ways still hit 14% of the
 // loads at twice the capacity).
+//
+// `slots_may_pair`: the chase's slots may be half the level's line (a level
+// beyond the first, chased at a stride under the longest line caches have):
+// random replacement with two slots to a line is a candidate too (one
+// parameter, read where misses begin) where at least 6 points lie in the
+// rise and it fits them within 0.05 rms.
 CapacityFit fit_capacity(std::span<const double> footprint, std::span<const double> hit,
-                         bool slots_share_lines = false, double far_footprint = 0);
+                         bool slots_share_lines = false, double far_footprint = 0, bool slots_may_pair = false);
 
 }  // namespace gpuscope::analysis
