@@ -54,8 +54,8 @@ struct TranslationLevel {
   double confidence = 1;            // of the tlb probe's reading
 };
 
-// The longest line of any cache level a chase meets: 128 bytes (NVIDIA's
-// L1 and L2, the L2s of Arm's and Qualcomm's GPUs).
+// The longest cache line of the GPUs gpuscope knows: 128 bytes (NVIDIA's L1
+// and L2; the mobile GPUs of the sim's presets have 64).
 inline constexpr double kLongestLineBytes = 128;
 
 struct HierarchyOptions {

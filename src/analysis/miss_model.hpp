@@ -103,9 +103,8 @@ double sets_filling_random_hit_rate(double ratio, double ways);
 // has one parameter, set overflow and the two sets-filling models two):
 // random replacement and sets filling (LRU or random) give their fitted
 // capacity (where misses begin), set overflow the footprint where the data
-// cross h = 1/2. The hit fractions
-// are first made non-increasing (isotonic regression), as no real cache
-// hits more often when the footprint grows.
+// cross h = 1/2. The hit fractions are first made non-increasing (isotonic
+// regression), as no real cache hits more often when the footprint grows.
 //
 // `slots_share_lines`: the chase's slots are smaller than a line (several
 // per line, visited in random order): the line-revisit model is a candidate
