@@ -4,9 +4,9 @@
 # bookworm-backports' Mesa, and fails if it fails or skips.
 #
 # Debian 12's Mesa 22.3 loads each lane's address in turn; on an AVX2-only
-# host (the CI VM) a hop then costs 12 ns and the test skips with that cost
-# (README, "Vulkan"). Mesa 25 loads an address the lanes share once, so
-# there the test must find both caches. Only this test runs under it: its
+# host a hop then costs 12 ns, the curve shows no step at the L1's end, and
+# the test skips saying so (README, "Vulkan"). Mesa 25 loads an address the
+# lanes share once, so there the test must find both caches. Only this test runs under it: its
 # llvmpipe crashes in textured fragment shaders on such a host (a 32-byte
 # aligned AVX store to a 16-byte aligned stack slot in its JIT code), which
 # the graphics tests reach.

@@ -11,6 +11,7 @@
 #include "backends/vulkan/vulkan_backend.hpp"
 #include "bench/host_chase.hpp"
 #include "core/stats.hpp"
+#include "support/chase_step.hpp"
 #include "support/cli.hpp"
 #include "support/sysfs_caches.hpp"
 #include "support/vulkan_device.hpp"
@@ -23,6 +24,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 namespace gpuscope {
 namespace {
@@ -404,23 +406,34 @@ INSTANTIATE_TEST_SUITE_P(VectorWidths, LavapipeWaveWidth, ::testing::Values(128,
 // attempts on the development VM the host's own chase read that L2 at 86 to
 // 526 KiB (medians 343 and 370 KiB), lavapipe 218 KiB to 1.76 MiB (medians
 // 338 and 304 KiB); the CI VM read lavapipe's at 286-290 KiB in four of six
-// quick runs. Both readings are printed for every attempt. Up to three
-// attempts, each the whole sweep (13 to 17 s), not --quick: with one point
-// per octave and less refinement, one disturbed point at a level's edge
-// merged two levels in 2 of 8 quick runs of the index chase (the L1 read
-// 313 KiB; the L2 2.1 MiB), and in none of 6 whole sweeps.
+// quick runs. An Emerald Rapids VM's 2 MiB L2 shows the same climb from
+// 256 KiB, then an L3 that other VMs share, whose plateau jitters by a
+// quarter: of 20 attempts through Mesa 22.3 and 25.0, 16 read the L2 within
+// the factor (1.5 to 2.0 MiB, and 5.4 and 5.9 MiB) and 4 outside it (0.46
+// to 0.50 MiB at the climb's start, 7.4 MiB with the L3 merged in); the
+// host's own chase, in 10 of 17. Both readings are printed for every
+// attempt. Up to five attempts, each the whole sweep (13 to 25 s), not
+// --quick: with one point per octave and less refinement, one disturbed
+// point at a level's edge merged two levels in 2 of 8 quick runs of the
+// index chase (the L1 read 313 KiB; the L2 2.1 MiB), and in none of 6 whole
+// sweeps.
 //
-// Where even the 4-lane hop costs more than kMaxResolvingHopNs at the
-// smallest footprint, the same holds as at 8 lanes, and the test is skipped
-// with the hop's cost: an L1 hit takes about 1 ns and an L2 hit 3 to 6 on
-// current CPUs, so a hop of 12 ns buries the step between them in
-// lavapipe's own cost (an AVX2-only EPYC VM: 11 to 13 ns a hop, the curve
-// rising smoothly from 8 KiB with no step at its 32 KiB L1; the analysis read
-// it at confidence 0.12 to 0.23). There the test asks only what the rest of
-// the suite asks: that no such finding is confident. CI runs this test again
-// under bookworm-backports' Mesa 25, which loads an address the lanes share
-// once (scripts/check_lavapipe_backports.sh), and fails it there on a skip.
-constexpr double kMaxResolvingHopNs = 8;
+// Where even the 4-lane curve rises less than test::kLeastVisibleStep
+// from half Linux's L1 to twice it (tests/support/chase_step.hpp), the same
+// holds as at 8 lanes: an L1 hit takes about 1 ns and an L2 hit 3 to 6 on
+// current CPUs, and where lavapipe's own work each hop hides that
+// difference nothing is left to read (an AVX2-only EPYC VM under Mesa 22.3:
+// 11 to 13 ns a hop, the curve rising smoothly from 8 KiB, 1.05x across its
+// 32 KiB L1; the analysis read it at confidence 0.12 to 0.23). The hop's
+// cost alone does not decide it: an Emerald Rapids VM under Mesa 25.0 takes
+// 8.3 ns a hop and still steps 1.43x at its 48 KiB L1 (tests/data/
+// lavapipe_xeon/), while under Mesa 22.3, at 5.5 ns, one of six attempts by
+// address rose only 1.19x, the others 1.4x and more. Such an attempt does
+// not count; where none shows the step the test is skipped with the rise
+// and the hop's cost, and asks only what the rest of the suite asks: that
+// no such finding is confident. CI runs this test again under bookworm-backports'
+// Mesa 25, which loads an address the lanes share once
+// (scripts/check_lavapipe_backports.sh), and fails it there on a skip.
 
 // The host's own chase (bench/host_chase.hpp) over every footprint of
 // `probe`'s latency curve, on pages as an allocation without advice gets
@@ -455,21 +468,28 @@ TEST_P(LavapipeLatency, FindsTheCpuL1AndL2) {
     const Finding* f = r.find_finding("memory.L" + std::to_string(level) + ".capacity_bytes");
     return f ? number(*f) : -1.0;
   };
-  constexpr int kAttempts = 3;
+  constexpr int kAttempts = 5;
+  int shown = 0;       // attempts whose curve showed the L1's step
+  std::string buried;  // what the last attempt that showed none rose by
   for (int attempt = 1; attempt <= kAttempts; ++attempt) {
     SCOPED_TRACE("attempt " + std::to_string(attempt));
     const Results res =
         run_probe("latency", "LP_NATIVE_VECTOR_WIDTH=128", "_" + chase, " --chase " + chase, /*quick=*/false);
     const Series* curve = res.find_series("latency.global");
     ASSERT_TRUE(curve && !curve->points.empty());
-    if (const double hop = curve->points.front().y; hop > kMaxResolvingHopNs) {
+    if (const double step = test::step_across(*curve, sys.at(1)); step < test::kLeastVisibleStep) {
       for (const int level : {1, 2})
         if (const Finding* f = res.find_finding("memory.L" + std::to_string(level) + ".capacity_bytes"))
           EXPECT_LT(f->confidence, 0.8) << f->id << " read confidently from a curve that cannot show it";
-      GTEST_SKIP() << "lavapipe's 4-lane chase costs " << hop << " ns a hop at " << curve->points.front().x
-                   << " B, more than " << kMaxResolvingHopNs
-                   << " ns: its own cost buries the step from the L1 to the L2 on this host";
+      std::ostringstream why;
+      why << "lavapipe's 4-lane chase rises " << step << "x from half Linux's L1 (" << sys.at(1)
+          << " B) to twice it, less than " << test::kLeastVisibleStep << "x, at " << curve->points.front().y
+          << " ns a hop";
+      buried = why.str();
+      std::cerr << chase << " chase, attempt " << attempt << ": " << buried << "\n";
+      continue;
     }
+    ++shown;
     const Results native = native_reading(res);
     constexpr double kFactor[] = {0, 2, 3};  // by level
     const auto near_linux = [&](double got, int level) {
@@ -501,6 +521,11 @@ TEST_P(LavapipeLatency, FindsTheCpuL1AndL2) {
     }
     return;
   }
+  // The last attempt showed no step.
+  if (shown == 0) GTEST_SKIP() << "in all " << kAttempts << " attempts, " << buried
+                               << ": its own cost buries the step from the L1 to the L2 on this host";
+  ADD_FAILURE() << shown << " of " << kAttempts << " attempts showed the L1's step, and none of them read "
+                << "both caches within the factors (printed above)";
 }
 
 INSTANTIATE_TEST_SUITE_P(Chases, LavapipeLatency, ::testing::Values("address", "index"));
