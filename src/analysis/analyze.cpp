@@ -185,6 +185,7 @@ std::vector<Finding> analyze_usable(const Results& r) {
   const auto chased = [&](const Series& s) {
     HierarchyOptions o = staircase;
     o.slot_bytes = s.meta.value("stride_bytes", 0.0);
+    o.split_caches = r.device.type != "cpu";
     return o;
   };
   // The load/store staircase, read once: its findings, the bandwidth

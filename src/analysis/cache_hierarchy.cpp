@@ -697,7 +697,7 @@ Hierarchy infer_cache_hierarchy(const Series& measured, const HierarchyOptions& 
       const CacheLevel& prev = h.levels[k - 1];
       const double latency_ratio = level.latency_ns / prev.latency_ns;
       const double capacity_ratio = level.capacity_bytes / prev.capacity_bytes;
-      if (is_far_half_of_split(latency_ratio, capacity_ratio)) {
+      if (options.split_caches && is_far_half_of_split(latency_ratio, capacity_ratio)) {
         add_note(level.note,
                  fmt::format("Latency only {:.2f}x {}'s with {:.1f}x its capacity: probably the far half "
                              "of a split {} (as on NVIDIA H100/H200) rather than a separate cache; "

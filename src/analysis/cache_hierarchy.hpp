@@ -101,6 +101,11 @@ struct HierarchyOptions {
   // 128-byte lines), and their rises may be read with the model of random
   // replacement under such line revisits (analysis/miss_model.hpp).
   double slot_bytes = 0;
+  // Whether a level may be the far half of a split cache (is_far_half_of_split):
+  // GPUs' L2s split across the chip's partitions; a CPU core's caches do
+  // not, and there a level so little slower is a TLB's reach or a
+  // co-tenant inside one cache. analyze.cpp clears it for CPU devices.
+  bool split_caches = true;
   std::string dram_hint_basis;  // where the hint came from, for the note
   // The curve has left a plateau once it is this many noise sigmas above it
   // (or half way to the next level, when that is nearer).

@@ -111,8 +111,9 @@ std::vector<DiagramBox> cache_levels(const Results& r) {
       b.place(Placement::kShared, "beyond a shared level");
     levels.push_back(b.done());
   }
-  // A split cache's halves: named after the near one, placed alike.
-  for (size_t k = 1; k < levels.size(); ++k) {
+  // A split cache's halves: named after the near one, placed alike (GPUs
+  // only: HierarchyOptions::split_caches).
+  for (size_t k = 1; k < levels.size() && r.device.type != "cpu"; ++k) {
     const std::string near = level_id(static_cast<int>(k)), far = level_id(static_cast<int>(k) + 1);
     const auto near_ns = scalar(r, near + ".latency_ns"), far_ns = scalar(r, far + ".latency_ns");
     const auto near_bytes = scalar(r, near + ".capacity_bytes"),

@@ -228,6 +228,12 @@ TEST(BlockDiagram, SplitNeedsBothHalvesAndTheCriterion) {
   EXPECT_EQ(box(d, "memory.L2").fields.front().label, "whole L1");
   // Nothing measured about sharing: neither half is placed.
   EXPECT_EQ(box(d, "memory.L2").placement, Placement::kUnknown);
+  // A CPU's caches do not split: the same two levels stay two caches.
+  r.device.type = "cpu";
+  d = block_diagram(r);
+  EXPECT_EQ(box(d, "memory.L2").far_half_of, "");
+  EXPECT_EQ(box(d, "memory.L1").title, "L1");
+  EXPECT_EQ(box(d, "memory.L2").title, "L2");
 }
 
 TEST(BlockDiagram, NoFindingsNoBoxes) {

@@ -1,3 +1,4 @@
+#include "analysis/analyze.hpp"
 #include "analysis/cache_hierarchy.hpp"
 
 #include "core/stats.hpp"
@@ -250,6 +251,26 @@ TEST(CacheHierarchy, SplitL2OfH100IsTwoLevelsWithANote) {
     EXPECT_NE(h.levels[2].note.find("far half of a split L2"), std::string::npos);
     EXPECT_EQ(h.levels[1].note.find("split"), std::string::npos);
     EXPECT_FALSE(has_note(h, "split"));  // the split is the level's note, not the hierarchy's
+
+    // The same curve from a CPU: three levels, none called a split's half.
+    HierarchyOptions cpu;
+    cpu.split_caches = false;
+    const Hierarchy c = infer_cache_hierarchy(make_curve(spec), cpu);
+    ASSERT_EQ(c.levels.size(), 3u);
+    for (const CacheLevel& level : c.levels) EXPECT_EQ(level.note.find("split"), std::string::npos) << level.note;
+
+    // analyze_all says so from the device's type.
+    Results run;
+    run.device.type = "cpu";
+    run.series.push_back(make_curve(spec));
+    for (const Finding& f : analysis::analyze_all(run))
+      EXPECT_EQ(f.note.find("split"), std::string::npos) << f.id << ": " << f.note;
+    run.device.type = "gpu";
+    const auto gpu = analysis::analyze_all(run);
+    const auto l3 = std::find_if(gpu.begin(), gpu.end(),
+                                 [](const Finding& f) { return f.id == "memory.L3.capacity_bytes"; });
+    ASSERT_NE(l3, gpu.end());
+    EXPECT_NE(l3->note.find("far half of a split L2"), std::string::npos) << l3->note;
   }
 }
 
