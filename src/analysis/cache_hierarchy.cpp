@@ -532,30 +532,44 @@ Hierarchy infer_cache_hierarchy(const Series& measured, const HierarchyOptions& 
     if (d.seen && d.at_bytes > cut_from &&
         (walks_out ||
          translation_explains(options, d.at_bytes, std::exp(p.level + step_log) - std::exp(p.level), far_x))) {
-      // Translation adds at most the summed penalties however far the sweep
-      // goes. A curve that climbs on past this plateau by more than 1.5x
-      // that has a cache running out beyond the TLB's reach (a 12 MiB L2
-      // behind a 3 MiB TLB): cut here, DRAM would be read from that cache's
-      // plateau. The curve is read again with every translation level taken
-      // out of it, the cheap ones too; devices that overlap a second-level
-      // lookup with the data's miss make that correction too large by up to
-      // a lookup's cost, which the confidences below (no surer than the tlb
-      // reading) allow for.
-      double all_penalties_ns = 0;
-      for (const TranslationLevel& t : options.translation_levels) all_penalties_ns += t.penalty_ns;
-      const double climbs_on_ns = std::exp(plateaus.back().level) - std::exp(p.level);
-      if (!options.translation_out_everywhere && !options.translation_levels.empty() && k + 1 < plateaus.size() &&
-          climbs_on_ns > 1.5 * all_penalties_ns &&
+      // Translation adds at most P (1 - R/F) a level at footprint F, its
+      // penalty P past its reach R. A plateau after this one that stands
+      // more than 1.5x what translation can add at its own end above this
+      // plateau has a cache running out beyond the TLB's reach (a 12 MiB
+      // L2 behind a 3 MiB TLB): cut here, DRAM would be read from that
+      // cache's plateau. Each plateau is held to its own footprint, not to
+      // every level's whole penalty, so a walk level measured far beyond
+      // the caches (a VM's 109 ns walks past 100 MiB) does not excuse a
+      // cache that ran out at 2 MiB. The curve is read again with every
+      // translation level taken out of it, the cheap ones too; devices that
+      // overlap a second-level lookup with the data's miss make that
+      // correction too large by up to a lookup's cost, which the
+      // confidences below (no surer than the tlb reading) allow for.
+      const Plateau* beyond = nullptr;
+      double climbs_ns = 0, can_add_ns = 0;
+      for (size_t q = k + 1; q < plateaus.size() && !beyond; ++q) {
+        climbs_ns = std::exp(plateaus[q].level) - std::exp(p.level);
+        can_add_ns = translation_ns(options.translation_levels, c.x[plateaus[q].last()]);
+        if (climbs_ns > 1.5 * can_add_ns) beyond = &plateaus[q];
+      }
+      if (!options.translation_out_everywhere && !options.translation_levels.empty() && beyond &&
           !take_out_walks(options.translation_levels, measured, true).walks.empty()) {
         HierarchyOptions every = options;
         every.translation_out_everywhere = true;
         Hierarchy again = infer_cache_hierarchy(measured, every);
         again.translation_confidence = std::min(again.translation_confidence, tlb_confidence);
         again.notes.push_back(fmt::format(
-            "From {}, past the TLB's reach, the curve climbs {:.0f} ns more, over 1.5x the {:.0f} ns translation "
-            "can add: a cache runs out beyond that reach. Read with every TLB level's misses taken out.",
-            bytes_text(d.at_bytes), climbs_on_ns, all_penalties_ns));
+            "From {}, past the TLB's reach, the curve climbs {:.0f} ns more by {}, over 1.5x the {:.0f} ns "
+            "translation can add there: a cache runs out beyond that reach. Read with every TLB level's "
+            "misses taken out.",
+            bytes_text(d.at_bytes), climbs_ns, bytes_text(c.x[beyond->last()]), can_add_ns));
         return again;
+      }
+      // Where the walks cannot be taken out (the curve would fall), the
+      // step is no translation's: a cache ends here.
+      if (beyond && !options.translation_levels.empty()) {
+        departures.push_back(d);
+        continue;
       }
       translation_note = fmt::format(
           "Latency rises again from about {} (beyond {}{}): address translation (TLB reach), not a cache; "
