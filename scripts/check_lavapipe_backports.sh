@@ -6,10 +6,10 @@
 # Debian 12's Mesa 22.3 loads each lane's address in turn; on an AVX2-only
 # host a hop then costs 12 ns, the curve shows no step at the L1's end, and
 # the test skips saying so (README, "Vulkan"). Mesa 25 loads an address the
-# lanes share once, so there the test must find both caches. Only this test runs under it: its
-# llvmpipe crashes in textured fragment shaders on such a host (a 32-byte
-# aligned AVX store to a 16-byte aligned stack slot in its JIT code), which
-# the graphics tests reach.
+# lanes share once, so there the test must find both caches. Only this test
+# runs under it: its llvmpipe crashes in textured fragment shaders on such a
+# host (a 32-byte aligned AVX store to a 16-byte aligned stack slot in its
+# JIT code), which the graphics tests reach.
 #
 # The driver is unpacked into build/mesa-backports (nothing is installed) and
 # chosen through VK_DRIVER_FILES.

@@ -552,22 +552,21 @@ Hierarchy infer_cache_hierarchy(const Series& measured, const HierarchyOptions& 
         can_add_ns = translation_ns(options.translation_levels, c.x[plateaus[q].last()]);
         if (climbs_ns > 1.5 * can_add_ns) beyond = &plateaus[q];
       }
-      if (!options.translation_out_everywhere && !options.translation_levels.empty() && beyond &&
-          !take_out_walks(options.translation_levels, measured, true).walks.empty()) {
-        HierarchyOptions every = options;
-        every.translation_out_everywhere = true;
-        Hierarchy again = infer_cache_hierarchy(measured, every);
-        again.translation_confidence = std::min(again.translation_confidence, tlb_confidence);
-        again.notes.push_back(fmt::format(
-            "From {}, past the TLB's reach, the curve climbs {:.0f} ns more by {}, over 1.5x the {:.0f} ns "
-            "translation can add there: a cache runs out beyond that reach. Read with every TLB level's "
-            "misses taken out.",
-            bytes_text(d.at_bytes), climbs_ns, bytes_text(c.x[beyond->last()]), can_add_ns));
-        return again;
-      }
-      // Where the walks cannot be taken out (the curve would fall), the
-      // step is no translation's: a cache ends here.
-      if (beyond && !options.translation_levels.empty()) {
+      if (!options.translation_out_everywhere && !options.translation_levels.empty() && beyond) {
+        if (!take_out_walks(options.translation_levels, measured, true).walks.empty()) {
+          HierarchyOptions every = options;
+          every.translation_out_everywhere = true;
+          Hierarchy again = infer_cache_hierarchy(measured, every);
+          again.translation_confidence = std::min(again.translation_confidence, tlb_confidence);
+          again.notes.push_back(fmt::format(
+              "From {}, past the TLB's reach, the curve climbs {:.0f} ns more by {}, over 1.5x the {:.0f} ns "
+              "translation can add there: a cache runs out beyond that reach. Read with every TLB level's "
+              "misses taken out.",
+              bytes_text(d.at_bytes), climbs_ns, bytes_text(c.x[beyond->last()]), can_add_ns));
+          return again;
+        }
+        // No walks to take out (taking them out would make the curve
+        // fall): the step is no translation's, and a cache ends here.
         departures.push_back(d);
         continue;
       }
