@@ -406,12 +406,12 @@ INSTANTIATE_TEST_SUITE_P(VectorWidths, LavapipeWaveWidth, ::testing::Values(128,
 // attempts on the development VM the host's own chase read that L2 at 86 to
 // 526 KiB (medians 343 and 370 KiB), lavapipe 218 KiB to 1.76 MiB (medians
 // 338 and 304 KiB); the CI VM read lavapipe's at 286-290 KiB in four of six
-// quick runs. An Emerald Rapids VM's 2 MiB L2 shows the same climb from
-// 256 KiB, then an L3 that other VMs share, whose plateau jitters by a
-// quarter: of 20 attempts through Mesa 22.3 and 25.0, 16 read the L2 within
-// the factor (1.5 to 2.0 MiB, and 5.4 and 5.9 MiB) and 4 outside it (0.46
-// to 0.50 MiB at the climb's start, 7.4 MiB with the L3 merged in); the
-// host's own chase, in 10 of 17. Both readings are printed for every
+// quick runs. An Emerald Rapids VM's 2 MiB L2 climbs from 0.4 MiB (on 2
+// MiB pages too: not translation), and the L3 that other VMs share after it
+// jitters by a quarter: of 20 attempts through Mesa 22.3 and 25.0, 16 read
+// the L2 within the factor (1.5 to 2.0 MiB, and 5.4 and 5.9 MiB) and 4
+// outside it (0.46 to 0.50 MiB at the climb's start, 7.4 MiB with the L3
+// merged in); the host's own chase, in 10 of 17. Both readings are printed for every
 // attempt. Up to five attempts, each the whole sweep (13 to 25 s), not
 // --quick: with one point per octave and less refinement, one disturbed
 // point at a level's edge merged two levels in 2 of 8 quick runs of the
