@@ -13,6 +13,7 @@
 #include "core/stats.hpp"
 #include "support/chase_step.hpp"
 #include "support/cli.hpp"
+#include "support/host_chase_reading.hpp"
 #include "support/sysfs_caches.hpp"
 #include "support/vulkan_device.hpp"
 #include "report/results_json.hpp"
@@ -411,7 +412,10 @@ INSTANTIATE_TEST_SUITE_P(VectorWidths, LavapipeWaveWidth, ::testing::Values(128,
 // jitters by a quarter: of 20 attempts through Mesa 22.3 and 25.0, 16 read
 // the L2 within the factor (1.5 to 2.0 MiB, and 5.4 and 5.9 MiB) and 4
 // outside it (0.46 to 0.50 MiB at the climb's start, 7.4 MiB with the L3
-// merged in); the host's own chase, in 10 of 17. Both readings are printed for every
+// merged in); the host's own chase, in 10 of 17. Where the host's own
+// chase misses Linux's L2 by the factor too, the L2 is held to the host's
+// reading instead (as LatencyProbeOnPocl): the test asks that lavapipe
+// shows the caches the host shows. Both readings are printed for every
 // attempt. Up to five attempts, each the whole sweep (13 to 25 s), not
 // --quick: with one point per octave and less refinement, one disturbed
 // point at a level's edge merged two levels in 2 of 8 quick runs of the
@@ -434,28 +438,6 @@ INSTANTIATE_TEST_SUITE_P(VectorWidths, LavapipeWaveWidth, ::testing::Values(128,
 // no such finding is confident. CI runs this test again under bookworm-backports'
 // Mesa 25, which loads an address the lanes share once
 // (scripts/check_lavapipe_backports.sh), and fails it there on a skip.
-
-// The host's own chase (bench/host_chase.hpp) over every footprint of
-// `probe`'s latency curve, on pages as an allocation without advice gets
-// them (as lavapipe's are), each point read as the probe reads one (the
-// 10th percentile of its samples, kLatencyQuantile in src/probes/latency.cpp)
-// and the curve by the same analysis: the caches as the host shows them now.
-Results native_reading(const Results& probe) {
-  constexpr int kRounds = 15;
-  constexpr double kRoundNs = 4e6;
-  Results native;
-  native.device = probe.device;
-  Series curve = *probe.find_series("latency.global");
-  curve.meta = {{"chase_method", "Chased natively on the host (bench/host_chase.hpp)."}};
-  for (Point& p : curve.points) {
-    p.samples = host_chase::time_footprint(static_cast<size_t>(p.x), host_chase::Pages::kAsAllocated, kRounds,
-                                           kRoundNs);
-    p.y = quantile(p.samples, 0.1);
-  }
-  native.series = {curve};
-  native.findings = analysis::analyze_all(native);
-  return native;
-}
 
 class LavapipeLatency : public ::testing::TestWithParam<const char*> {};
 
@@ -490,10 +472,19 @@ TEST_P(LavapipeLatency, FindsTheCpuL1AndL2) {
       continue;
     }
     ++shown;
-    const Results native = native_reading(res);
+    // lavapipe's memory is the driver's, on pages as an allocation without
+    // advice gets them.
+    const Results native = test::native_reading(res, host_chase::Pages::kAsAllocated);
     constexpr double kFactor[] = {0, 2, 3};  // by level
+    const auto near = [&](double got, double want, int level) {
+      return got >= want / kFactor[level] && got <= want * kFactor[level];
+    };
+    // Each level near Linux's size, or the L2, where the host's own chase
+    // misses Linux's too, near the host's (as LatencyProbeOnPocl).
     const auto near_linux = [&](double got, int level) {
-      return got >= sys.at(level) / kFactor[level] && got <= sys.at(level) * kFactor[level];
+      return near(got, sys.at(level), level) ||
+             (level == 2 && size(native, 2) > 0 && !near(size(native, 2), sys.at(2), 2) &&
+              near(got, size(native, 2), 2));
     };
     bool passed = true;
     for (const int level : {1, 2}) {
@@ -508,7 +499,7 @@ TEST_P(LavapipeLatency, FindsTheCpuL1AndL2) {
       ASSERT_NE(res.find_finding(id), nullptr) << id;
       EXPECT_TRUE(near_linux(size(res, level), level))
           << id << " " << size(res, level) << " B, Linux's " << sys.at(level) << " B: not within a factor "
-          << kFactor[level];
+          << kFactor[level] << (level == 2 ? " of it, nor of the host's own chase where that misses it too" : "");
     }
     // The method says which chase ran, and the series what was subtracted.
     const Finding* l1 = res.find_finding("memory.L1.capacity_bytes");
