@@ -399,8 +399,9 @@ INSTANTIATE_TEST_SUITE_P(VectorWidths, LavapipeWaveWidth, ::testing::Values(128,
 // a chase that finds no step, a level lost or merged, a wrong stride or
 // subtraction. How close the readings come is measured by
 // bench/lavapipe_caches.sh, not here, beside the host's own chase
-// (native_reading: run right after each attempt over the same footprints
-// and read by the same analysis). On a Zen 3 VM's 512 KiB L2 both read low
+// (test::native_reading, tests/support/host_chase_reading.hpp: run right
+// after each attempt over the same footprints and read by the same
+// analysis). On a Zen 3 VM's 512 KiB L2 both read low
 // and both move: the climb starts at 256 KiB, where 64 first-level TLB
 // entries of 4 KiB pages run out (a latency-only run has no tlb probe to
 // take translation out), and co-tenants share the core's caches. Over 13
