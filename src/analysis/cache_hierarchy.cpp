@@ -459,6 +459,21 @@ CacheLevel describe(const Curve& c, const Plateau& p) {
   return level;
 }
 
+// The first plateau after plateaus[k] that stands more than 1.5x what
+// translation can add at its own end (translation_ns) above plateaus[k]: a
+// cache ran out there beyond the TLB's reach. Null where none does; else
+// `climbs_ns` and `can_add_ns` say by how much, for the note.
+const Plateau* plateau_past_translation(const Curve& c, const std::vector<Plateau>& plateaus, size_t k,
+                                        const std::vector<TranslationLevel>& levels, double& climbs_ns,
+                                        double& can_add_ns) {
+  for (size_t q = k + 1; q < plateaus.size(); ++q) {
+    climbs_ns = std::exp(plateaus[q].level) - std::exp(plateaus[k].level);
+    can_add_ns = translation_ns(levels, c.x[plateaus[q].last()]);
+    if (climbs_ns > 1.5 * can_add_ns) return &plateaus[q];
+  }
+  return nullptr;
+}
+
 std::string level_name(size_t index) { return fmt::format("L{}", index + 1); }
 
 void add_note(std::string& notes, const std::string& note) { notes += (notes.empty() ? "" : " ") + note; }
@@ -545,13 +560,9 @@ Hierarchy infer_cache_hierarchy(const Series& measured, const HierarchyOptions& 
       // overlap a second-level lookup with the data's miss make that
       // correction too large by up to a lookup's cost, which the
       // confidences below (no surer than the tlb reading) allow for.
-      const Plateau* beyond = nullptr;
       double climbs_ns = 0, can_add_ns = 0;
-      for (size_t q = k + 1; q < plateaus.size() && !beyond; ++q) {
-        climbs_ns = std::exp(plateaus[q].level) - std::exp(p.level);
-        can_add_ns = translation_ns(options.translation_levels, c.x[plateaus[q].last()]);
-        if (climbs_ns > 1.5 * can_add_ns) beyond = &plateaus[q];
-      }
+      const Plateau* beyond = plateau_past_translation(c, plateaus, k, options.translation_levels, climbs_ns,
+                                                       can_add_ns);
       if (!options.translation_out_everywhere && !options.translation_levels.empty() && beyond) {
         if (!take_out_walks(options.translation_levels, measured, true).walks.empty()) {
           HierarchyOptions every = options;

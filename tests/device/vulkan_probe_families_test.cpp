@@ -7,10 +7,8 @@
 // probe measures lavapipe's wave width at each LP_NATIVE_VECTOR_WIDTH.
 // Tests skip, with the reason, where no Vulkan device exists.
 #include "backends/backend.hpp"
-#include "analysis/analyze.hpp"
 #include "backends/vulkan/vulkan_backend.hpp"
 #include "bench/host_chase.hpp"
-#include "core/stats.hpp"
 #include "support/chase_step.hpp"
 #include "support/cli.hpp"
 #include "support/host_chase_reading.hpp"
