@@ -45,6 +45,63 @@ std::optional<double> control_at(const Series& control, double slots) {
   return std::nullopt;
 }
 
+double noise_ns(const Point& p) {
+  const double own = p.samples.size() >= 3 ? mad_sigma(p.samples) : 0;
+  return std::max({own, k_min_relative_noise * p.y, 0.05});
+}
+
+// The cache level strided point i stands on where the control reaches it
+// only at larger slot counts, or nullopt: three or more consecutive control
+// points past its slots, each within `tolerance` of its latency and within
+// 3% of one another (a plateau, not a gradual rise passing through),
+// clearly above `below`, the control at its slots. The strided lines, one
+// per block, crowd fewer cache sets than the control's consecutive ones, so
+// a cache can overflow for them long before it does for the control; the
+// difference is then the gap between two cache levels, not translation (a
+// drawn GPU whose 48 KiB 8-way L1 overflowed at 181 slots of a 64 KiB
+// stride read that 86.6 ns gap as a TLB level at 8 MiB, and the true 48 MiB
+// reach as a second level). A TLB miss whose penalty happens to equal the
+// gap looks the same, but it stays: where the strided chase is measured on
+// the control's plateau too and stands above it there, it is not a cache's
+// gap (a 256-entry TLB missing at 124 ns over a 60 ns L1, the L2 at 187).
+// Where the strided chase is not measured there, or leaves the level
+// before, the level is taken as a cache's.
+std::optional<double> later_control_level(const Series& control, const Series& strided, double stride,
+                                          size_t i, double below, double tolerance) {
+  const double slots = std::round(strided.points[i].x / stride), y = strided.points[i].y;
+  if (y - below <= std::max(tolerance, kMinRelativeRise * below)) return std::nullopt;
+  const auto& pts = control.points;
+  for (size_t first = 0; first + 2 < pts.size(); ++first) {
+    if (pts[first].x <= slots * 1.01) continue;
+    double lo = y, hi = y, sum = 0;
+    size_t end = first;
+    for (; end < pts.size() && std::abs(pts[end].y - y) <= tolerance; ++end) {
+      if (end >= first + 3 && std::max(hi, pts[end].y) - std::min(lo, pts[end].y) > 0.03 * y) break;
+      lo = std::min(lo, pts[end].y);
+      hi = std::max(hi, pts[end].y);
+      sum += pts[end].y;
+    }
+    if (end < first + 3 || hi - lo > 0.03 * y) continue;
+    const double level = sum / static_cast<double>(end - first);
+    // Asked of the first strided point measured where the control stands on
+    // the plateau, and only where the strided chase stays on the level up
+    // to there: a step it takes before then may be a TLB level running out,
+    // which stays.
+    for (size_t j = i + 1; j < strided.points.size(); ++j) {
+      const Point& q = strided.points[j];
+      const double n = std::round(q.x / stride);
+      if (n < pts[first].x * 0.99) {
+        if (std::abs(q.y - y) > tolerance) return level;
+        continue;
+      }
+      const auto cq = n <= pts[end - 1].x * 1.01 ? control_at(control, n) : std::nullopt;
+      if (cq) return q.y - *cq <= 2 * noise_ns(q) ? std::optional(level) : std::nullopt;
+    }
+    return level;
+  }
+  return std::nullopt;
+}
+
 // The reach of a level whose step lies between footprints `low` (no
 // misses yet) and `high` (on the new level): in [low, high). Entry counts
 // and page sizes are powers of two on the GPUs known, so is their product:
@@ -57,11 +114,6 @@ double reach_in(double low, double high) {
   const double p = std::exp2(std::ceil(std::log2(low * 0.999)));
   if (p < high && p * 2 >= high) return p;
   return std::sqrt(low * high);
-}
-
-double noise_ns(const Point& p) {
-  const double own = p.samples.size() >= 3 ? mad_sigma(p.samples) : 0;
-  return std::max({own, k_min_relative_noise * p.y, 0.05});
 }
 
 // How the fraction of hops whose translation misses grows past the reach R,
@@ -190,15 +242,47 @@ TlbCurve read_tlb_curve(const Series& strided, const Series& control) {
   TlbCurve c;
   c.stride_bytes = strided.meta.contains("stride_bytes") ? strided.meta["stride_bytes"].get<double>() : 0;
   if (c.stride_bytes <= 0) return c;
+  // Points where the strided chase stands on a cache level the control
+  // reaches only later (later_control_level), and those on the way up to
+  // one (rising towards it from above the control, just before it or
+  // between two such points), say nothing of translation and are left out.
+  // Past such a point the strided lines stay in that level or beyond (more
+  // of them crowd the same sets), so later points are measured from it
+  // where the control is still below it.
+  const auto& pts = strided.points;
+  std::vector<std::optional<double>> cys(pts.size());
+  std::vector<bool> out(pts.size(), false);
+  double floor_ns = 0;
+  for (size_t i = 0; i < pts.size(); ++i) {
+    const double slots = std::round(pts[i].x / c.stride_bytes);
+    cys[i] = control_at(control, slots);
+    if (!cys[i] || !(pts[i].y > 0)) continue;
+    cys[i] = std::max(*cys[i], floor_ns);
+    // The point's own scatter, at least 0.75% of it: the 1.5% floor of
+    // noise_ns would take a TLB step 3% off a later cache level for it.
+    const double own = pts[i].samples.size() >= 3 ? mad_sigma(pts[i].samples) : 0;
+    const double tolerance = 2 * std::max(own, 0.5 * k_min_relative_noise * pts[i].y);
+    const auto level = later_control_level(control, strided, c.stride_bytes, i, *cys[i], tolerance);
+    if (!level) continue;
+    out[i] = true;
+    floor_ns = std::max(floor_ns, *level);
+    double above = pts[i].y + tolerance;  // the walk's next point up
+    for (size_t j = i; j-- > 0 && !out[j];) {
+      if (!cys[j]) continue;
+      const double sj = 2 * noise_ns(pts[j]);
+      if (!(pts[j].y > *cys[j] + sj && pts[j].y < above - sj)) break;
+      out[j] = true;
+      above = pts[j].y;
+    }
+  }
   std::vector<double> sigma, ctrl;
-  for (const auto& p : strided.points) {
-    const auto cy = control_at(control, std::round(p.x / c.stride_bytes));
-    if (!cy || !(p.y > 0)) continue;
-    c.footprint.push_back(p.x);
-    c.excess_ns.push_back(p.y - *cy);
-    ctrl.push_back(*cy);
+  for (size_t i = 0; i < pts.size(); ++i) {
+    if (!cys[i] || !(pts[i].y > 0) || out[i]) continue;
+    c.footprint.push_back(pts[i].x);
+    c.excess_ns.push_back(pts[i].y - *cys[i]);
+    ctrl.push_back(*cys[i]);
     // The control's own scatter adds to the difference's.
-    sigma.push_back(std::hypot(noise_ns(p), k_min_relative_noise * *cy));
+    sigma.push_back(std::hypot(noise_ns(pts[i]), k_min_relative_noise * *cys[i]));
   }
   const size_t n = c.excess_ns.size();
   if (n < 3) return c;

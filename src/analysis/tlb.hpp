@@ -28,7 +28,8 @@ struct TlbStep {
 struct TlbCurve {
   double stride_bytes = 0;
   std::vector<double> footprint;  // points where the control could be matched
-  std::vector<double> excess_ns;  // y - control at the same slot count
+  std::vector<double> excess_ns;  // y - the control at the same slot count, or the cache level the
+                                  // strided lines already stand on where that is higher
   double base_ns = 0;             // translation time on the first level (about 0)
   std::vector<TlbStep> steps;     // in footprint order
 };

@@ -234,6 +234,69 @@ TEST(Tlb, AStepTheCurveFallsBackFromIsNotTranslation) {
   EXPECT_NEAR(c.steps[0].penalty_ns, 150, 10);
 }
 
+TEST(Tlb, ACacheLevelTheStridedLinesReachEarlyIsNotTranslation) {
+  // An L1 at 63 ns that the control's consecutive lines overflow past 362
+  // slots, into an L2 at 149 ns; a 64 KiB stride's lines crowd its sets and
+  // overflow it from 181 slots. The TLB: 768 entries of 64 KiB pages (48
+  // MiB), randomly replaced, 219 ns a miss. The strided chase's 86 ns at
+  // 181-256 slots is the L2 reached early, and the reach is 48 MiB, not 8.
+  const Series control = make("tlb.control", geometric(8, 4096),
+                              [](double n) { return n <= 362 ? 63.0 : 149.0; }, {{"stride_bytes", 128}});
+  const double stride = 64 * KiB, reach = 48 * MiB;
+  std::vector<double> xs;
+  for (double n : geometric(8, 4096)) xs.push_back(n * stride);
+  const Series s = make("tlb.stride_65536", xs,
+                        [=](double footprint) {
+                          const double r = footprint / reach;
+                          const double cache = std::round(footprint / stride) <= 128 ? 63.0 : 149.0;
+                          return cache + (r > 1 ? 219 * (1 - random_replacement_hit_rate(r)) : 0);
+                        },
+                        {{"stride_bytes", stride}, {"line_bytes", 128}});
+  const TlbCurve c = read_tlb_curve(s, control);
+  ASSERT_EQ(c.steps.size(), 1u);
+  EXPECT_NEAR(c.steps[0].reach_bytes / reach, 1, 0.1);
+  EXPECT_NEAR(c.steps[0].penalty_ns, 219, 22);
+
+  // The TLB running out before the control reaches the L2: a 35 ns L1 the
+  // control leaves past 45 slots for a 112 ns L2, which 2 MiB-strided lines
+  // reach at 16 slots; 16 entries of 2 MiB pages (32 MiB), 212 ns a miss.
+  const Series control2 = make("tlb.control", geometric(8, 65536),
+                               [](double n) { return n <= 45 ? 35.0 : 112.0; }, {{"stride_bytes", 128}});
+  std::vector<double> xs2;
+  for (double n : geometric(8, 128)) xs2.push_back(n * 2 * MiB);
+  const Series s2 = make("tlb.stride_2097152", xs2,
+                         [](double footprint) {
+                           const double slots = std::round(footprint / (2 * MiB));
+                           return (slots < 16 ? 35.0 : 112.0) + (slots > 16 ? 212 : 0);
+                         },
+                         {{"stride_bytes", 2 * MiB}, {"line_bytes", 128}});
+  const TlbCurve c2 = read_tlb_curve(s2, control2);
+  ASSERT_EQ(c2.steps.size(), 1u);
+  EXPECT_NEAR(std::log2(c2.steps[0].reach_bytes), std::log2(32 * MiB), 0.5);
+  EXPECT_NEAR(c2.steps[0].penalty_ns, 212, 11);
+}
+
+TEST(Tlb, AMissCostingTheGapToTheNextCacheStaysTranslation) {
+  // A 60 ns L1 the control overflows past 1448 slots into a 187 ns L2; 256
+  // entries of 4 KiB pages (1 MiB), LRU, 124 ns a miss: past the reach the
+  // strided chase stands at 184 ns, within noise of the L2, but it stays
+  // 124 ns above the control once the control reaches the L2 too.
+  const Series control = make("tlb.control", geometric(8, 65536),
+                              [](double n) { return n <= 1448 ? 60.0 : 187.0; }, {{"stride_bytes", 64}});
+  std::vector<double> xs;
+  for (double n : geometric(8, 65536)) xs.push_back(n * 4 * KiB);
+  const Series s = make("tlb.stride_4096", xs,
+                        [](double footprint) {
+                          const double slots = std::round(footprint / (4 * KiB));
+                          return (slots <= 1448 ? 60.0 : 187.0) + (slots > 256 ? 124 : 0);
+                        },
+                        {{"stride_bytes", 4 * KiB}, {"line_bytes", 64}});
+  const TlbCurve c = read_tlb_curve(s, control);
+  ASSERT_EQ(c.steps.size(), 1u);
+  EXPECT_NEAR(std::log2(c.steps[0].reach_bytes), std::log2(1 * MiB), 0.5);
+  EXPECT_NEAR(c.steps[0].penalty_ns, 124, 6);
+}
+
 TEST(Tlb, AStepTwoStridesAgreeOnWinsOverAnEarlierLoneOne) {
   const Series control = control_series(65536);
   // 2 MiB pages, 16 entries (32 MiB): the 64 KiB and 2 MiB strides agree;
