@@ -165,6 +165,7 @@ std::vector<Finding> analyze_usable(const Results& r) {
     // footprint) sees translation too; say how its curve stands against the
     // reach measured here.
     const Series* lat = r.find_series("latency.global");
+    if (lat) hold_tlb_levels_to_chase(tlb_found, *lat);
     for (auto& f : tlb_found)
       if (f.id == "memory.tlb.reach_bytes" && lat && lat->points.size() >= 2) {
         const double reach = number(f);

@@ -573,4 +573,59 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
   return out;
 }
 
+int hold_tlb_levels_to_chase(std::vector<Finding>& tlb, const Series& latency) {
+  struct Level {
+    Finding* reach = nullptr;
+    Finding* penalty = nullptr;
+    bool dropped = false;
+  };
+  std::vector<Level> levels;
+  for (const std::string prefix : {"memory.tlb.", "memory.tlb.L2.", "memory.tlb.L3.", "memory.tlb.L4."}) {
+    Level l;
+    for (Finding& f : tlb) {
+      if (f.id == prefix + "reach_bytes") l.reach = &f;
+      if (f.id == prefix + "miss_penalty_ns") l.penalty = &f;
+    }
+    if (!l.reach || !l.penalty) break;
+    levels.push_back(l);
+  }
+  const auto& pts = latency.points;
+  if (pts.size() < 2) return 0;
+  // Share of loads missing a level of reach r at footprint x.
+  const auto misses = [](double r, double x) { return x > r ? 1 - r / x : 0.0; };
+  int dropped = 0;
+  for (size_t k = 1; k < levels.size(); ++k) {
+    const double reach = number(*levels[k].reach), pen = number(*levels[k].penalty);
+    const Point* from = nullptr;
+    for (const Point& p : pts)
+      if (p.x >= reach) {
+        from = &p;
+        break;
+      }
+    const Point& to = pts.back();
+    if (!from || to.x < 2 * from->x) continue;
+    double expected = 0;
+    for (const Level& l : levels) {
+      if (l.dropped) continue;
+      const double r = number(*l.reach), p = number(*l.penalty);
+      expected += p * (misses(r, to.x) - misses(r, from->x));
+    }
+    const double own = pen * (misses(reach, to.x) - misses(reach, from->x));
+    const double seen = to.y - from->y;
+    if (own < 0.1 * from->y || seen >= 0.5 * expected) continue;
+    const std::string why = fmt::format(
+        " latency.global rises {:.1f} ns from {:.1f} to {:.1f} MiB, where the TLB levels read here would add "
+        "{:.1f} ns ({:.1f} ns of it this level's): the strided lines' caches, not translation, so this level "
+        "is not taken out of the staircases.",
+        seen, from->x / 1048576, to.x / 1048576, expected, own);
+    for (Finding* f : {levels[k].reach, levels[k].penalty}) {
+      f->confidence = std::min(f->confidence, 0.3);
+      f->note += why;
+    }
+    levels[k].dropped = true;
+    ++dropped;
+  }
+  return dropped;
+}
+
 }  // namespace gpuscope::analysis

@@ -44,4 +44,14 @@ TlbCurve read_tlb_curve(const Series& strided, const Series& control);
 // size), from the series whose first step comes earliest.
 std::vector<Finding> tlb_findings(const Series& control, const std::vector<const Series*>& strided);
 
+// Holds the TLB levels beyond the first against the latency probe's chase
+// (`latency`: x = footprint bytes, y = ns a load), which misses a level of
+// reach R on about 1 - R/F of its loads. Past such a level's reach the
+// chase must rise by at least what the levels' penalties add between there
+// and its largest footprint (caches running out only add to that); a level
+// the chase shows less than half of is the strided lines' caches, not
+// translation: its findings drop below confidence 0.5 with a note saying
+// so, and the staircases do not take it out. Returns how many it dropped.
+int hold_tlb_levels_to_chase(std::vector<Finding>& tlb, const Series& latency);
+
 }  // namespace gpuscope::analysis

@@ -164,18 +164,19 @@ TEST(RecordedCurves, CacheBeyondTheTlbReachIsNotReadAsDram) {
   EXPECT_NEAR(test::finding_value(xeon, "memory.L2.capacity_bytes") / (2 * MiB), 1.0, 0.25);
   EXPECT_GT(test::finding_value(xeon, "memory.dram.latency_ns"), 50);
 
-  // On the VM the climb from 0.4 MiB (2 MiB pages show it too) reads as a
-  // level of its own, unsure; the L2's end and the L3 share follow it.
+  // The Emerald Rapids VM (sysfs: L1d 48 KiB, L2 2 MiB, L3 shared, of
+  // which the VM reaches 6 to 10 MiB). Its tlb probe read a third level, +109
+  // ns past 108 MiB, that the latency curve does not show (it rises 4 ns
+  // from there to 512 MiB): left out of the staircase, which then reads the
+  // three caches and DRAM at about the host's own chase's 137-140 ns.
   const Results emr = load_recorded("pocl_emr/pthread_default_run.json");
   EXPECT_NEAR(test::finding_value(emr, "memory.L1.capacity_bytes") / (48 * KiB), 1.0, 0.1);
-  const int levels = static_cast<int>(test::finding_value(emr, "memory.cache_levels"));
-  ASSERT_GE(levels, 3);
-  bool l2_found = false;
-  for (int k = 2; k <= levels; ++k)
-    l2_found = l2_found || std::abs(test::finding_value(emr, "memory.L" + std::to_string(k) + ".capacity_bytes") /
-                                        (2 * MiB) - 1) < 0.25;
-  EXPECT_TRUE(l2_found) << "no level within 25% of the 2 MiB L2";
-  EXPECT_GT(test::finding_value(emr, "memory.dram.latency_ns"), 50);
+  EXPECT_EQ(test::finding_value(emr, "memory.cache_levels"), 3);
+  EXPECT_NEAR(test::finding_value(emr, "memory.L2.capacity_bytes") / (2 * MiB), 1.0, 0.25);
+  const Finding* walk = emr.find_finding("memory.tlb.L3.reach_bytes");
+  ASSERT_NE(walk, nullptr);
+  EXPECT_LT(walk->confidence, 0.5) << walk->note;
+  EXPECT_GT(test::finding_value(emr, "memory.dram.latency_ns"), 100);
 }
 
 // The same Xeon before buffers moved to huge pages: its L1 read smaller

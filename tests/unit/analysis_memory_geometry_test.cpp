@@ -4,6 +4,7 @@
 #include "analysis/coalescing.hpp"
 #include "analysis/miss_model.hpp"
 #include "analysis/tlb.hpp"
+#include "support/findings.hpp"
 
 #include <gtest/gtest.h>
 
@@ -295,6 +296,36 @@ TEST(Tlb, AMissCostingTheGapToTheNextCacheStaysTranslation) {
   ASSERT_EQ(c.steps.size(), 1u);
   EXPECT_NEAR(std::log2(c.steps[0].reach_bytes), std::log2(1 * MiB), 0.5);
   EXPECT_NEAR(c.steps[0].penalty_ns, 124, 6);
+}
+
+// The tlb probe's findings for a first level (28 MiB, +148 ns) and a second
+// (127 MiB, +236 ns), held to a latency chase that stands at 590 ns at 28
+// MiB and rises by about `past_second` from 128 to 512 MiB besides the first
+// level's misses.
+std::vector<Finding> two_tlb_levels_held_to(double past_second) {
+  std::vector<Finding> tlb = {
+      test::make_finding("memory.tlb.reach_bytes", 28 * MiB, "B", 0.75, 22 * MiB, 32 * MiB),
+      test::make_finding("memory.tlb.miss_penalty_ns", 148.0, "ns", 0.75),
+      test::make_finding("memory.tlb.L2.reach_bytes", 127 * MiB, "B", 0.5, 125 * MiB, 162 * MiB),
+      test::make_finding("memory.tlb.L2.miss_penalty_ns", 236.0, "ns", 0.5)};
+  const Series latency = make("latency.global", geometric(28 * MiB, 512 * MiB), [=](double x) {
+    const double first = 148 * (1 - 28 * MiB / x);
+    return 590 + first + (x >= 128 * MiB ? past_second * std::log2(x / (128 * MiB)) / 2 : 0);
+  });
+  EXPECT_EQ(hold_tlb_levels_to_chase(tlb, latency), past_second < 100 ? 1 : 0);
+  return tlb;
+}
+
+TEST(Tlb, ALaterLevelTheLatencyChaseDoesNotShowIsNotTakenOut) {
+  // The chase rises about 31 ns past 128 MiB, a fraction of what the two
+  // levels would add.
+  const auto flat = two_tlb_levels_held_to(31);
+  EXPECT_LT(test::find_finding(flat, "memory.tlb.L2.reach_bytes")->confidence, 0.5);
+  EXPECT_LT(test::find_finding(flat, "memory.tlb.L2.miss_penalty_ns")->confidence, 0.5);
+  EXPECT_EQ(test::find_finding(flat, "memory.tlb.reach_bytes")->confidence, 0.75);
+  // Rising by what they add, the second level stays.
+  const auto rising = two_tlb_levels_held_to(190);
+  EXPECT_EQ(test::find_finding(rising, "memory.tlb.L2.reach_bytes")->confidence, 0.5);
 }
 
 TEST(Tlb, AStepTwoStridesAgreeOnWinsOverAnEarlierLoneOne) {
