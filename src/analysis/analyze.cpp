@@ -61,8 +61,10 @@ HierarchyOptions hierarchy_options(const std::vector<Finding>& tlb) {
     const Finding* reach = find("memory.tlb." + level + "reach_bytes");
     const Finding* penalty = find("memory.tlb." + level + "miss_penalty_ns");
     if (!reach || !penalty || !reach->low || !reach->high || reach->confidence < 0.5) continue;
-    o.translation_levels.push_back(
-        {*reach->low, number(*penalty), number(*reach), std::min(reach->confidence, penalty->confidence)});
+    const Finding* past = level.empty() ? find("memory.tlb.miss_penalty_past_l1_ns") : nullptr;
+    o.translation_levels.push_back({*reach->low, number(*penalty), number(*reach),
+                                    std::min(reach->confidence, penalty->confidence),
+                                    past && number(*past) >= 0.7 * number(*penalty)});
     const double threshold = 0.7 * *reach->low;
     if (threshold < o.translation_threshold_bytes) {
       o.translation_threshold_bytes = threshold;

@@ -52,6 +52,10 @@ struct TranslationLevel {
   double penalty_ns = 0;
   double reach_estimate_bytes = 0;  // the measured reach itself; 0: reach_bytes
   double confidence = 1;            // of the tlb probe's reading
+  // The tlb probe saw a miss add its whole penalty (0.7x or more) to loads
+  // that miss the first cache level too (memory.tlb.miss_penalty_past_l1_ns):
+  // a page walk, whatever serves the data.
+  bool past_l1 = false;
 };
 
 // The longest cache line of the GPUs gpuscope knows: 128 bytes (NVIDIA's L1

@@ -50,16 +50,26 @@ double translation_ns(const std::vector<TranslationLevel>& levels, double footpr
 // VM's 2.4 ns (on L1 hits) leaves a native chase as fast on 4 KiB pages
 // as on 2 MiB ones past its L1 (tests/data/pocl_epyc/host_chase.txt), so
 // taking it out of every load would take it from loads that never paid it.
-// `walks` gets the levels that are page walks, `lookups` the others. Walks
-// the curve contradicts are lookups too: where a chase runs faster than
-// its first level's latency plus 0.7x what the walks alone would add (and
-// that is a tenth of the first latency or more, well past noise), they are
-// not in it (a tlb reading from another path, or too large).
+// A cheaper miss that the tlb probe saw add its whole penalty to loads
+// missing the first cache level too (TranslationLevel::past_l1) is a walk
+// as well, where it is a tenth of the last latency or more: below that, on
+// CPUs, the strided chase pays a second-level lookup on L2 hits that a
+// random chase with many loads a page does not (the Emerald Rapids VM: +3
+// ns on 4 KiB-strided L2 hits, a native chase as fast on 4 KiB pages as on
+// 2 MiB ones). `walks` gets the levels that are page walks, `lookups` the
+// others. Walks the curve contradicts are lookups too: where a chase runs
+// faster than its first level's latency plus 0.7x what the walks alone
+// would add (and that is a tenth of the first latency or more, well past
+// noise), they are not in it (a tlb reading from another path, or too
+// large).
 void split_translation(const std::vector<TranslationLevel>& levels, const Series& latency, bool every_level,
                        std::vector<TranslationLevel>& walks, std::vector<TranslationLevel>& lookups) {
   const double last_ns = latency.points.empty() ? 0 : latency.points.back().y;
-  for (const TranslationLevel& t : levels)
-    (last_ns > 0 && (every_level || t.penalty_ns >= 0.25 * last_ns) ? walks : lookups).push_back(t);
+  for (const TranslationLevel& t : levels) {
+    const bool walk =
+        every_level || t.penalty_ns >= 0.25 * last_ns || (t.past_l1 && t.penalty_ns >= 0.1 * last_ns);
+    (last_ns > 0 && walk ? walks : lookups).push_back(t);
+  }
   if (walks.empty()) return;
   const double first_ns = latency.points.front().y;
   for (const Point& p : latency.points)

@@ -281,6 +281,7 @@ TlbCurve read_tlb_curve(const Series& strided, const Series& control) {
     c.footprint.push_back(pts[i].x);
     c.excess_ns.push_back(pts[i].y - *cys[i]);
     ctrl.push_back(*cys[i]);
+    c.control_ns.push_back(*cys[i]);
     // The control's own scatter adds to the difference's.
     sigma.push_back(std::hypot(noise_ns(pts[i]), k_min_relative_noise * *cys[i]));
   }
@@ -532,6 +533,43 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
                    : "Extra latency over the previous TLB level's misses.";
     out.push_back(std::move(reach));
     out.push_back(std::move(pen));
+  }
+
+  // What a first-level miss adds where the data misses the first cache
+  // level too: the difference past the reach, before any later level's
+  // step, at slot counts where the control itself has left its first
+  // plateau (1.5x its first point or more), so both chases load from a
+  // later cache or DRAM. A page walk adds its whole time there as on an L1
+  // hit; a lookup a device overlaps with the data's own miss adds less (an
+  // H100's costs 80-130 cycles on an L1 hit and 10 on an L2 hit,
+  // bench/cuda_tlb.cu).
+  if (!c.steps.empty() && !control.points.empty()) {
+    const TlbStep& st = c.steps.front();
+    const double end = c.steps.size() > 1 ? c.steps[1].reach_low : std::numeric_limits<double>::max();
+    std::vector<double> past;
+    for (size_t i = 0; i < c.footprint.size(); ++i)
+      if (c.footprint[i] >= st.reach_high && c.footprint[i] < end &&
+          c.control_ns[i] >= 1.5 * control.points.front().y)
+        past.push_back(c.excess_ns[i] - c.base_ns);
+    // More than 1.3x the penalty on L1 hits is the strided lines missing a
+    // cache the control's hit (a walk costs no more past the L1 than on
+    // it): no reading.
+    if (past.size() >= 2 && median(past) <= 1.3 * st.penalty_ns) {
+      Finding f;
+      f.id = "memory.tlb.miss_penalty_past_l1_ns";
+      f.value = median(past);
+      f.unit = "ns";
+      f.low = *std::min_element(past.begin(), past.end());
+      f.high = *std::max_element(past.begin(), past.end());
+      f.confidence = past.size() >= 3 ? 0.6 : 0.5;
+      f.evidence = evidence;
+      f.method = method + "; where the control's loads miss its first cache level too";
+      f.note = fmt::format(
+          "Median of {} point(s) past the reach where the control stands at 1.5x its first level or more; "
+          "{:.1f} ns on first-level hits (memory.tlb.miss_penalty_ns).",
+          past.size(), st.penalty_ns);
+      out.push_back(std::move(f));
+    }
   }
 
   // Page size: for strides up to the page the first step falls at entries x

@@ -28,8 +28,10 @@ struct TlbStep {
 struct TlbCurve {
   double stride_bytes = 0;
   std::vector<double> footprint;  // points where the control could be matched
-  std::vector<double> excess_ns;  // y - the control at the same slot count, or the cache level the
-                                  // strided lines already stand on where that is higher
+  std::vector<double> excess_ns;  // y - control_ns
+  // The control at the same slot count, or the cache level the strided
+  // lines already stand on where that is higher.
+  std::vector<double> control_ns;
   double base_ns = 0;             // translation time on the first level (about 0)
   std::vector<TlbStep> steps;     // in footprint order
 };
@@ -40,8 +42,10 @@ TlbCurve read_tlb_curve(const Series& strided, const Series& control);
 
 // memory.tlb.reach_bytes and memory.tlb.miss_penalty_ns (the first level to
 // run out), memory.tlb.L<n>.reach_bytes / .miss_penalty_ns for each level
-// beyond, and memory.tlb.page_bytes (what two strides' steps say of the page
-// size), from the series whose first step comes earliest.
+// beyond, memory.tlb.page_bytes (what two strides' steps say of the page
+// size), from the series whose first step comes earliest, and
+// memory.tlb.miss_penalty_past_l1_ns (what a first-level miss adds to loads
+// whose data misses the first cache level too, where the control shows it).
 std::vector<Finding> tlb_findings(const Series& control, const std::vector<const Series*>& strided);
 
 // Holds the TLB levels beyond the first against the latency probe's chase

@@ -49,6 +49,7 @@ const Entry kEntries[] = {
     {kMemory, "memory.bandwidth.saturating_workgroups", "work-groups saturating bandwidth"},
     {kMemory, "memory.tlb.reach_bytes", "tlb reach"},
     {kMemory, "memory.tlb.miss_penalty_ns", "tlb miss penalty"},
+    {kMemory, "memory.tlb.miss_penalty_past_l1_ns", "tlb miss penalty past the L1"},
     {kMemory, "memory.tlb.<n>.reach_bytes", "tlb <n> reach"},
     {kMemory, "memory.tlb.<n>.miss_penalty_ns", "tlb <n> miss penalty"},
     {kMemory, "memory.tlb.page_bytes", "page size"},
