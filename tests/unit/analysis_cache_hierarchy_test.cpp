@@ -443,6 +443,22 @@ TEST(CacheHierarchy, PageWalksAreTakenOutBeforeTheStaircaseIsRead) {
   }
 }
 
+// A 90 ns miss is under a quarter of the curve's last latency (376 ns), so
+// it counts as a lookup a device overlaps with the data's own miss, unless
+// the tlb probe saw it cost its whole penalty past the first cache level
+// (memory.tlb.miss_penalty_past_l1_ns): then it is a walk, taken out of
+// every point, and DRAM reads its own latency.
+TEST(CacheHierarchy, AMissCostingItsWholePenaltyPastTheL1IsAWalk) {
+  HierarchyOptions o = walks_of(90);
+  const Hierarchy lookup = infer_cache_hierarchy(walked_curve(90, 1), o);
+  EXPECT_FALSE(has_note(lookup, "Page walks taken out"));
+  o.translation_levels.front().past_l1 = true;
+  const Hierarchy walk = infer_cache_hierarchy(walked_curve(90, 1), o);
+  EXPECT_TRUE(has_note(walk, "Page walks taken out"));
+  ASSERT_TRUE(walk.dram.has_value());
+  EXPECT_NEAR(walk.dram->latency_ns / 286, 1.0, 0.05);
+}
+
 // A tlb reading twice the walks the curve holds would make it fall past
 // the reach: the curve is read as measured, and says why.
 TEST(CacheHierarchy, WalksTheCurveContradictsAreNotTakenOut) {

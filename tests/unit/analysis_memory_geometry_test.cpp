@@ -296,6 +296,39 @@ TEST(Tlb, AMissCostingTheGapToTheNextCacheStaysTranslation) {
   ASSERT_EQ(c.steps.size(), 1u);
   EXPECT_NEAR(std::log2(c.steps[0].reach_bytes), std::log2(1 * MiB), 0.5);
   EXPECT_NEAR(c.steps[0].penalty_ns, 124, 6);
+  // Past 1448 slots both chases load from the L2 and the miss still costs
+  // 124 ns: a walk, whatever serves the data.
+  const Finding* past = find(tlb_findings(control, {&s}), "memory.tlb.miss_penalty_past_l1_ns");
+  ASSERT_NE(past, nullptr);
+  EXPECT_NEAR(number(*past), 124, 3);
+}
+
+TEST(Tlb, WhatAMissAddsPastTheFirstCacheLevel) {
+  // A lookup the device overlaps with the data's own miss: 60 ns on L1
+  // hits, 20 ns once both chases load from the L2 (past 1448 slots). One
+  // that cost nothing there would look like the strided lines' caches, and
+  // the step is taken back (AStepTheCurveFallsBackFromIsNotTranslation).
+  const Series control = make("tlb.control", geometric(8, 65536),
+                              [](double n) { return n <= 1448 ? 30.0 : 250.0; }, {{"stride_bytes", 64}});
+  std::vector<double> xs;
+  for (double n : geometric(8, 65536)) xs.push_back(n * 4 * KiB);
+  const auto strided = [&](double past_l2) {
+    return make("tlb.stride_4096", xs,
+                [=](double footprint) {
+                  const double slots = std::round(footprint / (4 * KiB));
+                  if (slots <= 256) return 30.0;
+                  return slots <= 1448 ? 90.0 : 250.0 + past_l2;
+                },
+                {{"stride_bytes", 4 * KiB}, {"line_bytes", 64}});
+  };
+  const Series lookup = strided(20);
+  const Finding* past = find(tlb_findings(control, {&lookup}), "memory.tlb.miss_penalty_past_l1_ns");
+  ASSERT_NE(past, nullptr);
+  EXPECT_NEAR(number(*past), 20, 1);
+  // 150 ns past the L1 against 60 on L1 hits is the strided lines missing a
+  // cache the control's hit, not translation: no reading.
+  const Series crowded = strided(150);
+  EXPECT_EQ(find(tlb_findings(control, {&crowded}), "memory.tlb.miss_penalty_past_l1_ns"), nullptr);
 }
 
 // The tlb probe's findings for a first level (28 MiB, +148 ns) and a second
