@@ -273,6 +273,20 @@ std::vector<Finding> tile_memory_findings(const Series& s, const Finding* binnin
         ev);
     return {};
   }
+  // The full tile held largest x last_full_bpp bytes, no more than the
+  // memory; past a knee a tile snaps down by halving a side at a time, so it
+  // holds a quarter of the memory or more. A tile read below a quarter of
+  // that is a block inside the tile (llvmpipe's 16 x 16 inside its 64 x 64
+  // under two threads, now and then at the last layout), not a knee.
+  if (last_full_bpp > 0 && memory < 0.25 * largest * last_full_bpp) {
+    note_unfound(id,
+                 fmt::format("the tile read falls from {:.0f} px at {:.0f} B per pixel to hold {:.0f} B at most, "
+                             "under a quarter of the {:.0f} B the full tile held: a block inside the tile, not the "
+                             "knee of a tile memory",
+                             largest, last_full_bpp, memory, largest * last_full_bpp),
+                 ev);
+    return {};
+  }
   // Past the knee every shrunk tile times its bytes per pixel should come to
   // about the same memory (tiles snap down to aligned sizes, so below it).
   const double spread = hi_product / lo_product;

@@ -317,7 +317,9 @@ TEST(LavapipeRaster, FindsSixtyFourPixelTilesInRowMajorOrderAndBinning) {
   // One thread reads the 64 px tile at every layout. With two (the default
   // on the 2-core VM), a layout's trace now and then reads llvmpipe's inner
   // 16x16 block instead (2 runs of 6, one or two layouts of 8 each): most
-  // layouts still read 64 px, and no knee is read either way.
+  // layouts still read 64 px, and no knee is read either way, not even
+  // where the block is read at the last layout (a tile past a knee holds a
+  // quarter of the memory or more; GraphicsTileMemory tests).
   for (const char* threads : {"LP_NUM_THREADS=1", ""}) {
     SCOPED_TRACE(*threads ? threads : "llvmpipe's default threads");
     const Results mem = run_probe("tilemem", threads, std::string("_tilemem") + (*threads ? "_1" : ""));
