@@ -258,6 +258,15 @@ TlbCurve read_tlb_curve(const Series& strided, const Series& control) {
     cys[i] = control_at(control, slots);
     if (!cys[i] || !(pts[i].y > 0)) continue;
     cys[i] = std::max(*cys[i], floor_ns);
+    // Translation only adds. A strided point clearly below the control at
+    // its slots says the control pays for a cache the strided lines do not
+    // (a level overflowing for consecutive lines first: an exclusive L2
+    // swapping with its L1 put the control up to 27 ns above the strided
+    // lines' L2 hits over three octaves), so it is no baseline there.
+    if (*cys[i] - pts[i].y > 2 * std::hypot(noise_ns(pts[i]), k_min_relative_noise * *cys[i])) {
+      out[i] = true;
+      continue;
+    }
     // The point's own scatter, at least 0.75% of it: the 1.5% floor of
     // noise_ns would take a TLB step 3% off a later cache level for it.
     const double own = pts[i].samples.size() >= 3 ? mad_sigma(pts[i].samples) : 0;
@@ -361,11 +370,15 @@ TlbCurve read_tlb_curve(const Series& strided, const Series& control) {
   // curve falls (the control's caches overflowing at the largest counts).
   // A sharp rise keeps the segmentation's bracket; a rise no shape fits
   // (chi2 over 3 per degree of freedom) keeps the segmentation's reading.
-  const auto window_end = [&](size_t m) {
+  // The window also stops where the control's own footprint reaches
+  // `reach_low`, the least the level's reach can be: the segmentation's
+  // bracket first, then, where the fit puts the reach further (points left
+  // out before the rise make the bracket loose), the fit's, once.
+  const auto window_end = [&](size_t m, double reach_low) {
     size_t end = m + 1 < found.size() ? found[m + 1].seg_first - 1 : c.excess_ns.size() - 1;
     double top = c.excess_ns[found[m].seg_first];
     for (size_t i = found[m].seg_first; i <= end; ++i) {
-      if (control_bytes(i) >= found[m].step.reach_low ||
+      if (control_bytes(i) >= std::max(reach_low, found[m].step.reach_low) ||
           c.excess_ns[i] < top - 3 * sigma[i] - 0.1 * (top - found[m].below))
         return i - 1;
       top = std::max(top, c.excess_ns[i]);
@@ -375,17 +388,31 @@ TlbCurve read_tlb_curve(const Series& strided, const Series& control) {
   for (size_t j = 0; j < found.size(); ++j) {
     std::optional<ShapeFit> chosen;
     size_t merged_to = j;
-    for (size_t m = j; m < found.size(); ++m) {
-      const size_t first = found[j].below_first, last = window_end(m);
-      const auto f = fit_shape(c, sigma, found[j].below, first, last);
-      if (!f) continue;
-      const double dof = static_cast<double>(last - first + 1) - (f->ways > 0 ? 3 : 2);
-      if (dof <= 0 || f->chi2 > 3 * dof) {
-        if (m == j) break;
-        continue;
+    const auto fit_windows = [&](double reach_low) {
+      chosen.reset();
+      merged_to = j;
+      for (size_t m = j; m < found.size(); ++m) {
+        const size_t first = found[j].below_first, last = window_end(m, reach_low);
+        const auto f = fit_shape(c, sigma, found[j].below, first, last);
+        if (!f) continue;
+        const double dof = static_cast<double>(last - first + 1) - (f->ways > 0 ? 3 : 2);
+        if (dof <= 0 || f->chi2 > 3 * dof) {
+          if (m == j) break;
+          continue;
+        }
+        chosen = f;
+        merged_to = m;
       }
-      chosen = f;
-      merged_to = m;
+    };
+    fit_windows(found[j].step.reach_low);
+    if (chosen && chosen->shape != TlbShape::kSharp && chosen->reach_low > found[j].step.reach_low) {
+      const auto first_fit = chosen;
+      const size_t first_merged = merged_to;
+      fit_windows(chosen->reach_low);
+      if (!chosen) {
+        chosen = first_fit;
+        merged_to = first_merged;
+      }
     }
     if (!chosen) continue;
     TlbStep& st = found[j].step;

@@ -303,6 +303,32 @@ TEST(Tlb, AMissCostingTheGapToTheNextCacheStaysTranslation) {
   EXPECT_NEAR(number(*past), 124, 3);
 }
 
+TEST(Tlb, AControlAboveTheStridedLinesIsNoBaseline) {
+  // A 44 ns L1 and an exclusive 99 ns L2: the control's consecutive lines,
+  // overflowing the L1 past 724 slots, pay up to 27 ns more than L2 hits
+  // for a few octaves while the two levels swap lines; the 4 KiB-strided
+  // lines sit on plain L2 hits. The TLB: 16 KiB pages, 48 MiB of reach,
+  // several loads a page in random order (1 - R/F of them miss), 260 ns.
+  const auto swapping = [](double n) {
+    return n <= 724 ? 44.0 : 99 + 27 * std::pow(1448 / std::max(n, 1448.0), 0.6);
+  };
+  const Series control = make("tlb.control", geometric(8, 65536), swapping, {{"stride_bytes", 64}});
+  const double reach = 48 * MiB;
+  std::vector<double> xs;
+  for (double n : geometric(8, 65536)) xs.push_back(n * 4 * KiB);
+  const Series s = make("tlb.stride_4096", xs,
+                        [=](double footprint) {
+                          const double cache = std::round(footprint / (4 * KiB)) <= 724 ? 44.0 : 99.0;
+                          return cache + (footprint > reach ? 260 * (1 - reach / footprint) : 0);
+                        },
+                        {{"stride_bytes", 4 * KiB}, {"line_bytes", 64}});
+  const TlbCurve c = read_tlb_curve(s, control);
+  ASSERT_EQ(c.steps.size(), 1u);
+  EXPECT_NEAR(c.steps[0].reach_bytes / reach, 1, 0.1);
+  EXPECT_GT(c.steps[0].reach_low, 32 * MiB);
+  EXPECT_NEAR(c.steps[0].penalty_ns, 260, 26);
+}
+
 TEST(Tlb, WhatAMissAddsPastTheFirstCacheLevel) {
   // A lookup the device overlaps with the data's own miss: 60 ns on L1
   // hits, 20 ns once both chases load from the L2 (past 1448 slots). One
