@@ -303,13 +303,13 @@ std::vector<Finding> max_waves_findings(const Series& s, double wave_width, bool
       "({}).",
       fmt_x(wave_width));
   f.confidence = over_items <= 1.1 * fit_items + wave_width ? 0.85 : 0.6;
-  if (jump == 1 && !cpu) {
+  if (jump == 1 && !cpu && over_items == 2 * fit_items) {
     f.note = fmt::format(
         "One work-group of {} work-items fits at once per compute unit, two ({}) do not (time x{:.2f}): "
         "between {} and {} waves.",
         fmt_x(fit_items), fmt_x(over_items), pts[jump].y / y0, fmt_x(fit_items / wave_width),
         fmt_x(*f.high));
-  } else if (jump == 1) {
+  } else if (jump == 1 && cpu) {
     f.confidence = 0.3;
     f.note = fmt::format(
         "Time already grew at the second launch size: at most {} work-items ({} waves of {}) at once per "

@@ -12,10 +12,11 @@
 //   unit's limit on work-groups must not bind first (Mali-G52 holds 4
 //   groups, 48 waves of 8: 64-item groups would stop at 32 waves), so on
 //   GPUs the launches are of 1, 2, 3, ... groups of the largest size per
-//   unit, and the step between the last that fits and the first that does
-//   not is then bisected with 64-item groups, where those still fit as many
-//   work-items (NVIDIA: 32 groups of 64 = 2048 items). On CPUs, 1, 2, 4, ...
-//   groups of 64, then bisected.
+//   unit; then the most groups of one wave resident at once is found, and
+//   the step between the last launch that fits and the first that does not
+//   is bisected over the wave totals that many groups or fewer can make
+//   (a drawn GPU with 72 slots and 8 groups: 3 groups of 24 waves fit, 3
+//   of 25 do not). On CPUs, 1, 2, 4, ... groups of 64, then bisected.
 // - occupancy.registers: one build per REGS value; each launch holds many
 //   rounds of work-groups (at least 16 at full occupancy) so the rounding of
 //   the last round costs at most a few percent. The registers the driver
@@ -38,6 +39,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstddef>
+#include <map>
 #include <numeric>
 
 namespace gpuscope {
@@ -118,7 +121,8 @@ class OccupancyProbe {
     Kernel& small = build(8, nullptr);
     Series waves = series("occupancy.waves", {"work-items per compute unit", ""}, {"step time", "ns"});
     waves.meta["regs"] = 8;
-    waves.meta["wave_width_assumed"] = dev_.kernel_resources(small).preferred_work_group_multiple;
+    wave_multiple_ = dev_.kernel_resources(small).preferred_work_group_multiple;
+    waves.meta["wave_width_assumed"] = wave_multiple_;
     measure_waves(waves, small, quick);
     out.push_back(waves);
 
@@ -262,75 +266,108 @@ class OccupancyProbe {
   }
 
   // GPUs: 1, 2, 3, ... groups of the largest size per unit until the step
-  // time jumps, then the step between bisected in smaller groups
-  // (refine_waves). CPUs:
-  // doubling 64-item groups from 1, then bisection. Both stop at 16384
-  // work-items per unit.
+  // time jumps, then the step between refined (refine_waves). CPUs:
+  // doubling 64-item groups from 1, then bisection (bisect_groups). Both
+  // stop at 16384 work-items per unit.
   void measure_waves(Series& s, Kernel& k, bool quick) {
     const size_t big = gpu_ ? largest_group(k) : wg_;
     s.meta["work_group_size"] = big;
     size_t lo = 1, hi = 0;
     wave_point(&s, k, 1, big);
-    const double y0 = s.points.front().y;
-    const auto over = [&](const Point& p) { return p.y > 1.5 * y0; };
     for (size_t n = 2; n * big <= 16384; n = gpu_ ? n + 1 : 2 * n) {
-      if (over(wave_point(&s, k, n, big))) {
+      if (over(s, wave_point(&s, k, n, big))) {
         hi = n;
         break;
       }
       lo = n;
     }
     if (quick || hi == 0) return;
-    refine_waves(s, k, big, lo * big, hi * big);
+    if (gpu_)
+      refine_waves(s, k, big, lo, hi);
+    else
+      bisect_groups(s, k, lo, hi);
   }
 
-  // Between `fit` work-items per unit (resident at once in groups of `big`)
-  // and `unfit` (not), in smaller groups: first of wg_ items, then of twice
-  // that, ... A unit's limit on work-groups can bind before its wave slots
-  // do; then a count of small groups reads that limit, not the slots. So a
-  // size is tried only if the count that fitted in big groups fits in it
-  // too, and an edge found is kept only if groups twice as large do not
-  // fit one step further (else the work-group limit made it, and the search
-  // goes on with the larger groups). Only the size whose edge stands has
-  // its points in the series; the meta says what happened.
-  void refine_waves(Series& s, Kernel& k, size_t big, size_t fit, size_t unfit) {
-    std::string log;
-    for (size_t g = wg_; g <= big && big % g == 0; g *= 2) {
-      if (g < big && over(s, wave_point(nullptr, k, fit / g, g))) {
-        log += fmt::format("{} groups of {} are not all resident though {} work-items in groups of {} are (a "
-                           "limit on work-groups binds first); ",
-                           fit / g, g, fit, big);
-        continue;
-      }
-      size_t a = fit / g, b = unfit / g;
-      std::vector<Point> pts;
-      // Capacities are usually a power of two: one more group than the
-      // last count that fitted settles it at once; bisection otherwise.
-      if (b > a + 1) {
-        pts.push_back(wave_point(nullptr, k, a + 1, g));
-        if (over(s, pts.back())) b = a + 1;
-      }
-      while (b > a + 1) {
-        const size_t mid = (a + b) / 2;
-        pts.push_back(wave_point(nullptr, k, mid, g));
-        (over(s, pts.back()) ? b : a) = mid;
-      }
-      // Does the edge at a groups of g move with groups twice as large?
-      const size_t g2 = 2 * g;
-      const size_t next = (a * g / g2 + 1) * g2;
-      if (g2 <= big && big % g2 == 0 && next > a * g && next < unfit &&
-          !over(s, wave_point(nullptr, k, next / g2, g2))) {
-        log += fmt::format("{} groups of {} fit and {} do not, but {} work-items in groups of {} fit (a limit on "
-                           "work-groups binds first); ",
-                           a, g, a + 1, next, g2);
-        fit = next;
-        continue;
-      }
-      for (const Point& p : pts) insert_point(s, p);
-      s.meta["refinement"] = log + fmt::format("between {} and {} work-items in groups of {}", a * g, b * g, g);
+  // CPUs: between `lo` groups of wg_ per unit (resident) and `hi` (not).
+  void bisect_groups(Series& s, Kernel& k, size_t lo, size_t hi) {
+    while (hi > lo + 1) {
+      const size_t mid = (lo + hi) / 2;
+      (over(s, wave_point(&s, k, mid, wg_)) ? hi : lo) = mid;
+    }
+  }
+
+  // GPUs: `lo` groups of `big` work-items per unit are resident at once and
+  // `hi` are not. A unit's limit on work-groups can bind before its wave
+  // slots do, so that step bounds the slots only if `hi` groups can be
+  // resident at all, and groups of `big` tell the slots only to `big`
+  // items. Two searches settle both, in waves of w work-items (the build's
+  // preferred work-group multiple):
+  //  1. the most groups of one wave resident at once, N (the work-group
+  //     limit, or the slots if fewer): doubling from `hi`, then bisected,
+  //     up to as many as `hi` x `big` holds;
+  //  2. the slots, bisected over the totals t = n x k waves that n <= N
+  //     groups of k waves each (k w <= big) make between what fitted and
+  //     what did not: N groups being resident, such a launch waits only for
+  //     want of slots. Each total is made with the fewest groups.
+  // The series gains the launches of the second search (the groups of one
+  // wave, whose step time need not match a full group's, stay out of it),
+  // and the meta says what was done.
+  void refine_waves(Series& s, Kernel& k, size_t big, size_t lo, size_t hi) {
+    const size_t w = wave_multiple_;
+    if (w < 2 || big % w != 0) {
+      s.meta["refinement"] = fmt::format(
+          "not made: the build's preferred work-group multiple ({}) does not "
+          "divide the largest group ({})",
+          w, big);
       return;
     }
-    s.meta["refinement"] = log + "not made: no smaller group size reaches the limit before the work-group limit";
+    const size_t kmax = big / w, cap = hi * kmax;
+    size_t n_fit = lo, n_over = 0;  // lo groups of big fit, so lo groups of one wave do
+    for (size_t m = std::min(hi, cap);; m = std::min(2 * m, cap)) {
+      if (over(s, wave_point(nullptr, k, m, w))) {
+        n_over = m;
+        break;
+      }
+      n_fit = m;
+      if (m == cap) break;
+    }
+    while (n_over > n_fit + 1) {
+      const size_t mid = (n_fit + n_over) / 2;
+      (over(s, wave_point(nullptr, k, mid, w)) ? n_over : n_fit) = mid;
+    }
+    const auto groups = [](size_t n) { return fmt::format("{} group{}", n, n == 1 ? "" : "s"); };
+    std::string log = fmt::format("{} of one wave ({} work-items) resident at once", groups(n_fit), w);
+    log += n_over ? fmt::format(", {} not; ", groups(n_over)) : "; ";
+    // Past N groups no launch holds more than N x kmax waves, so `hi`
+    // groups of `big` bound the waves a kernel can hold either way: by the
+    // slots where hi <= N, by the work-group limit where not. The search
+    // covers the totals N groups can make below that bound.
+    const size_t fit_waves = std::max(lo * kmax, n_fit), over_waves = std::min(hi, n_fit + 1) * kmax;
+    std::map<size_t, size_t> groups_for;  // total waves -> the fewest groups making it
+    for (size_t n = 1; n <= n_fit; ++n)
+      for (size_t kw = 1; kw <= kmax; ++kw)
+        if (const size_t t = n * kw; t > fit_waves && t < over_waves) groups_for.try_emplace(t, n);
+    std::vector<size_t> totals;
+    for (const auto& [t, n] : groups_for) totals.push_back(t);
+    // totals[a] fits (a = -1: none tried yet), totals[b] does not.
+    std::ptrdiff_t a = -1, b = static_cast<std::ptrdiff_t>(totals.size());
+    size_t best = fit_waves, worst = hi * kmax;
+    while (b - a > 1) {
+      const std::ptrdiff_t mid = (a + b) / 2;
+      const size_t t = totals[static_cast<size_t>(mid)], n = groups_for[t];
+      if (over(s, wave_point(&s, k, n, t / n * w))) {
+        b = mid;
+        worst = t;
+      } else {
+        a = mid;
+        best = t;
+      }
+    }
+    log += fmt::format("{} waves fit and {} do not", best, worst);
+    if (hi > n_fit)
+      log += fmt::format(" (no more than {} resident at once: at most {} waves in groups of {})",
+                         groups(n_fit), n_fit * kmax, big);
+    s.meta["refinement"] = log;
   }
 
   // A launch is over capacity when its step time is half again the first point's.
@@ -341,6 +378,7 @@ class OccupancyProbe {
   const DeviceInfo& info_;
   bool gpu_ = true;
   size_t wg_ = 64;
+  size_t wave_multiple_ = 0;  // the waves search's build's preferred work-group multiple
   uint64_t last_lane_steps_ = 8, last_wave_steps_ = 4;  // previous points' work per launch
   std::vector<uint32_t> next_host_;
   std::unique_ptr<Buffer> next_, out_;

@@ -114,5 +114,40 @@ TEST_P(SimExecRecovery, WavesPerCore) {
   EXPECT_GE(fs[0].confidence, 0.5);
 }
 
+// The full search (refine_waves) where a core's work-group limit binds
+// before its wave slots, on the Mali-G52 preset with its core redrawn: the
+// waves a kernel can hold are min(slots, limit x waves of the largest
+// group), read exactly where launches of at most `limit` groups can make
+// that total and the one above it. 72 slots and 8 groups of up to 32
+// waves: 9 groups of 64 items are over for the limit, 3 groups of 192 fit.
+// 96 slots and 2 groups of up to 64: 3 groups of 256 are over for the
+// limit, 2 groups of 384 fit. And 8 slots behind 1 group of 4 waves: 4,
+// where nothing measured bounds it closer than the 2 groups over (7).
+TEST(SimExecWaves, AWorkGroupLimitBelowTheSlotsIsSearchedPast) {
+  struct Core {
+    uint32_t units, waves_per_unit, workgroups, max_group;
+    double want, high;
+  };
+  for (const Core& k : {Core{3, 24, 8, 256, 72, 74}, Core{3, 32, 2, 512, 96, 97}, Core{1, 8, 1, 32, 4, 7}}) {
+    SimConfig c = load_sim_preset("mali-g52");
+    c.core.wave_width = 8;
+    c.core.units_per_core = k.units;
+    c.core.waves_per_unit = k.waves_per_unit;
+    c.core.workgroups_per_core = k.workgroups;
+    c.core.max_work_group_size = k.max_group;
+    c.core.register_file_bytes_per_unit = 1 << 20;  // the slots, not the registers, bind
+    SCOPED_TRACE(::testing::Message() << k.units << " x " << k.waves_per_unit << " slots, " << k.workgroups
+                                      << " groups of up to " << k.max_group);
+    SimDevice dev(c, "sim:mali-g52-redrawn");
+    const Results r = test::run_sim_probe(dev, run_occupancy_probe, false);
+    const Series* waves = r.find_series("occupancy.waves");
+    ASSERT_NE(waves, nullptr);
+    const auto fs = analysis::max_waves_findings(*waves, c.core.wave_width, false);
+    ASSERT_EQ(fs.size(), 1u);
+    EXPECT_EQ(std::get<double>(fs[0].value), k.want) << fs[0].note;
+    EXPECT_EQ(*fs[0].high, k.high) << fs[0].note;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Presets, SimExecRecovery, testing::ValuesIn(test::kSimPresets), test::sim_test_name);
 INSTANTIATE_TEST_SUITE_P(Drawn, SimExecRecovery, testing::ValuesIn(test::kDrawnGpus), test::sim_test_name);
