@@ -103,6 +103,32 @@ TEST(H200ExecRecorded, QuickForm) {
   EXPECT_GE(*waves.high, 64);
 }
 
+// The waves search past the largest groups (probes/occupancy.cpp,
+// refine_waves) through both APIs: 32 groups of one warp resident per SM,
+// not 33 (Hopper's 32 blocks per SM), then 64 warps in at most 32 groups
+// fit and 65 do not: the slots to one warp.
+class H200Waves : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(H200Waves, TheGroupLimitThenTheSlotsToOneWarp) {
+  const Results r = load_recorded(GetParam());
+  const Finding& waves = need(r, "exec.max_waves_per_cu");
+  EXPECT_EQ(number(waves), 64);
+  ASSERT_TRUE(waves.low && waves.high);
+  EXPECT_EQ(*waves.low, 64);
+  EXPECT_EQ(*waves.high, 64);
+  EXPECT_GE(waves.confidence, 0.8);
+  const Series* s = r.find_series("occupancy.waves");
+  ASSERT_NE(s, nullptr);
+  const std::string refinement = s->meta["refinement"].get<std::string>();
+  EXPECT_NE(refinement.find("32 groups of one wave (32 work-items) resident at once, 33 groups not"),
+            std::string::npos)
+      << refinement;
+}
+
+INSTANTIATE_TEST_SUITE_P(Recorded, H200Waves,
+                         ::testing::Values("h200/occupancy_waves_opencl.json",
+                                           "h200/occupancy_waves_vulkan.json"));
+
 class PoclExec : public ::testing::TestWithParam<const char*> {};
 
 // CPUs through PoCL: no lockstep lanes (wave width 1, a guess), no
