@@ -1,7 +1,7 @@
 #include "analysis/tlb.hpp"
 
-#include "analysis/miss_model.hpp"
 #include "analysis/segmentation.hpp"
+#include "analysis/tlb_shape.hpp"
 #include "core/stats.hpp"
 
 #include <fmt/format.h>
@@ -114,143 +114,6 @@ double reach_in(double low, double high) {
   const double p = std::exp2(std::ceil(std::log2(low * 0.999)));
   if (p < high && p * 2 >= high) return p;
   return std::sqrt(low * high);
-}
-
-// How the fraction of hops whose translation misses grows past the reach R,
-// at footprint F = r R (one level of TLB, a random cycle over the slots):
-// - kSharp: one slot per page, LRU, fully associative: every hop misses
-//   once the cycle holds one page more than the entries (r > 1).
-// - kRevisits: several slots per page (stride below the page) visited in
-//   random order: each hop's page is as good as drawn at random, so an LRU
-//   or randomly replaced TLB, fully or set associative, holds R / F of the
-//   pages the hops land on: misses 1 - 1/r (half the hops at 2 R).
-// - kFewRevisits: s slots per page (s = 2 .. 16, the `ways` parameter) in
-//   random order through an LRU TLB. A hop hits where fewer than E other
-//   pages came between it and its page's last hop; that gap is the one
-//   before one of s points on a circle (Beta(1, s - 1) of the cycle), and a
-//   window of a fraction x of it touches 1 - (1 - x)^s of the pages, so the
-//   hops miss (1 - 1/r)^(1 - 1/s): kSharp at s = 1, kRevisits as s grows.
-//   A drawn GPU's 4 KiB stride over 16 KiB pages missed 0.40 of its hops at
-//   1.4 R (this shape: 0.39; 1 - 1/r: 0.29), which read its 246 ns
-//   penalty as 301.
-// - kRandom: one slot per page, random replacement, fully associative: the
-//   survival fixed point of miss_model (misses 0.58 at 1.5 R, 0.8 at 2 R).
-// - kSetsLru, kSetsRandom: one slot per page, a w-way TLB whose sets
-//   consecutive pages fill together (LRU, or random replacement).
-// Reading the reach where the first rise shows, as segmentation does, puts
-// it up to twice too far for all but the first (half the hops at 2 R); a
-// fit of the rise's shape reads where misses begin.
-enum class TlbShape { kSharp, kRevisits, kFewRevisits, kRandom, kSetsLru, kSetsRandom };
-
-const char* shape_name(TlbShape m) {
-  switch (m) {
-    case TlbShape::kRevisits:
-      return "several loads per page in random order (misses 1 - R/F)";
-    case TlbShape::kFewRevisits:
-      return "a few loads per page in random order, LRU (misses (1 - R/F)^(1 - 1/s))";
-    case TlbShape::kRandom:
-      return "random replacement, fully associative";
-    case TlbShape::kSetsLru:
-      return "set associative, sets filling together";
-    case TlbShape::kSetsRandom:
-      return "set associative, random replacement";
-    default:
-      return "sharp (LRU, fully associative)";
-  }
-}
-
-double miss_fraction(TlbShape m, double r, double ways) {
-  if (r <= 1) return 0;
-  switch (m) {
-    case TlbShape::kRevisits:
-      return 1 - 1 / r;
-    case TlbShape::kFewRevisits:
-      return std::pow(1 - 1 / r, 1 - 1 / ways);
-    case TlbShape::kRandom:
-      return 1 - random_replacement_hit_rate(r);
-    case TlbShape::kSetsLru:
-      return 1 - sets_filling_hit_rate(r, ways);
-    case TlbShape::kSetsRandom:
-      return 1 - sets_filling_random_hit_rate(r, ways);
-    default:
-      return 1;
-  }
-}
-
-struct ShapeFit {
-  TlbShape shape = TlbShape::kSharp;
-  double ways = 0;
-  double reach = 0, reach_low = 0, reach_high = 0;
-  double penalty = 0, penalty_sigma = 0;
-  double saturation = 0;  // the shape's miss fraction at the window's last point
-  double chi2 = std::numeric_limits<double>::max();
-  double bic = std::numeric_limits<double>::max();
-};
-
-// Fits excess - base = P miss_fraction(F / R) over the points [first, last]
-// for every shape, by a grid over log R (1/64 octave) with P solved in
-// closed form (weighted least squares) at each R, and keeps the shape of
-// lowest BIC (chi2 + parameters x ln n; a set-associative shape counts its
-// ways, kFewRevisits its loads per page, as a parameter). The reach
-// interval is where chi2 stays within 4 of its minimum. Nothing is returned
-// when no shape rises inside the window.
-std::optional<ShapeFit> fit_shape(const TlbCurve& c, const std::vector<double>& sigma, double base, size_t first,
-                                  size_t last) {
-  const size_t n = last - first + 1;
-  if (n < 3) return std::nullopt;
-  const double lo = std::log2(c.footprint[first]) - 1, hi = std::log2(c.footprint[last]);
-  std::optional<ShapeFit> best;
-  struct Variant {
-    TlbShape shape;
-    double ways;
-  };
-  const Variant variants[] = {
-      {TlbShape::kSharp, 0},        {TlbShape::kRevisits, 0},    {TlbShape::kRandom, 0},
-      {TlbShape::kFewRevisits, 2},  {TlbShape::kFewRevisits, 4}, {TlbShape::kFewRevisits, 8},
-      {TlbShape::kFewRevisits, 16}, {TlbShape::kSetsLru, 2},     {TlbShape::kSetsLru, 4},
-      {TlbShape::kSetsLru, 8},      {TlbShape::kSetsRandom, 2},  {TlbShape::kSetsRandom, 4},
-      {TlbShape::kSetsRandom, 8}};
-  for (const Variant& v : variants) {
-    std::vector<std::pair<double, double>> grid;  // (log2 R, chi2)
-    ShapeFit f;
-    f.shape = v.shape;
-    f.ways = v.ways;
-    for (double l = lo; l <= hi; l += 1.0 / 64) {
-      const double reach = std::exp2(l);
-      double smm = 0, sme = 0;
-      std::vector<double> m(n);
-      for (size_t i = 0; i < n; ++i) {
-        const double w = 1 / (sigma[first + i] * sigma[first + i]);
-        m[i] = miss_fraction(v.shape, c.footprint[first + i] / reach, v.ways);
-        smm += w * m[i] * m[i];
-        sme += w * m[i] * (c.excess_ns[first + i] - base);
-      }
-      if (smm <= 0) continue;
-      const double p = sme / smm;
-      if (p <= 0) continue;
-      double chi2 = 0;
-      for (size_t i = 0; i < n; ++i) chi2 += std::pow((c.excess_ns[first + i] - base - p * m[i]) / sigma[first + i], 2);
-      grid.emplace_back(l, chi2);
-      if (chi2 < f.chi2) {
-        f.chi2 = chi2;
-        f.reach = reach;
-        f.penalty = p;
-        f.penalty_sigma = 1 / std::sqrt(smm);
-      }
-    }
-    if (grid.empty()) continue;
-    f.reach_low = f.reach_high = f.reach;
-    f.saturation = miss_fraction(v.shape, c.footprint[last] / f.reach, v.ways);
-    for (const auto& [l, chi2] : grid)
-      if (chi2 <= f.chi2 + 4) {
-        f.reach_low = std::min(f.reach_low, std::exp2(l));
-        f.reach_high = std::max(f.reach_high, std::exp2(l));
-      }
-    const double params = v.ways > 0 ? 3 : 2;
-    f.bic = f.chi2 + params * std::log(static_cast<double>(n));
-    if (!best || f.bic < best->bic) best = f;
-  }
-  return best;
 }
 
 }  // namespace
@@ -380,7 +243,7 @@ TlbCurve read_tlb_curve(const Series& strided, const Series& control) {
     }
   }
 
-  // Each step's reach from the shape of its rise (fit_shape): the window
+  // Each step's reach from the shape of its rise (fit_tlb_shape): the window
   // runs from where the level below began to the step's end, and on through
   // later steps while one shape still fits them all (a gradual rise that
   // segmentation cut into several steps is one level), stopping where the
@@ -403,34 +266,32 @@ TlbCurve read_tlb_curve(const Series& strided, const Series& control) {
     return end;
   };
   for (size_t j = 0; j < found.size(); ++j) {
-    std::optional<ShapeFit> chosen;
-    size_t merged_to = j;
+    // The fit over the widest window one shape still fits, and the step
+    // that window ends at.
+    struct WindowFit {
+      std::optional<TlbShapeFit> fit;
+      size_t merged_to = 0;
+    };
     const auto fit_windows = [&](double reach_low) {
-      chosen.reset();
-      merged_to = j;
+      WindowFit w{std::nullopt, j};
       for (size_t m = j; m < found.size(); ++m) {
         const size_t first = found[j].below_first, last = window_end(m, reach_low);
-        const auto f = fit_shape(c, sigma, found[j].below, first, last);
+        const auto f = fit_tlb_shape(c, sigma, found[j].below, first, last);
         if (!f) continue;
-        const double dof = static_cast<double>(last - first + 1) - (f->ways > 0 ? 3 : 2);
+        const double dof = static_cast<double>(last - first + 1) - f->parameters();
         if (dof <= 0 || f->chi2 > 3 * dof) {
           if (m == j) break;
           continue;
         }
-        chosen = f;
-        merged_to = m;
+        w = {f, m};
       }
+      return w;
     };
-    fit_windows(found[j].step.reach_low);
-    if (chosen && chosen->shape != TlbShape::kSharp && chosen->reach_low > found[j].step.reach_low) {
-      const auto first_fit = chosen;
-      const size_t first_merged = merged_to;
-      fit_windows(chosen->reach_low);
-      if (!chosen) {
-        chosen = first_fit;
-        merged_to = first_merged;
-      }
-    }
+    WindowFit w = fit_windows(found[j].step.reach_low);
+    if (w.fit && w.fit->shape != TlbShape::kSharp && w.fit->reach_low > found[j].step.reach_low)
+      if (WindowFit wider = fit_windows(w.fit->reach_low); wider.fit) w = wider;
+    const std::optional<TlbShapeFit>& chosen = w.fit;
+    const size_t merged_to = w.merged_to;
     if (!chosen) continue;
     TlbStep& st = found[j].step;
     if (merged_to > j) {
@@ -440,7 +301,7 @@ TlbCurve read_tlb_curve(const Series& strided, const Series& control) {
                                                       found[merged_to].below - found[j].below);
       found.erase(found.begin() + static_cast<long>(j) + 1, found.begin() + static_cast<long>(merged_to) + 1);
     }
-    st.shape = shape_name(chosen->shape);
+    st.shape = chosen->describe();
     if (chosen->shape == TlbShape::kSharp) continue;
     st.reach_bytes = chosen->reach;
     st.reach_low = std::min(chosen->reach_low, chosen->reach);
@@ -453,10 +314,6 @@ TlbCurve read_tlb_curve(const Series& strided, const Series& control) {
       st.penalty_low = chosen->penalty - 2 * chosen->penalty_sigma;
       st.penalty_high = chosen->penalty + 2 * chosen->penalty_sigma;
     }
-    if (chosen->shape == TlbShape::kFewRevisits)
-      st.shape += fmt::format(" (s = {:g})", chosen->ways);
-    else if (chosen->ways > 0)
-      st.shape += fmt::format(" ({:g} ways)", chosen->ways);
   }
   for (const Found& f : found) c.steps.push_back(f.step);
   return c;
