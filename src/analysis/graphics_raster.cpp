@@ -104,6 +104,42 @@ Period best_period(const std::vector<char>& boundary, const std::vector<char>& k
   return best;
 }
 
+// The largest period at whose multiples three or more of the positions
+// where time does not run forward lie, and no other such position (or all
+// others inside one cell, as best_period allows), where every other
+// multiple's step stands above every step inside the cells. Workers that
+// share cores in time slices run some neighbouring tiles in lockstep (time
+// runs either way across their boundary) and others in turn, one after the
+// other, where the boundary is ordered but still a visit's jump; and a
+// slice taken away inside a tile lifts a step there to within 5x of the
+// boundaries' (kLevelGap), so the period is known by its order and this
+// ranking instead.
+Period turn_period(const std::vector<char>& unordered, const std::vector<char>& known,
+                   const std::vector<double>& d, uint32_t n) {
+  Period best;
+  for (uint32_t w = 2; w < n; ++w) {
+    uint32_t hits = 0, stray_cell = UINT32_MAX;
+    bool one_cell = true;
+    double inside = 0, lowest_other = HUGE_VAL;
+    for (uint32_t b = 1; b < n; ++b) {
+      if (!known[b]) continue;
+      if (b % w == 0) {
+        if (unordered[b])
+          ++hits;
+        else
+          lowest_other = std::min(lowest_other, d[b]);
+      } else if (unordered[b]) {
+        if (stray_cell != UINT32_MAX && stray_cell != b / w) one_cell = false;
+        stray_cell = b / w;
+      } else {
+        inside = std::max(inside, d[b]);
+      }
+    }
+    if (hits >= 3 && one_cell && lowest_other > inside) best = {w, 1.0, 1.0};
+  }
+  return best;
+}
+
 // `n` cells of `stride` px along the axis, over `lines` lines.
 TileAxis read_axis(uint32_t n, uint32_t lines, uint32_t stride,
                    const std::function<uint32_t(uint32_t, uint32_t)>& at, const char* axis) {
@@ -156,6 +192,7 @@ TileAxis read_axis(uint32_t n, uint32_t lines, uint32_t stride,
     if (p.size && p.size * stride >= kMinTilePx) candidates.push_back(p);
   };
   consider(best_period(unordered, known, n));
+  consider(turn_period(unordered, known, d, n));
   for (size_t i = 0; i + 1 < logs.size(); ++i) {
     if (logs[i + 1] - logs[i] < std::log(kLevelGap)) continue;
     const double threshold = std::exp(0.5 * (logs[i] + logs[i + 1]));

@@ -38,7 +38,9 @@ constexpr const char* kTileMethod =
     "median ticket step between neighbouring pixels over all rows (columns) per position. Boundaries: the "
     "positions whose step stands out 5x or more from smaller ones, or where time does not run forward in "
     "nearly every row (tiles shaded at once by several workers); the tile is the largest period whose "
-    "multiples (and only they) are boundaries with time running forward everywhere inside its cells, and "
+    "multiples (and only they) are boundaries, or where time does not run forward at three of its multiples "
+    "or more and its other multiples outrank every step inside its cells, with time running forward "
+    "everywhere inside its cells, and "
     "at least 4 px (2x2 quads step apart in every order). Read from the first of several full-screen "
     "rectangles drawn in one pass, so on a binning GPU the others' fragments part one tile from the next.";
 
@@ -141,19 +143,24 @@ std::vector<Finding> raster_findings(const Series* order, const Series* wide) {
         x.boundaries, w, h, t.first.stride > 1 ? fmt::format(" (every {}th pixel recorded)", t.first.stride) : "",
         x.separation);
     if (!x.reason.empty()) note += " " + x.reason + ".";
-    double confidence = x.confidence;
-    // A side 16x or more shorter than the other is more likely a block
-    // inside a larger tile (stamps, quad rows) than a tile's.
+    // A side 16x or more shorter than the other is a block inside a larger
+    // tile (stamps, quad rows, the blocks one worker steps through while
+    // another shades the next tile), not a tile's side.
     if (along[1 - a]) {
       const uint32_t other = (along[1 - a]->tiles.*members[1 - a]).size_px;
       if (other >= 16 * x.size_px) {
-        confidence = std::min(confidence, 0.5);
-        note += fmt::format(" The other side is {} px: a side this much shorter may be a block inside a larger "
-                            "tile.", other);
+        note_unfound(
+            axis_ids[a],
+            fmt::format("the steps along {} stand out every {} px, but the other side is {} px: a side "
+                        "this much shorter is a block inside a larger tile",
+                        a == 0 ? "x" : "y", x.size_px, other),
+            {t.s->id});
+        along[a] = nullptr;
+        continue;
       }
     }
-    out.push_back(make(axis_ids[a], static_cast<double>(x.size_px), "px", confidence, {t.s->id}, kTileMethod,
-                       note));
+    out.push_back(
+        make(axis_ids[a], static_cast<double>(x.size_px), "px", x.confidence, {t.s->id}, kTileMethod, note));
   }
   const bool tile_found = along[0] && along[1];
   // The walk: from the trace both axes came from, or read again on the
