@@ -548,6 +548,13 @@ def fmt(v):
     return str(v)
 
 
+def print_grouped(title, groups):
+    """A section of (family, reason) -> GPUs, the largest groups first."""
+    print(f"\n### {title}\n")
+    for (fam, why), gpus in sorted(groups.items(), key=lambda kv: -len(kv[1]))[:40]:
+        print(f"- `{fam}` x{len(gpus)} ({', '.join(gpus[:4])}{', ...' if len(gpus) > 4 else ''}): {why}")
+
+
 def report(rows, walls, failures, drawn_names):
     kinds = ["ok", "wrong", "confidently-wrong", "missing", "missing-noreason"]
     not_expected = [r for r in rows if r[6] == "not-expected"]
@@ -606,17 +613,13 @@ def report(rows, walls, failures, drawn_names):
     for r in miss:
         by_fam.setdefault((r[1], r[7][:90] if r[7] else "(no reason)"), []).append(r[0])
     if by_fam:
-        print("\n### Missing, by family and reason\n")
-        for (fam, why), gpus in sorted(by_fam.items(), key=lambda kv: -len(kv[1]))[:40]:
-            print(f"- `{fam}` x{len(gpus)} ({', '.join(gpus[:4])}{', ...' if len(gpus) > 4 else ''}): {why}")
+        print_grouped("Missing, by family and reason", by_fam)
     by_why = {}
     for r in not_expected:
         found = f", found {fmt(r[4])}" if r[4] is not None else ""
         by_why.setdefault((r[1], re.sub(r"\d+(\.\d+)?", "N", r[7])[:90]), []).append(r[0] + found)
     if by_why:
-        print("\n### Not expected (the description leaves nothing to measure), by family and reason\n")
-        for (fam, why), gpus in sorted(by_why.items(), key=lambda kv: -len(kv[1]))[:40]:
-            print(f"- `{fam}` x{len(gpus)} ({', '.join(gpus[:4])}{', ...' if len(gpus) > 4 else ''}): {why}")
+        print_grouped("Not expected (the description leaves nothing to measure), by family and reason", by_why)
     if failures:
         print("\n### Runs that failed\n")
         for name, why in failures:

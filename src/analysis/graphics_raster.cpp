@@ -64,6 +64,19 @@ Steps step_profile(uint32_t n, uint32_t lines, const std::function<uint32_t(uint
   return out;
 }
 
+// Whether every marked position off the multiples of `w` lies inside one
+// cell of `w` (or there is none): one tile shaded out of the others' order
+// (llvmpipe's last, in two parts).
+bool strays_in_one_cell(const std::vector<char>& marked, uint32_t w, uint32_t n) {
+  uint32_t stray_cell = UINT32_MAX;
+  for (uint32_t b = 1; b < n; ++b) {
+    if (!marked[b] || b % w == 0) continue;
+    if (stray_cell != UINT32_MAX && stray_cell != b / w) return false;
+    stray_cell = b / w;
+  }
+  return true;
+}
+
 struct Period {
   uint32_t size = 0;
   double recall = 0, precision = 0;
@@ -86,15 +99,7 @@ Period best_period(const std::vector<char>& boundary, const std::vector<char>& k
     if (multiples == 0) continue;
     const double recall = static_cast<double>(hits) / multiples;
     const double precision = static_cast<double>(hits) / total;
-    // Strays (boundaries off the multiples) all inside one cell: one tile
-    // shaded out of the others' order (llvmpipe's last, in two parts).
-    bool one_cell = hits >= 3;
-    uint32_t stray_cell = UINT32_MAX;
-    for (uint32_t b = 1; b < n && one_cell; ++b) {
-      if (!boundary[b] || b % w == 0) continue;
-      if (stray_cell != UINT32_MAX && stray_cell != b / w) one_cell = false;
-      stray_cell = b / w;
-    }
+    const bool one_cell = hits >= 3 && strays_in_one_cell(boundary, w, n);
     // One multiple missed of six or more: two neighbouring tiles shaded in
     // lockstep by two workers step alike across their boundary.
     const bool one_missed = multiples >= 6 && multiples - hits == 1;
@@ -118,24 +123,19 @@ Period turn_period(const std::vector<char>& unordered, const std::vector<char>& 
                    const std::vector<double>& d, uint32_t n) {
   Period best;
   for (uint32_t w = 2; w < n; ++w) {
-    uint32_t hits = 0, stray_cell = UINT32_MAX;
-    bool one_cell = true;
+    uint32_t hits = 0;
     double inside = 0, lowest_other = HUGE_VAL;
     for (uint32_t b = 1; b < n; ++b) {
       if (!known[b]) continue;
-      if (b % w == 0) {
-        if (unordered[b])
-          ++hits;
-        else
-          lowest_other = std::min(lowest_other, d[b]);
-      } else if (unordered[b]) {
-        if (stray_cell != UINT32_MAX && stray_cell != b / w) one_cell = false;
-        stray_cell = b / w;
-      } else {
+      if (b % w == 0 && unordered[b]) {
+        ++hits;
+      } else if (b % w == 0) {
+        lowest_other = std::min(lowest_other, d[b]);
+      } else if (!unordered[b]) {
         inside = std::max(inside, d[b]);
       }
     }
-    if (hits >= 3 && one_cell && lowest_other > inside) best = {w, 1.0, 1.0};
+    if (hits >= 3 && lowest_other > inside && strays_in_one_cell(unordered, w, n)) best = {w, 1.0, 1.0};
   }
   return best;
 }

@@ -126,13 +126,13 @@ Trace make_trace(const TraceSpec& s) {
     if (s.cores > 0 && s.cores < static_cast<int>(busy.size())) {
       // The workers on the cores this slice: the first `cores` of a
       // shuffle redrawn every `slice` tickets.
-      if (out.pixel.size() % s.slice == 0 || running.empty() ||
-          std::none_of(running.begin(), running.end(), [&](int r) { return workers[r].job >= 0; }))
-        std::shuffle(order.begin(), order.end(), rng), running.clear();
-      if (running.empty())
+      std::erase_if(running, [&](int r) { return workers[r].job < 0; });
+      if (out.pixel.size() % s.slice == 0 || running.empty()) {
+        std::shuffle(order.begin(), order.end(), rng);
+        running.clear();
         for (int r : order)
           if (workers[r].job >= 0 && static_cast<int>(running.size()) < s.cores) running.push_back(r);
-      std::erase_if(running, [&](int r) { return workers[r].job < 0; });
+      }
       if (!running.empty()) busy = running;
     }
     Worker& w = workers[busy[std::uniform_int_distribution<size_t>(0, busy.size() - 1)(rng)]];
