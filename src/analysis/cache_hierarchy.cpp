@@ -854,7 +854,8 @@ std::vector<Finding> hierarchy_findings(const Hierarchy& h, const std::string& s
        count_confidence,
        {series_id},
        "Number of latency plateaus before DRAM in the pointer-chase curve, by " + segmentation +
-           "; ramps, steps below the minimum ratio and rises from address translation are not levels.",
+           "; ramps, stretches climbing as much as they stand above the level before, steps below the minimum "
+           "ratio and rises from address translation are not levels.",
        all_notes});
 
   for (size_t k = 0; k < h.levels.size(); ++k) {

@@ -186,9 +186,9 @@ TEST(RecordedCurves, CacheBeyondTheTlbReachIsNotReadAsDram) {
 // 0.22); it is part of the L2, read whole. The same climb on the same kind
 // of VM through lavapipe (Mesa 22.3's address chase: 8.1 ns at 362 KiB,
 // 9.8 at 1 MiB) had split its L2 the same way (483 KiB and 1.41 MiB).
-// Where the tlb probe ran, its first step is the first-level TLB's reach
-// (between 364 and 512 KiB, +2.4 ns: 96 entries of 4 KiB pages would be 384
-// KiB), seen although one disturbed point on the step scatters by 13 ns.
+// The PoCL run's tlb probe steps by 2.4 ns between 364 and 512 KiB on its 4
+// KiB stride, the climb's start; the step is read although one point on it
+// (256 MiB) scatters by 13 ns.
 TEST(RecordedCurves, AClimbInsideTheL2IsPartOfIt) {
   const Results emr = load_recorded("pocl_emr/pthread_default_run_l2_climb.json");
   EXPECT_NEAR(test::finding_value(emr, "memory.L1.capacity_bytes") / (48 * KiB), 1.0, 0.1);
