@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 
 namespace gpuscope::analysis {
 
@@ -134,8 +133,7 @@ LineFit fit_line(const Curve& c, size_t first, size_t last) {
 // a plateau when its own slope (log latency per octave) is below an absolute
 // floor (half the smallest level step per octave), or below half the slope
 // of the curve from an octave before it to an octave after it.
-bool is_ramp(const Curve& c, const Segment& s, double min_step_log) {
-  const LineFit own = fit_line(c, s.first, s.last);
+bool is_ramp(const Curve& c, const Segment& s, const LineFit& own, double min_step_log) {
   if (own.slope < 0.5 * min_step_log) return false;
   size_t first = s.first, last = s.last;
   while (first > 0 && c.x[first - 1] >= c.x[s.first] / 2) --first;
@@ -155,8 +153,7 @@ bool is_ramp(const Curve& c, const Segment& s, double min_step_log) {
 // level nor as steep as the L3's rise around it, tests/data/pocl_emr.) The
 // climb must stand out of the points' noise (a slope above its standard
 // error).
-bool climbs_past_its_step(const Curve& c, const Segment& s, double below_log) {
-  const LineFit own = fit_line(c, s.first, s.last);
+bool climbs_past_its_step(const Curve& c, const Segment& s, const LineFit& own, double below_log) {
   if (own.slope <= own.slope_sigma) return false;
   return own.slope * octaves(c.x[s.first], c.x[s.last]) >= s.level - below_log;
 }
@@ -168,11 +165,12 @@ std::vector<Plateau> find_plateaus(const Curve& c, const HierarchyOptions& optio
   for (const Segment& s : segments) {
     if (static_cast<int>(s.size()) < options.min_plateau_points) continue;
     if (octaves(c.x[s.first], c.x[s.last]) < options.min_plateau_octaves) continue;
-    if (is_ramp(c, s, std::log(options.min_step_ratio))) continue;
+    const LineFit own = fit_line(c, s.first, s.last);
+    if (is_ramp(c, s, own, std::log(options.min_step_ratio))) continue;
     // Only a would-be level of its own: a segment nearer than that to the
     // plateau before it is merged into it (merge_plateaus).
     if (!plateaus.empty() && s.level - plateaus.back().level >= std::log(options.min_step_ratio) &&
-        climbs_past_its_step(c, s, plateaus.back().level))
+        climbs_past_its_step(c, s, own, plateaus.back().level))
       continue;
     Plateau p;
     for (size_t i = s.first; i <= s.last; ++i) p.points.push_back(i);
@@ -493,8 +491,6 @@ const Plateau* plateau_past_translation(const Curve& c, const std::vector<Platea
   }
   return nullptr;
 }
-
-std::string level_name(size_t index) { return fmt::format("L{}", index + 1); }
 
 void add_note(std::string& notes, const std::string& note) { notes += (notes.empty() ? "" : " ") + note; }
 
@@ -825,177 +821,10 @@ Hierarchy infer_cache_hierarchy(const Series& measured, const HierarchyOptions& 
   return h;
 }
 
+std::string level_name(size_t index) { return fmt::format("L{}", index + 1); }
+
 bool is_far_half_of_split(double latency_ratio, double capacity_ratio) {
   return latency_ratio < 2 && capacity_ratio >= 1.5 && capacity_ratio <= 3;
-}
-
-std::vector<Finding> hierarchy_findings(const Hierarchy& h, const std::string& series_id) {
-  std::vector<Finding> findings;
-  if (h.levels.empty()) return findings;
-  const std::string segmentation =
-      "optimal piecewise-constant segmentation of log latency (modified-BIC penalty)";
-
-  // The count is as sure as its least sure level (each level's latency
-  // confidence weighs its separation from its neighbours), and less sure when
-  // the sweep never reached DRAM: a further level may lie beyond.
-  double count_confidence = h.dram ? 1.0 : 0.5;
-  double least_level = 1.0;
-  for (const CacheLevel& level : h.levels) least_level = std::min(least_level, level.latency_confidence);
-  count_confidence *= least_level;
-  count_confidence = std::min(count_confidence, 0.95 * h.translation_confidence);
-  std::string all_notes;
-  for (const std::string& note : h.notes) all_notes += (all_notes.empty() ? "" : " ") + note;
-  findings.push_back(
-      {"memory.cache_levels",
-       static_cast<double>(h.levels.size()),
-       "",
-       std::nullopt,
-       std::nullopt,
-       count_confidence,
-       {series_id},
-       "Number of latency plateaus before DRAM in the pointer-chase curve, by " + segmentation +
-           "; ramps, stretches climbing as much as they stand above the level before, steps below the minimum "
-           "ratio and rises from address translation are not levels.",
-       all_notes});
-
-  for (size_t k = 0; k < h.levels.size(); ++k) {
-    const CacheLevel& level = h.levels[k];
-    const std::string prefix = "memory." + level_name(k);
-    Finding capacity{prefix + ".capacity_bytes", level.capacity_bytes, "B", level.capacity_low, std::nullopt,
-                     level.capacity_confidence,  {series_id},          "",  level.note};
-    if (level.end_reached) {
-      capacity.high = level.capacity_high;
-      capacity.method =
-          "Latencies across the rise to the next level read as hit fractions and fitted with a miss "
-          "model (sharp or uneven set overflow: where half the loads hit; random replacement or sets "
-          "filling together: where misses begin); the interval spans the rise from the last point on the "
-          "plateau to the first "
-          "at the next level; plateaus by " +
-          segmentation + ".";
-    } else {
-      capacity.method =
-          "Lower bound: the largest footprint measured, still on this level's plateau; plateaus by " +
-          segmentation + ".";
-    }
-    findings.push_back(std::move(capacity));
-    findings.push_back(
-        {prefix + ".latency_ns",
-         level.latency_ns,
-         "ns",
-         level.latency_low,
-         level.latency_high,
-         level.latency_confidence,
-         {series_id},
-         fmt::format("Median latency of the {} footprints on this level's plateau (bounds: their min "
-                     "and max); plateaus by {}.",
-                     level.points, segmentation),
-         level.note});
-  }
-
-  if (h.dram) {
-    findings.push_back(
-        {"memory.dram.latency_ns",
-         h.dram->latency_ns,
-         "ns",
-         h.dram->latency_low,
-         h.dram->latency_high,
-         h.dram->latency_confidence,
-         {series_id},
-         fmt::format("Median latency of the {} footprints on the last plateau beyond the caches "
-                     "(bounds: their min and max); plateaus by {}.",
-                     h.dram->points, segmentation),
-         h.dram->note});
-  }
-  return findings;
-}
-
-std::vector<double> refinement_footprints(const Series& latency, size_t max_points, double min_ratio,
-                                          double granule_bytes) {
-  const LogCurve c = log_curve(latency);
-  const double granule = granule_bytes > 0 ? granule_bytes : 1.0;
-  const auto measured = [&](double x) {
-    return std::any_of(latency.points.begin(), latency.points.end(),
-                       [&](const Point& p) { return std::abs(p.x - x) <= 1e-9 * std::max(1.0, x); });
-  };
-
-  // The edges of the staircase as it stands: from the last footprint on a
-  // level's plateau to the first on the next (the next level's, DRAM's, or
-  // where the curve was first clearly above it). A capacity is read inside
-  // its edge, so points there are what bracket it.
-  struct Edge {
-    double from = 0, to = 0;
-  };
-  std::vector<Edge> edges;
-  if (c.x.size() >= 3) {
-    const Hierarchy h = infer_cache_hierarchy(latency);
-    for (size_t k = 0; k < h.levels.size(); ++k) {
-      const CacheLevel& l = h.levels[k];
-      if (!l.end_reached) continue;
-      const double next_first = k + 1 < h.levels.size() ? h.levels[k + 1].first_x
-                                : h.dram                 ? h.dram->first_x
-                                                         : 0.0;
-      const double to = std::max(next_first, l.capacity_high);
-      if (to > l.last_x) edges.push_back({l.last_x, to});
-    }
-  }
-  const auto edge_of = [&](double lo, double hi) {
-    for (size_t e = 0; e < edges.size(); ++e)
-      if (lo >= edges[e].from * (1 - 1e-9) && hi <= edges[e].to * (1 + 1e-9)) return static_cast<int>(e);
-    return -1;
-  };
-
-  struct Candidate {
-    double x;
-    double change_sigmas;  // |step| across the interval in units of its noise
-    int edge;              // index into edges; -1: not inside one
-  };
-  std::vector<Candidate> candidates;
-  for (size_t i = 1; i < c.x.size(); ++i) {
-    if (c.x[i] / c.x[i - 1] < min_ratio) continue;
-    const double change = std::abs(c.log_y[i] - c.log_y[i - 1]) / std::hypot(c.sigma[i], c.sigma[i - 1]);
-    // A change within noise says nothing about where a step is.
-    if (change < 2) continue;
-    const double midpoint = std::round(std::sqrt(c.x[i] * c.x[i - 1]) / granule) * granule;
-    if (midpoint <= c.x[i - 1] || midpoint >= c.x[i] || measured(midpoint)) continue;
-    candidates.push_back({midpoint, change, edge_of(c.x[i - 1], c.x[i])});
-  }
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const Candidate& a, const Candidate& b) { return a.change_sigmas > b.change_sigmas; });
-
-  // Edges first, in turns: each edge's largest change, then each edge's
-  // next, so that a budget cut short still leaves every capacity bracketed
-  // as tightly as the others; then the changes outside edges (the ramps
-  // and odd points the staircase reads no capacity from), largest first.
-  std::vector<std::vector<const Candidate*>> by_edge(edges.size());
-  std::vector<const Candidate*> ordered;
-  for (const Candidate& cand : candidates)
-    if (cand.edge >= 0) by_edge[static_cast<size_t>(cand.edge)].push_back(&cand);
-  std::vector<size_t> edge_order(edges.size());
-  std::iota(edge_order.begin(), edge_order.end(), size_t{0});
-  std::stable_sort(edge_order.begin(), edge_order.end(), [&](size_t a, size_t b) {
-    const double ca = by_edge[a].empty() ? 0.0 : by_edge[a].front()->change_sigmas;
-    const double cb = by_edge[b].empty() ? 0.0 : by_edge[b].front()->change_sigmas;
-    return ca > cb;
-  });
-  for (size_t turn = 0;; ++turn) {
-    bool any = false;
-    for (size_t e : edge_order) {
-      if (turn < by_edge[e].size()) {
-        ordered.push_back(by_edge[e][turn]);
-        any = true;
-      }
-    }
-    if (!any) break;
-  }
-  for (const Candidate& cand : candidates)
-    if (cand.edge < 0) ordered.push_back(&cand);
-
-  std::vector<double> footprints;
-  for (const Candidate* cand : ordered) {
-    if (footprints.size() >= max_points) break;
-    footprints.push_back(cand->x);
-  }
-  return footprints;
 }
 
 }  // namespace gpuscope::analysis

@@ -122,6 +122,9 @@ struct HierarchyOptions {
 // returns what can be said, with notes.
 Hierarchy infer_cache_hierarchy(const Series& latency, const HierarchyOptions& options = {});
 
+// The name of the level at `index` from the nearest (0): L1, L2, ...
+std::string level_name(size_t index);
+
 // Findings under the contract ids (memory.cache_levels, memory.L<n>.capacity_bytes,
 // memory.L<n>.latency_ns, memory.dram.latency_ns), citing series_id as evidence.
 // Empty when the hierarchy holds no level.

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <span>
 
 namespace gpuscope::analysis {
 namespace {
@@ -210,9 +211,7 @@ TlbCurve read_tlb_curve(const Series& strided, const Series& control) {
     // A typical point's noise on the segment: the median, so that one
     // disturbed point (a PoCL chase's 13 ns scatter at 256 MiB beside 0.3
     // ns elsewhere) does not hide a step every other point shows.
-    std::vector<double> sigmas(sigma.begin() + static_cast<long>(s.first),
-                               sigma.begin() + static_cast<long>(s.last) + 1);
-    const double point_sigma = median(sigmas);
+    const double point_sigma = median(std::span(sigma).subspan(s.first, s.size()));
     double mean_ctrl = 0;
     for (size_t i = s.first; i <= s.last; ++i) mean_ctrl += ctrl[i];
     mean_ctrl /= static_cast<double>(s.size());
