@@ -95,6 +95,9 @@ struct LineFit {
   double slope = 0;
   double slope_sigma = 0;  // standard error of the slope from the points' noise
   double chi2 = 0;
+  double mean_u = 0, mean_v = 0;  // weighted means of log2 footprint and log latency
+  // The line's log latency at footprint x (bytes).
+  double at(double x) const { return mean_v + slope * (std::log2(x) - mean_u); }
 };
 
 LineFit fit_line(const Curve& c, size_t first, size_t last) {
@@ -115,10 +118,9 @@ LineFit fit_line(const Curve& c, size_t first, size_t last) {
   LineFit fit;
   fit.slope = suu > 0 ? suv / suu : 0;
   fit.slope_sigma = suu > 0 ? 1 / std::sqrt(suu) : 0;
-  for (size_t i = first; i <= last; ++i) {
-    const double fitted = sv / sw + fit.slope * (std::log2(c.x[i]) - su / sw);
-    fit.chi2 += std::pow((c.v[i] - fitted) / c.sigma[i], 2);
-  }
+  fit.mean_u = su / sw;
+  fit.mean_v = sv / sw;
+  for (size_t i = first; i <= last; ++i) fit.chi2 += std::pow((c.v[i] - fit.at(c.x[i])) / c.sigma[i], 2);
   return fit;
 }
 
@@ -144,18 +146,22 @@ bool is_ramp(const Curve& c, const Segment& s, const LineFit& own, double min_st
   return own.slope >= 0.5 * context_slope;
 }
 
-// A segment that climbs, across its own span, by as much as it stands
-// above the plateau before it is a stretch of a rise that has not ended,
-// not a level: a level stands clearly above its predecessor and drifts
-// little over its span. (A 2-vCPU Emerald Rapids VM's 2 MiB L2 climbs from
-// 0.4 MiB, 5.5 to about 7 ns at 1 MiB, into its rise to the L3: a stretch
-// of that climb with the rise's first point is neither flat enough for a
-// level nor as steep as the L3's rise around it, tests/data/pocl_emr.) The
-// climb must stand out of the points' noise (a slope above its standard
-// error).
-bool climbs_past_its_step(const Curve& c, const Segment& s, const LineFit& own, double below_log) {
-  if (own.slope <= own.slope_sigma) return false;
-  return own.slope * octaves(c.x[s.first], c.x[s.last]) >= s.level - below_log;
+// A segment that climbs, across its own span, by at least as much as its
+// fitted line starts above the plateau before it (below_log) is a stretch
+// of a rise that has not ended, not a level: a level starts clearly above
+// its predecessor and drifts little over its span. (A 2-vCPU Emerald
+// Rapids VM's 2 MiB L2 climbs from 0.4 MiB, 5.5 to about 7 ns at 1 MiB,
+// into its rise to the L3: a stretch of that climb with the rise's first
+// point is neither flat enough for a level nor as steep as the L3's rise
+// around it, tests/data/pocl_emr.) The climb must stand out of the points'
+// noise (a slope above its standard error) and above is_ramp's floor for a
+// flat level (half the smallest step an octave): a CPU's texture path
+// steps only 15% from its L1 to its L2, which then drifts 0.05 an octave
+// (tests/data/pocl_epyc/basic_texture.json).
+bool climbs_past_its_step(const Curve& c, const Segment& s, const LineFit& own, double below_log,
+                          double min_step_log) {
+  if (own.slope < 0.5 * min_step_log || own.slope <= own.slope_sigma) return false;
+  return own.slope * octaves(c.x[s.first], c.x[s.last]) >= own.at(c.x[s.first]) - below_log;
 }
 
 std::vector<Plateau> find_plateaus(const Curve& c, const HierarchyOptions& options) {
@@ -166,15 +172,18 @@ std::vector<Plateau> find_plateaus(const Curve& c, const HierarchyOptions& optio
     if (static_cast<int>(s.size()) < options.min_plateau_points) continue;
     if (octaves(c.x[s.first], c.x[s.last]) < options.min_plateau_octaves) continue;
     const LineFit own = fit_line(c, s.first, s.last);
-    if (is_ramp(c, s, own, std::log(options.min_step_ratio))) continue;
-    // Only a would-be level of its own: a segment nearer than that to the
-    // plateau before it is merged into it (merge_plateaus).
-    if (!plateaus.empty() && s.level - plateaus.back().level >= std::log(options.min_step_ratio) &&
-        climbs_past_its_step(c, s, own, plateaus.back().level))
-      continue;
+    const double min_step_log = std::log(options.min_step_ratio);
+    if (is_ramp(c, s, own, min_step_log)) continue;
     Plateau p;
     for (size_t i = s.first; i <= s.last; ++i) p.points.push_back(i);
     update_level(p, c);
+    // Only a would-be level of its own, judged at the level it would carry
+    // (its median, as merge_plateaus judges it, not the segment's weighted
+    // mean, which a climb's noisier last points move less): a segment
+    // nearer than that to the plateau before it is merged into it.
+    if (!plateaus.empty() && p.level - plateaus.back().level >= min_step_log &&
+        climbs_past_its_step(c, s, own, plateaus.back().level, min_step_log))
+      continue;
     plateaus.push_back(std::move(p));
   }
   return plateaus;

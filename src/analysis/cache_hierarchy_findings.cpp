@@ -33,7 +33,7 @@ std::vector<Finding> hierarchy_findings(const Hierarchy& h, const std::string& s
                       {series_id},
                       "Number of latency plateaus before DRAM in the pointer-chase curve, by " +
                           segmentation +
-                          "; ramps, stretches climbing as much as they stand above the level before, steps "
+                          "; ramps, stretches climbing as much as they start above the level before, steps "
                           "below the minimum ratio and rises from address translation are not levels.",
                       all_notes});
 

@@ -205,6 +205,19 @@ TEST(RecordedCurves, AClimbInsideTheL2IsPartOfIt) {
   EXPECT_EQ(test::finding_value(lavapipe, "memory.cache_levels"), 3);
 }
 
+// Another such run, whose climb starts at the tlb probe's reach (432 KiB,
+// +2.35 ns) and runs 5.8 to 9.2 ns by 1.41 MiB: the stretch's median (6.34
+// ns) stands 1.17x above the L2, its fitted line only 1.05x where it
+// begins, and it climbs 1.4x. It had been read as a 1.88 MiB level behind
+// a 408 KiB L2 (four levels at 0.32).
+TEST(RecordedCurves, AClimbFromTheTlbReachIsPartOfTheL2) {
+  const Results emr = load_recorded("pocl_emr/pthread_default_run_l2_split_at_tlb_reach.json");
+  EXPECT_EQ(test::finding_value(emr, "memory.cache_levels"), 3);
+  EXPECT_NEAR(test::finding_value(emr, "memory.L2.capacity_bytes") / (2 * MiB), 1.0, 0.25);
+  EXPECT_NEAR(test::finding_value(emr, "memory.L2.latency_ns"), 5.45, 0.3);
+  EXPECT_GT(test::finding_value(emr, "memory.L3.latency_ns"), 20);
+}
+
 // The same Xeon before buffers moved to huge pages: its L1 read smaller
 // than the 48 KiB Linux states and the first-level TLB's reach added a step;
 // what must hold there is the shape: fast L1 first, levels in order, DRAM
