@@ -266,15 +266,19 @@ class OccupancyProbe {
   }
 
   // GPUs: 1, 2, 3, ... groups of the largest size per unit until the step
-  // time jumps, then the step between refined (refine_waves). CPUs:
-  // doubling 64-item groups from 1, then bisection (bisect_groups). Both
-  // stop at 16384 work-items per unit.
+  // time jumps, then the step between refined (refine_waves); up to 32768
+  // work-items per unit: twice the most a unit holds in the recovery
+  // benchmark's widest draw (4 schedulers of 32 waves of 128 lanes, 16384
+  // items), whose step shows only past that. CPUs:
+  // doubling 64-item groups from 1, then bisection (bisect_groups), up to
+  // 16384 work-items per unit.
   void measure_waves(Series& s, Kernel& k, bool quick) {
     const size_t big = gpu_ ? largest_group(k) : wg_;
+    const size_t most_items = gpu_ ? 32768 : 16384;
     s.meta["work_group_size"] = big;
     size_t lo = 1, hi = 0;
     wave_point(&s, k, 1, big);
-    for (size_t n = 2; n * big <= 16384; n = gpu_ ? n + 1 : 2 * n) {
+    for (size_t n = 2; n * big <= most_items; n = gpu_ ? n + 1 : 2 * n) {
       if (over(s, wave_point(&s, k, n, big))) {
         hi = n;
         break;

@@ -149,5 +149,25 @@ TEST(SimExecWaves, AWorkGroupLimitBelowTheSlotsIsSearchedPast) {
   }
 }
 
+// A core that holds 16384 work-items (4 units of 32 waves of 128 lanes,
+// recovery benchmark seed 165) steps only past 16384 items: the search
+// reaches it and reads 128 waves.
+TEST(SimExecWaves, SixteenThousandResidentItemsAreBracketed) {
+  SimConfig c = load_sim_preset("mali-g52");
+  c.core.wave_width = 128;
+  c.core.units_per_core = 4;
+  c.core.waves_per_unit = 32;
+  c.core.workgroups_per_core = 32;
+  c.core.max_work_group_size = 512;
+  c.core.register_file_bytes_per_unit = 1 << 20;  // the slots, not the registers, bind
+  SimDevice dev(c, "sim:mali-g52-redrawn");
+  const Results r = test::run_sim_probe(dev, run_occupancy_probe, false);
+  const Series* waves = r.find_series("occupancy.waves");
+  ASSERT_NE(waves, nullptr);
+  const auto fs = analysis::max_waves_findings(*waves, c.core.wave_width, false);
+  ASSERT_EQ(fs.size(), 1u) << "no reading: the search stopped before the step";
+  EXPECT_EQ(std::get<double>(fs[0].value), 128) << fs[0].note;
+}
+
 INSTANTIATE_TEST_SUITE_P(Presets, SimExecRecovery, testing::ValuesIn(test::kSimPresets), test::sim_test_name);
 INSTANTIATE_TEST_SUITE_P(Drawn, SimExecRecovery, testing::ValuesIn(test::kDrawnGpus), test::sim_test_name);
