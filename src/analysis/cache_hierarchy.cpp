@@ -174,6 +174,12 @@ std::vector<Plateau> find_plateaus(const Curve& c, const HierarchyOptions& optio
     const LineFit own = fit_line(c, s.first, s.last);
     const double min_step_log = std::log(options.min_step_ratio);
     if (is_ramp(c, s, own, min_step_log)) continue;
+    // Latency never falls as a footprint grows; a segment whose fitted line
+    // falls by the smallest step across its span, its slope over twice its
+    // standard error below zero, is a disturbance of the sweep (launches
+    // sharing the machine with other work), not a level.
+    if (own.slope < -2 * own.slope_sigma && -own.slope * octaves(c.x[s.first], c.x[s.last]) >= min_step_log)
+      continue;
     Plateau p;
     for (size_t i = s.first; i <= s.last; ++i) p.points.push_back(i);
     update_level(p, c);

@@ -24,18 +24,19 @@ std::vector<Finding> hierarchy_findings(const Hierarchy& h, const std::string& s
   count_confidence = std::min(count_confidence, 0.95 * h.translation_confidence);
   std::string all_notes;
   for (const std::string& note : h.notes) all_notes += (all_notes.empty() ? "" : " ") + note;
-  findings.push_back({"memory.cache_levels",
-                      static_cast<double>(h.levels.size()),
-                      "",
-                      std::nullopt,
-                      std::nullopt,
-                      count_confidence,
-                      {series_id},
-                      "Number of latency plateaus before DRAM in the pointer-chase curve, by " +
-                          segmentation +
-                          "; ramps, stretches climbing as much as they start above the level before, steps "
-                          "below the minimum ratio and rises from address translation are not levels.",
-                      all_notes});
+  findings.push_back(
+      {"memory.cache_levels",
+       static_cast<double>(h.levels.size()),
+       "",
+       std::nullopt,
+       std::nullopt,
+       count_confidence,
+       {series_id},
+       "Number of latency plateaus before DRAM in the pointer-chase curve, by " + segmentation +
+           "; ramps, falling stretches, stretches climbing as much as they start above the "
+           "level before, steps below the minimum ratio and rises from address translation are "
+           "not levels.",
+       all_notes});
 
   for (size_t k = 0; k < h.levels.size(); ++k) {
     const CacheLevel& level = h.levels[k];

@@ -205,6 +205,29 @@ TEST(RecordedCurves, AClimbInsideTheL2IsPartOfIt) {
   EXPECT_EQ(test::finding_value(lavapipe, "memory.cache_levels"), 3);
 }
 
+// The same run's texture chase (4.3 ns on its L1, 7.6 on its L2) jumps to
+// 10.9-11.4 ns at 490-512 KiB and drops back to 9.0-9.8 ns from 724 KiB to
+// 1.2 MiB before its rise to the L3: a stretch whose fitted line falls
+// (0.13 log-ns an octave, 2.3 standard errors), which no cache makes. It
+// had been read as a 1.36 MiB level behind a 497 KiB L2 (four levels at
+// 0.39).
+TEST(RecordedCurves, AFallingStretchOfTheTextureChaseIsNoLevel) {
+  const Results emr = load_recorded("pocl_emr/pthread_default_run_l2_climb.json");
+  EXPECT_EQ(test::finding_value(emr, "texture.cache_levels"), 3);
+  EXPECT_NEAR(test::finding_value(emr, "texture.L2.capacity_bytes") / (2 * MiB), 1.0, 0.25);
+  EXPECT_GT(test::finding_value(emr, "texture.L3.latency_ns"), 20);
+
+  // A later README run's texture chase: 119, 126, 105 and 86 ns from 4.8
+  // to 8 MiB, between the L3's 36 ns and DRAM's 132, had been read as a
+  // fifth level at 112 ns. Its 10.6 ns stretch (0.6 to 1.4 MiB) still
+  // reads as a level: it neither falls nor climbs out of its noise.
+  const Results later = load_recorded("pocl_emr/pthread_default_run_texture_falls.json");
+  EXPECT_EQ(test::finding_value(later, "texture.cache_levels"), 4);
+  EXPECT_GT(test::finding_value(later, "texture.L4.latency_ns"), 30);
+  EXPECT_LT(test::finding_value(later, "texture.L4.latency_ns"), 40);
+  EXPECT_EQ(test::finding_value(later, "memory.cache_levels"), 3);
+}
+
 // Another such run, whose climb starts at the tlb probe's reach (432 KiB,
 // +2.35 ns) and runs 5.8 to 9.2 ns by 1.41 MiB: the stretch's median (6.34
 // ns) stands 1.17x above the L2, its fitted line only 1.05x where it
