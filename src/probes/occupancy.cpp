@@ -266,12 +266,11 @@ class OccupancyProbe {
   }
 
   // GPUs: 1, 2, 3, ... groups of the largest size per unit until the step
-  // time jumps, then the step between refined (refine_waves); up to 32768
-  // work-items per unit: twice the most a unit holds in the recovery
-  // benchmark's widest draw (4 schedulers of 32 waves of 128 lanes, 16384
-  // items), whose step shows only past that. CPUs:
-  // doubling 64-item groups from 1, then bisection (bisect_groups), up to
-  // 16384 work-items per unit.
+  // time jumps, then the step between refined (refine_waves), up to 32768
+  // work-items per unit: twice what a unit of the recovery benchmark's
+  // widest draw holds (4 schedulers of 32 waves of 128 lanes, 16384
+  // items), whose step shows only past that. CPUs: doubling 64-item groups
+  // from 1, then bisection (bisect_groups), up to 16384 work-items per unit.
   void measure_waves(Series& s, Kernel& k, bool quick) {
     const size_t big = gpu_ ? largest_group(k) : wg_;
     const size_t most_items = gpu_ ? 32768 : 16384;
