@@ -167,19 +167,19 @@ bool climbs_past_its_step(const Curve& c, const Segment& s, const LineFit& own, 
 std::vector<Plateau> find_plateaus(const Curve& c, const HierarchyOptions& options) {
   const std::vector<Segment> segments =
       segment_piecewise_constant(c.v, c.sigma, change_point_penalty(c.size()));
+  const double min_step_log = std::log(options.min_step_ratio);
   std::vector<Plateau> plateaus;
   for (const Segment& s : segments) {
-    if (static_cast<int>(s.size()) < options.min_plateau_points) continue;
-    if (octaves(c.x[s.first], c.x[s.last]) < options.min_plateau_octaves) continue;
+    const double span = octaves(c.x[s.first], c.x[s.last]);
+    if (static_cast<int>(s.size()) < options.min_plateau_points || span < options.min_plateau_octaves)
+      continue;
     const LineFit own = fit_line(c, s.first, s.last);
-    const double min_step_log = std::log(options.min_step_ratio);
     if (is_ramp(c, s, own, min_step_log)) continue;
     // Latency never falls as a footprint grows; a segment whose fitted line
     // falls by the smallest step across its span, its slope over twice its
     // standard error below zero, is a disturbance of the sweep (launches
     // sharing the machine with other work), not a level.
-    if (own.slope < -2 * own.slope_sigma && -own.slope * octaves(c.x[s.first], c.x[s.last]) >= min_step_log)
-      continue;
+    if (own.slope < -2 * own.slope_sigma && -own.slope * span >= min_step_log) continue;
     Plateau p;
     for (size_t i = s.first; i <= s.last; ++i) p.points.push_back(i);
     update_level(p, c);
