@@ -304,7 +304,12 @@ TlbCurve read_tlb_curve(const Series& strided, const Series& control) {
       found.erase(found.begin() + static_cast<long>(j) + 1, found.begin() + static_cast<long>(merged_to) + 1);
     }
     st.shape = chosen->describe();
-    if (chosen->shape == TlbShape::kSharp) continue;
+    st.one_load_per_page = chosen->shape != TlbShape::kRevisits && chosen->shape != TlbShape::kFewRevisits;
+    if (chosen->shape == TlbShape::kSharp) {
+      // One point past the rise fits every shape, and cannot show its top.
+      st.penalty_whole = st.points >= 2;
+      continue;
+    }
     st.reach_bytes = chosen->reach;
     st.reach_low = std::min(chosen->reach_low, chosen->reach);
     st.reach_high = std::max(chosen->reach_high, chosen->reach);
@@ -312,6 +317,7 @@ TlbCurve read_tlb_curve(const Series& strided, const Series& control) {
     // the fit only where the window reaches three quarters of it; short of
     // that it would be an extrapolation, and the rise seen stays the reading.
     if (chosen->saturation >= 0.75) {
+      st.penalty_whole = true;
       st.penalty_ns = chosen->penalty;
       st.penalty_low = chosen->penalty - 2 * chosen->penalty_sigma;
       st.penalty_high = chosen->penalty + 2 * chosen->penalty_sigma;
@@ -340,6 +346,7 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
   // the second stride); the note says which.
   const auto first_reach = [](const TlbCurve& c) { return c.steps.front().reach_bytes; };
   const std::pair<const Series*, TlbCurve>* best = nullptr;
+  const std::pair<const Series*, TlbCurve>* pair_smaller = nullptr;  // the other stride of a confirmed pair
   bool confirmed = false;
   for (const auto& a : curves) {
     if (a.second.steps.empty()) continue;
@@ -349,6 +356,7 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
       if (ratio < 1 / 1.3 || ratio > 1.3) continue;
       if (!best || std::min(first_reach(a.second), first_reach(b.second)) < first_reach(best->second)) {
         best = &b;
+        pair_smaller = &a;
         confirmed = true;
       }
     }
@@ -396,6 +404,49 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
   }
 
   const TlbCurve& c = best->second;
+  // The first level's penalty, where another stride reads it better than
+  // the chosen one:
+  // - Where the chosen stride puts several loads on each page, the miss
+  //   curve's shape past the reach depends on the order they come in and on
+  //   the replacement (tlb_shape.hpp), and so does the penalty read through
+  //   it: a 4 KiB stride over 16 KiB pages read a drawn GPU's 246 ns as 301.
+  //   A larger stride whose first step falls a power of two (2 or more,
+  //   within 30%) later implies pages of that stride over the power, larger
+  //   than the chosen stride: it puts one load on each page, so no revisits
+  //   blur its rise. Its penalty is taken where its shape has one load a
+  //   page, its height is the miss's whole cost (TlbStep::penalty_whole)
+  //   and within 30% of the chosen stride's (the same miss read through two
+  //   shapes; a far lower rise is the huge stride's lines crowding a cache's
+  //   sets, which two drawn GPUs' 2 MiB strides showed at 16 MiB).
+  // - Where a confirmed pair's larger stride (the chosen one) shows only
+  //   part of the rise and the smaller one its whole height, the smaller's.
+  const std::pair<const Series*, TlbCurve>* penalty_from = nullptr;
+  std::string penalty_why;
+  for (const auto& o : curves) {
+    if (o.second.stride_bytes <= c.stride_bytes || o.second.steps.empty()) continue;
+    const TlbStep& os = o.second.steps.front();
+    if (!os.penalty_whole || !os.one_load_per_page) continue;
+    const double heights = os.penalty_ns / c.steps.front().penalty_ns;
+    if (heights < 1 / 1.3 || heights > 1.3) continue;
+    const double later = os.reach_bytes / c.steps.front().reach_bytes, k = std::round(std::log2(later));
+    if (k < 1 || std::abs(std::log2(later) - k) > std::log2(1.3)) continue;
+    const double page = o.second.stride_bytes / std::exp2(k);
+    if (page <= c.stride_bytes) continue;
+    penalty_from = &o;
+    penalty_why = fmt::format(
+        "its first step falls {:.1f}x later than the {} B stride's, so pages are about {} B and it puts "
+        "one load on each, where the {} B stride puts several",
+        later, c.stride_bytes, page, c.stride_bytes);
+    break;
+  }
+  if (!penalty_from && pair_smaller && !c.steps.front().penalty_whole &&
+      pair_smaller->second.steps.front().penalty_whole) {
+    penalty_from = pair_smaller;
+    penalty_why = fmt::format(
+        "its first step agrees with the {} B stride's on the reach and rises to the miss's whole cost, "
+        "where the {} B stride's shows only part of it",
+        c.stride_bytes, c.stride_bytes);
+  }
   const std::vector<std::string> evidence = {best->first->id, control.id};
   const std::string method = fmt::format(
       "chase with one load per {} B block minus a chase over as many lines within few pages; "
@@ -437,6 +488,21 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
                    ? "Extra latency of a load whose page misses the first TLB level that runs out (and hits "
                      "the next)."
                    : "Extra latency over the previous TLB level's misses.";
+    if (i == 0 && penalty_from) {
+      const TlbStep& os = penalty_from->second.steps.front();
+      pen.value = os.penalty_ns;
+      pen.low = os.penalty_low;
+      pen.high = os.penalty_high;
+      pen.confidence = os.points >= 3 ? 0.75 : 0.5;
+      pen.evidence = {penalty_from->first->id, control.id};
+      pen.method = fmt::format(
+          "chase with one load per {} B block minus a chase over as many lines within few pages; the "
+          "height of its first step",
+          penalty_from->second.stride_bytes);
+      pen.note += fmt::format(" Read from the {} B stride: {}. The {} B stride read {:.1f} ns{}.",
+                              penalty_from->second.stride_bytes, penalty_why, c.stride_bytes, st.penalty_ns,
+                              st.shape.empty() ? "" : " through the shape '" + st.shape + "'");
+    }
     out.push_back(std::move(reach));
     out.push_back(std::move(pen));
   }

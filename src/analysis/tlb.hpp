@@ -23,6 +23,12 @@ struct TlbStep {
   double penalty_low = 0, penalty_high = 0;
   int points = 0;  // points on the new level
   std::string shape;  // the miss curve's shape that read the reach (empty: none fitted)
+  // The penalty is the whole cost of a miss: a sharp step of two or more
+  // points, or a fitted shape whose window reaches three quarters of every
+  // hop missing. False where it is the rise seen short of that, or no shape
+  // fitted.
+  bool penalty_whole = false;
+  bool one_load_per_page = false;  // the fitted shape has one slot per page (sharp, random, sets)
 };
 
 struct TlbCurve {

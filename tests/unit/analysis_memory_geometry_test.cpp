@@ -438,6 +438,54 @@ TEST(Tlb, AStepTwoStridesAgreeOnWinsOverAnEarlierLoneOne) {
   EXPECT_NEAR(std::log2(number(*find(lone, "memory.tlb.reach_bytes"))), std::log2(8 * MiB), 0.5);
 }
 
+// A 4 KiB stride over 16 KiB pages revisits each page, and its rise's
+// shape blurs the penalty (here it rises to 240 ns through 1 - R/F); the 64
+// KiB stride, whose step falls 4x later (pages of 64 KiB / 4 = 16 KiB), puts
+// one load on each page and steps sharply by the miss's 200 ns. A 2 MiB
+// stride stepping 30 ns at a power-of-two ratio (its lines crowding a
+// cache's sets) is no such reading.
+TEST(Tlb, APenaltyIsReadFromTheStrideWithOneLoadAPage) {
+  const Series control = control_series(65536);
+  const Series small = shaped(
+      4 * KiB, 32 * MiB, 240, [](double r) { return 1 - 1 / r; }, 65536);
+  const Series mid = shaped(
+      64 * KiB, 128 * MiB, 200, [](double) { return 1.0; }, 4096);
+  const Series crowded = shaped(
+      2 * MiB, 64 * MiB, 30, [](double) { return 1.0; }, 128);
+  const auto fs = tlb_findings(control, {&small, &mid});
+  const Finding* reach = find(fs, "memory.tlb.reach_bytes");
+  const Finding* pen = find(fs, "memory.tlb.miss_penalty_ns");
+  ASSERT_TRUE(reach && pen);
+  EXPECT_NEAR(number(*reach) / (32 * MiB), 1, 0.1);
+  EXPECT_EQ(reach->evidence.front(), small.id);
+  EXPECT_NEAR(number(*pen), 200, 6);
+  EXPECT_EQ(pen->evidence.front(), mid.id);
+  EXPECT_NE(pen->note.find("pages are about 16384 B"), std::string::npos) << pen->note;
+  const auto without = tlb_findings(control, {&small, &crowded});
+  ASSERT_NE(find(without, "memory.tlb.miss_penalty_ns"), nullptr);
+  EXPECT_NEAR(number(*find(without, "memory.tlb.miss_penalty_ns")), 240, 12);
+  EXPECT_EQ(find(without, "memory.tlb.miss_penalty_ns")->evidence.front(), small.id);
+}
+
+// Two strides agree on the reach (2 MiB pages); the larger is swept only
+// to 1.4x it, where a randomly replaced TLB misses on about half the hops,
+// so its rise is part of the penalty; the smaller's, swept to 16x, reaches
+// it.
+TEST(Tlb, APairsPenaltyComesFromTheStrideThatReachesItsWholeHeight) {
+  const Series control = control_series(65536);
+  const Series small = shaped(
+      64 * KiB, 32 * MiB, 150, [](double r) { return 1 - 1 / r; }, 8192);
+  const Series large = shaped(
+      2 * MiB, 32 * MiB, 150, [](double r) { return 1 - random_replacement_hit_rate(r); }, 23);
+  const auto fs = tlb_findings(control, {&small, &large});
+  const Finding* reach = find(fs, "memory.tlb.reach_bytes");
+  const Finding* pen = find(fs, "memory.tlb.miss_penalty_ns");
+  ASSERT_TRUE(reach && pen);
+  EXPECT_EQ(reach->evidence.front(), large.id);
+  EXPECT_NEAR(number(*pen), 150, 8);
+  EXPECT_EQ(pen->evidence.front(), small.id);
+}
+
 // --- cache geometry -------------------------------------------------------------
 
 Series pairs_series(const std::string& id, double hit, double mid, double miss, double fetch1,
