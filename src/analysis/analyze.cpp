@@ -282,8 +282,8 @@ std::vector<Finding> analyze_usable(const Results& r) {
     int levels = 0;
     for (const auto& f : out)
       if (f.id == "memory.cache_levels") levels = static_cast<int>(number(f));
-    auto found = geometry_findings(r.find_series("geometry.pairs_near"), r.find_series("geometry.pairs_far"),
-                                   lines, lone, all, levels);
+    auto found = geometry_findings(r.find_series("geometry.pairs_near"), r.find_series("geometry.pairs_mid"),
+                                   r.find_series("geometry.pairs_far"), lines, lone, all, levels);
     out.insert(out.end(), found.begin(), found.end());
   }
   for (auto* family :
@@ -378,8 +378,14 @@ void expected_gaps(const Results& r, const std::vector<Finding>& found) {
     expect(l + "latency_ns", "latency.global", "the staircase found no plateau for this level");
     expect(l + "bandwidth_gbps", "bandwidth.read",
            "the bandwidth sweep has no footprint that lies inside this level alone");
-    expect(l + "fetch_bytes", "geometry.pairs_near",
-           "the paired-load experiment gave no step that tells this level's fill unit");
+    if (n == 2 && levels >= 3 && !r.find_series("geometry.pairs_mid") && r.find_series("geometry.pairs_near"))
+      expect(
+          l + "fetch_bytes", "geometry.pairs_near",
+          "no mid pairs were run (the sharing sweep's lone chase shows no third level ending within it, or "
+          "the sweep did not run): the near pairs tell the first level's fill and the far ones the last's");
+    else
+      expect(l + "fetch_bytes", n == 2 && levels >= 3 ? "geometry.pairs_mid" : "geometry.pairs_near",
+             "the paired-load experiment gave no step that tells this level's fill unit");
     std::string not_run;
     for (const auto& s : r.series)
       if (s.probe == "geometry" && s.meta.contains("sharing_not_run") && s.meta["sharing_not_run"].is_string())

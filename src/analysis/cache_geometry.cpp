@@ -215,9 +215,10 @@ std::vector<SharingReading> read_sharing(const Series& lone, const Series& all) 
   return out;
 }
 
-std::vector<Finding> geometry_findings(const Series* pairs_near, const Series* pairs_far,
-                                       const std::vector<const Series*>& lines, const Series* shared_lone,
-                                       const Series* shared_all, int cache_levels) {
+std::vector<Finding> geometry_findings(const Series* pairs_near, const Series* pairs_mid,
+                                       const Series* pairs_far, const std::vector<const Series*>& lines,
+                                       const Series* shared_lone, const Series* shared_all,
+                                       int cache_levels) {
   std::vector<Finding> out;
   const auto fetch = [&](const Series* s, int level, const std::string& where) {
     if (!s) return;
@@ -242,6 +243,12 @@ std::vector<Finding> geometry_findings(const Series* pairs_near, const Series* p
     out.push_back(std::move(f));
   };
   fetch(pairs_near, 1, "Footprint past the first level, inside the second: the first level's fill unit.");
+  // The mid pairs' anchors miss the second level and hit the third, so they
+  // tell the second level's fill only where a third level exists.
+  if (cache_levels >= 3)
+    fetch(pairs_mid, 2,
+          "Footprint past the second level, inside the third: the second level's fill unit; a step at a "
+          "smaller d is the first level's.");
   const int last = std::max(2, cache_levels);
   fetch(pairs_far, last,
         fmt::format("Footprint past every cache: the fill unit of the last level (L{}) from memory; a step "

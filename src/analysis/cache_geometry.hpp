@@ -65,12 +65,13 @@ struct SharingReading {
 };
 std::vector<SharingReading> read_sharing(const Series& lone, const Series& all);
 
-// memory.L1.fetch_bytes (near pairs), memory.L<last>.fetch_bytes (far pairs,
+// memory.L1.fetch_bytes (near pairs), memory.L2.fetch_bytes (mid pairs,
+// where cache_levels is 3 or more), memory.L<last>.fetch_bytes (far pairs,
 // last = cache_levels, the number of levels the latency probe found, 2 when
 // unknown), memory.line_bytes, memory.L<n>.shared_by_cus (for n up to
 // cache_levels when known), from whichever series are given.
-std::vector<Finding> geometry_findings(const Series* pairs_near, const Series* pairs_far,
-                                       const std::vector<const Series*>& lines, const Series* shared_lone,
-                                       const Series* shared_all, int cache_levels);
+std::vector<Finding> geometry_findings(const Series* pairs_near, const Series* pairs_mid,
+                                       const Series* pairs_far, const std::vector<const Series*>& lines,
+                                       const Series* shared_lone, const Series* shared_all, int cache_levels);
 
 }  // namespace gpuscope::analysis

@@ -1,12 +1,14 @@
 // Probe `geometry`: how the caches are cut up, by three pointer-chase
 // experiments (analysis/cache_geometry reads them).
 //
-// 1. Fetch granularity: geometry.pairs_near, geometry.pairs_far
+// 1. Fetch granularity: geometry.pairs_near, geometry.pairs_far,
+//    geometry.pairs_mid
 //    x = pair distance d (bytes), y = ns per load. Anchors 512 B apart on a
 //    random cycle; each anchor's word points d bytes further on, and that word
 //    to the next anchor. The anchor load misses the level under test (the
 //    footprint is many times it: "near" misses the first level and fits the
-//    second, "far" misses every cache); the partner load hits exactly when the
+//    second, "mid" misses the second and fits a third, "far" misses every
+//    cache); the partner load hits exactly when the
 //    anchor's miss brought its bytes in, i.e. when d < the unit the level
 //    fetches. So ns per load is (miss + hit) / 2 for small d and jumps to the
 //    miss latency at d = the fetch unit: a sector on NVIDIA (32 B of a 128 B
@@ -33,6 +35,7 @@
 //    lone one; a shared level holds only 1/G of it per group, so the G curve
 //    leaves that level's plateau G times earlier.
 #include "analysis/cache_geometry.hpp"
+#include "analysis/cache_hierarchy.hpp"
 #include "core/error.hpp"
 #include "probes/chase_rig.hpp"
 #include "probes/probe.hpp"
@@ -125,7 +128,12 @@ class GeometryProbe {
 
     if (groups_ > 1 && !budget.exhausted()) {
       out.push_back(shared_series(1));
+      const std::optional<size_t> mid = mid_footprint(out.back());
       out.push_back(shared_series(groups_));
+      if (mid && !budget.exhausted() && (!quick_ || !cpu_)) {
+        out.push_back(pairs("geometry.pairs_mid", *mid));
+        out.back().meta["footprint_from"] = "geometry.shared_1";
+      }
     } else if (groups_ <= 1) {
       ctx_.progress("geometry: one compute unit; no sharing experiment");
       out.back().meta["sharing_not_run"] = "one compute unit: no other unit to share a cache with";
@@ -155,6 +163,26 @@ class GeometryProbe {
   void add(Series& s, double x, const ChaseTiming& t) {
     add_point(s, x, t.samples, t.ns_per_hop);
     ctx_.progress(fmt::format("{} {:>12.0f} {:8.2f} ns", s.id, x, t.ns_per_hop));
+  }
+
+  // The mid pairs' footprint F, from the sharing sweep's lone chase: where
+  // its staircase shows a third level that runs out within it, one whose
+  // anchors miss the second level and hit the third, at the geometric
+  // middle of [4 C2, C3] (capacities as the staircase reads them). The
+  // anchors' lines, F / 512 x 128 B = F / 4 at 128 B lines, fall in a
+  // quarter of the sets of a cache indexed by the bits above the line, so
+  // such a cache holds C / 4 of them: they overrun the second level from F
+  // = C2 (4x at 4 C2) and fit the third up to F = C3. A cache that hashes
+  // its sets holds C of them, inside the same bounds. None where the range
+  // is empty or past the rig, and on a unit alone (no sharing sweep).
+  std::optional<size_t> mid_footprint(const Series& lone) const {
+    const analysis::Hierarchy h = analysis::infer_cache_hierarchy(lone);
+    if (h.levels.size() < 3 || !h.levels[2].end_reached) return std::nullopt;
+    const double lo = 4 * h.levels[1].capacity_bytes, hi = h.levels[2].capacity_bytes;
+    if (!(lo > 0) || lo > hi) return std::nullopt;
+    const auto footprint = static_cast<size_t>(std::sqrt(lo * hi)) / kAnchorBytes * kAnchorBytes;
+    if (footprint > rig_.bytes()) return std::nullopt;
+    return footprint;
   }
 
   Series pairs(const std::string& id, size_t footprint) {

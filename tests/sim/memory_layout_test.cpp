@@ -119,8 +119,9 @@ TEST_P(SimMemlayoutRecovery, GeometryFetchLineAndSharing) {
   const Series* lone = series(ss, "geometry.shared_1");
   const Series* all = series(ss, fmt::format("geometry.shared_{}", c.core.shader_cores));
   ASSERT_TRUE(lone && all);
-  const auto fs = analysis::geometry_findings(series(ss, "geometry.pairs_near"),
-                                              series(ss, "geometry.pairs_far"), lines, lone, all, 0);
+  const auto fs =
+      analysis::geometry_findings(series(ss, "geometry.pairs_near"), series(ss, "geometry.pairs_mid"),
+                                  series(ss, "geometry.pairs_far"), lines, lone, all, 0);
   const auto levels = c.path_levels(CachePath::load_store);
 
   const Finding* line = finding(fs, "memory.line_bytes");
@@ -152,6 +153,49 @@ TEST_P(SimMemlayoutRecovery, GeometryFetchLineAndSharing) {
                 levels[k]->per_core ? "private" : "shared",
                 std::get<bool>(got->value) ? "shared" : "private");
     EXPECT_EQ(std::get<bool>(got->value), !levels[k]->per_core) << id;
+  }
+}
+
+// Three levels on the load path: an L1 filled in 32 B sectors, an L2 in 64 B
+// sectors and a 4 MiB L3 in 128 B lines. The sharing sweep's lone chase (8
+// MiB a group) sees the L3 end, so the probe runs mid pairs (past the L2,
+// inside the L3) and they tell the L2's 64 B apart from the L1's 32 and the
+// L3's 128, which the far pairs read.
+TEST(SimMemlayout, MidPairsTellTheSecondOfThreeLevelsFill) {
+  nlohmann::json d = sectored_description();
+  d["name"] = "three-levels";
+  d["core"]["shader_cores"] = 2;
+  auto& caches = d["memory"]["caches"];
+  caches[0]["capacity_bytes"] = 16384;
+  caches[1] = {{"name", "L2"},         {"capacity_bytes", 262144}, {"line_bytes", 128},
+               {"sector_bytes", 64},   {"associativity", 16},      {"replacement", "lru"},
+               {"hit_latency_ns", 90}, {"bytes_per_clock", 128},   {"path", "both"}};
+  caches.push_back({{"name", "L3"},
+                    {"capacity_bytes", 4194304},
+                    {"line_bytes", 128},
+                    {"associativity", 16},
+                    {"replacement", "lru"},
+                    {"hit_latency_ns", 200},
+                    {"bytes_per_clock", 64},
+                    {"path", "both"}});
+  d["memory"]["max_alloc_bytes"] = 134217728;
+  const SimConfig c = parse_sim_config(d, "three-levels");
+  SimDevice dev(c, "sim:three-levels");
+  const auto ss = run_probe(dev, run_geometry_probe, false);
+  const Series* mid = series(ss, "geometry.pairs_mid");
+  ASSERT_NE(mid, nullptr);
+  const double footprint = mid->meta["footprint_bytes"].get<double>();
+  // Its anchors' lines, a quarter of it, fall in a quarter of the sets.
+  EXPECT_GE(footprint, 4 * 262144.0);  // they overrun the L2 4x
+  EXPECT_LE(footprint, 4194304.0);     // and fit the L3
+  const auto fs = analysis::geometry_findings(series(ss, "geometry.pairs_near"), mid,
+                                              series(ss, "geometry.pairs_far"), {}, nullptr, nullptr, 3);
+  for (const auto& [id, unit] : {std::pair<std::string, double>{"memory.L1.fetch_bytes", 32},
+                                 {"memory.L2.fetch_bytes", 64},
+                                 {"memory.L3.fetch_bytes", 128}}) {
+    const Finding* f = finding(fs, id);
+    ASSERT_NE(f, nullptr) << id;
+    EXPECT_EQ(number(*f), unit) << id << ": " << f->note;
   }
 }
 

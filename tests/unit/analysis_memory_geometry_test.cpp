@@ -509,10 +509,26 @@ TEST(CacheGeometry, FarPairsReadTheLastStep) {
   const auto r = read_pairs_curve(far);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->fetch_bytes, 64);
-  const auto fs = geometry_findings(nullptr, &far, {}, nullptr, nullptr, 3);
+  const auto fs = geometry_findings(nullptr, nullptr, &far, {}, nullptr, nullptr, 3);
   const Finding* f = find(fs, "memory.L3.fetch_bytes");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(number(*f), 64);
+}
+
+// Mid pairs: anchors past a 2 MiB L2 inside a 16 MiB third level. The L1
+// fills 32 B sectors, the L2 128 B lines: steps at 32 (L1 hit -> L2 hit)
+// and 128 (L2 hit -> third-level hit). They name the L2's unit only where
+// the latency probe found a third level; with two, level 2 is the last and
+// the far pairs tell its fill.
+TEST(CacheGeometry, MidPairsReadTheSecondLevelsFillWhereAThirdExists) {
+  const Series mid = pairs_series("geometry.pairs_mid", 38, 68, 119, 32, 128);
+  const auto three = geometry_findings(nullptr, &mid, nullptr, {}, nullptr, nullptr, 3);
+  const Finding* f = find(three, "memory.L2.fetch_bytes");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(number(*f), 128);
+  EXPECT_EQ(f->evidence.front(), mid.id);
+  EXPECT_EQ(find(geometry_findings(nullptr, &mid, nullptr, {}, nullptr, nullptr, 2), "memory.L2.fetch_bytes"),
+            nullptr);
 }
 
 TEST(CacheGeometry, NearPairsPastTheSecondLevelReadTheFirstLevelsSector) {
@@ -520,7 +536,7 @@ TEST(CacheGeometry, NearPairsPastTheSecondLevelReadTheFirstLevelsSector) {
   // partner hits the L2 from d = 64 (the L1's sector) and misses it from
   // d = 128 (the L2's line). The L1's unit is the first step.
   const Series near = pairs_series("geometry.pairs_near", 26, 84, 178, 64, 128);
-  const auto fs = geometry_findings(&near, nullptr, {}, nullptr, nullptr, 2);
+  const auto fs = geometry_findings(&near, nullptr, nullptr, {}, nullptr, nullptr, 2);
   const Finding* f = find(fs, "memory.L1.fetch_bytes");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(number(*f), 64);
@@ -560,7 +576,7 @@ TEST(CacheGeometry, LineIsWhereCapacityStartsDoubling) {
     EXPECT_EQ(r->line_bytes, line);
     EXPECT_FALSE(r->upper_bound_only);
     const auto fs =
-        geometry_findings(nullptr, nullptr, ptrs, nullptr, nullptr, 2);  // kept: `f` points into it
+        geometry_findings(nullptr, nullptr, nullptr, ptrs, nullptr, nullptr, 2);  // kept: `f` points into it
     const Finding* f = find(fs, "memory.line_bytes");
     ASSERT_NE(f, nullptr);
     EXPECT_EQ(number(*f), line);
@@ -611,7 +627,7 @@ TEST(CacheGeometry, PrivateL1AndSharedL2) {
   const auto readings = read_sharing(lone, all);
   ASSERT_GE(readings.size(), 1u);
   EXPECT_FALSE(readings[0].shared);
-  const auto fs = geometry_findings(nullptr, nullptr, {}, &lone, &all, 2);
+  const auto fs = geometry_findings(nullptr, nullptr, nullptr, {}, &lone, &all, 2);
   const Finding* l1 = find(fs, "memory.L1.shared_by_cus");
   const Finding* l2 = find(fs, "memory.L2.shared_by_cus");
   ASSERT_TRUE(l1 && l2);
@@ -632,7 +648,7 @@ TEST(CacheGeometry, GroupsSlowerThanTheNextLevelAreNotSurelyOneCache) {
   const Series lone = curve("geometry.shared_1", 1e12);
   Series all = curve("geometry.shared_16", 8 * KiB);
   all.meta["groups"] = 16;
-  const auto fs = geometry_findings(nullptr, nullptr, {}, &lone, &all, 2);
+  const auto fs = geometry_findings(nullptr, nullptr, nullptr, {}, &lone, &all, 2);
   const Finding* l1 = find(fs, "memory.L1.shared_by_cus");
   ASSERT_NE(l1, nullptr);
   EXPECT_LE(l1->confidence, 0.6);
@@ -645,7 +661,7 @@ TEST(CacheGeometry, GroupsThatRanOneAfterAnotherGiveNoSharingReading) {
   all.id = "geometry.shared_2";
   all.meta["groups"] = 2;
   for (auto& p : all.points) p.y *= 2;  // serialised: every hop twice as long
-  const auto fs = geometry_findings(nullptr, nullptr, {}, &lone, &all, 2);
+  const auto fs = geometry_findings(nullptr, nullptr, nullptr, {}, &lone, &all, 2);
   EXPECT_EQ(find(fs, "memory.L1.shared_by_cus"), nullptr);
 }
 
