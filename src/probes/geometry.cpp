@@ -8,12 +8,13 @@
 //    to the next anchor. The anchor load misses the level under test (the
 //    footprint is many times it: "near" misses the first level and fits the
 //    second, "mid" misses the second and fits a third, "far" misses every
-//    cache); the partner load hits exactly when the
-//    anchor's miss brought its bytes in, i.e. when d < the unit the level
-//    fetches. So ns per load is (miss + hit) / 2 for small d and jumps to the
-//    miss latency at d = the fetch unit: a sector on NVIDIA (32 B of a 128 B
-//    line), a whole line on CPUs. "far" shows the first level's step and then
-//    the second level's (its fetch from DRAM).
+//    cache); the partner load hits exactly when the anchor's miss brought
+//    its bytes in, i.e. when d < the unit the level fetches. So ns per load
+//    is (miss + hit) / 2 for small d and jumps to the miss latency at d =
+//    the fetch unit: a sector on NVIDIA (32 B of a 128 B line), a whole line
+//    on CPUs. "mid" and "far" show the first level's step and then the
+//    level's under test (the second's from the third; the last's from
+//    DRAM).
 //
 // 2. Line (allocation unit): geometry.line_<S>
 //    x = footprint (bytes), y = ns per hop: the latency probe's random chase
