@@ -204,8 +204,15 @@ std::vector<SharingReading> read_sharing(const Series& lone, const Series& all) 
     // earlier than the lone one (a random-replacement level lets a curve
     // leave gradually, so the exits say more than one footprint's value);
     // when the G chase never leaves it within the sweep, when the G chase
-    // stands past the geometric middle at the probe footprint.
-    const double exit_all = groups >= 2 ? crossing(all, lv.first_x, middle_ns) : 0;
+    // stands past the geometric middle at the probe footprint. The G chase's
+    // exit is sought from where the level before ends, not from where the
+    // lone chase settles on this level: a shared level of capacity C holds
+    // C / G per group, which can lie below the lone plateau's first
+    // footprint (a 768 KiB L2 behind 96 KiB L1s, 12 groups: 64 KiB each),
+    // and an exit sought only from there would be read as no earlier than
+    // the lone chase's.
+    const double from_x = n > 0 ? h.levels[n - 1].last_x : 0;
+    const double exit_all = groups >= 2 ? crossing(all, from_x, middle_ns) : 0;
     if (groups >= 2 && std::isfinite(exit_all))
       r.shared = exit_all < crossing(lone, lv.first_x, middle_ns) / std::sqrt(groups);
     else
