@@ -12,6 +12,13 @@ namespace gpuscope::analysis {
 namespace {
 
 constexpr double kSameWithin = 0.05;  // offsets running within 5% of the aligned copy count as aligned
+// A doubling of the stride whose rate falls below this is the bytes'
+// doing: the segment is not yet whole.
+constexpr double kSteepFall = 0.7;
+// Where no doubling falls that steeply, the tail is flat when each octave
+// of it runs, at its median, within this of the tail's median (or three
+// times the points' median spread, where wider).
+constexpr double kFlatWithin = 0.05;
 
 std::optional<double> y_at(const Series& s, double x) {
   for (const auto& p : s.points)
@@ -90,17 +97,79 @@ OffsetReading read_offset_curve(const Series& offset) {
 
 StrideReading read_stride_curve(const Series& stride, double element_bytes) {
   StrideReading r;
+  // A copy bound by the bytes it moves: the last doubling that falls
+  // steeply.
   for (int m = 1; m <= 32; m *= 2) {
     const auto a = y_at(stride, m);
     const auto b = y_at(stride, 2 * m);
     if (!a || !b) continue;
     const double q = *b / *a;
-    if (q < 0.7) {
+    if (q < kSteepFall) {
       r.last_steep_m = m;
       r.last_steep_ratio = q;
       r.segment_bytes = 2 * m * element_bytes;
     }
   }
+  if (r.segment_bytes > 0) return r;
+
+  // A copy bound by its loads in flight: where the curve levels off. The
+  // smallest power of two m* whose tail (every stride from m* on) is flat,
+  // with a doubling of tail to show it: the median of each octave [o, 2o)
+  // of it lies within the band around the tail's median. Octaves' medians,
+  // not single points, so that one disturbed point does not hide where the
+  // curve levels off.
+  std::vector<const Point*> pts;  // measured strides with a usable rate, by m
+  for (const auto& p : stride.points)
+    if (p.x >= 1 && p.y > 0 && std::isfinite(p.y)) pts.push_back(&p);
+  std::sort(pts.begin(), pts.end(), [](const Point* a, const Point* b) { return a->x < b->x; });
+  if (pts.size() < 3) {
+    r.unread = "the stride curve has fewer than three points";
+    return r;
+  }
+  std::vector<double> spreads;
+  for (const Point* p : pts) spreads.push_back(spread(*p));
+  r.flat_within = std::max(kFlatWithin, 3 * median(spreads));
+  const double last_m = pts.back()->x;
+  const auto median_over = [&](double from, double to) {
+    std::vector<double> ys;
+    for (const Point* p : pts)
+      if (p->x >= from && p->x < to) ys.push_back(p->y);
+    return ys.empty() ? std::optional<double>() : std::optional(median(ys));
+  };
+  int flat_from = 0;
+  double level = 0;
+  for (int m = 2; 2 * m <= last_m && flat_from == 0; m *= 2) {
+    const double med = *median_over(m, last_m + 1);
+    bool flat = true;
+    for (double o = m; o <= last_m && flat; o *= 2) {
+      const auto octave = median_over(o, o * 2 > last_m ? last_m + 1 : o * 2);
+      flat = !octave || std::abs(*octave / med - 1) <= r.flat_within;
+    }
+    if (flat) {
+      flat_from = m;
+      level = med;
+    }
+  }
+  if (flat_from == 0) {
+    r.unread = fmt::format(
+        "the stride curve neither falls below {:.1f}x in a doubling of the stride nor levels off (each "
+        "octave within {:.0f}% of one rate) for a doubling by m = {:.0f}",
+        kSteepFall, 100 * r.flat_within, last_m);
+    return r;
+  }
+  const auto before = y_at(stride, flat_from / 2);
+  const double fall = before ? level / *before : 1;
+  if (fall >= 1 - r.flat_within) {
+    r.unread = fmt::format(
+        "the stride curve does not fall (it runs within {:.0f}% of one rate from m = {} on): the copy moves "
+        "elements at the same rate whatever bytes its loads fetch, as one bound by the loads it has in "
+        "flight does",
+        100 * r.flat_within, flat_from / 2);
+    return r;
+  }
+  r.flat_from_m = flat_from;
+  r.fall_ratio = fall;
+  r.segment_bytes = flat_from * element_bytes;
   return r;
 }
 
@@ -150,12 +219,18 @@ std::vector<Finding> coalescing_findings(const Series* workgroup, const Series* 
     const StrideReading r = read_stride_curve(*stride, element_bytes(stride));
     const double e = element_bytes(stride);
     std::string reading;
-    if (r.segment_bytes > 0)
+    if (r.last_steep_m > 0)
       reading = fmt::format(
           " The curve falls steeply up to m = {} ({:.2f}x from m = {}) and levels off after: "
           "the memory side fetches {:.0f} B segments, so from a {:.0f} B stride on each "
           "element costs a whole segment.",
           2 * r.last_steep_m, r.last_steep_ratio, r.last_steep_m, r.segment_bytes, r.segment_bytes);
+    else if (r.flat_from_m > 0)
+      reading = fmt::format(
+          " The curve is flat at small strides (the copy bound by its loads in flight, not its bytes), "
+          "falls {:.2f}x into m = {} and runs within {:.0f}% of one rate from there on: the memory side "
+          "fetches {:.0f} B segments, so from a {:.0f} B stride on each element costs a whole segment.",
+          r.fall_ratio, r.flat_from_m, 100 * r.flat_within, r.segment_bytes, r.segment_bytes);
     if (p1) {
       for (int k : {2, 4, 8, 16, 32, 64}) {
         const Point* pk = point_at(*stride, k);
@@ -183,12 +258,17 @@ std::vector<Finding> coalescing_findings(const Series* workgroup, const Series* 
       }
     }
     if (r.segment_bytes > 0) {
-      Finding f = make("memory.coalescing.segment_bytes", r.segment_bytes, "B", stride->id,
-                       "the stride m after the stride curve's last fall below 0.7x per doubling, times the "
-                       "element size");
+      Finding f =
+          make("memory.coalescing.segment_bytes", r.segment_bytes, "B", stride->id,
+               r.last_steep_m > 0
+                   ? "the stride m after the stride curve's last fall below 0.7x per doubling, times "
+                     "the element size"
+                   : "where no doubling falls below 0.7x: the smallest power-of-two stride m from which "
+                     "the stride curve runs flat (each octave within its noise of one rate, for a "
+                     "doubling or more) after falling into it, times the element size");
       f.low = r.segment_bytes / 2;
       f.high = r.segment_bytes;
-      f.confidence = r.last_steep_ratio < 0.6 ? 0.7 : 0.5;
+      f.confidence = r.last_steep_m > 0 && r.last_steep_ratio < 0.6 ? 0.7 : 0.5;
       f.note =
           "The unit in which the memory side serves a copy's strided reads (on NVIDIA the L2's fetch "
           "from DRAM); compare memory.L<n>.fetch_bytes from the geometry probe's chases.";

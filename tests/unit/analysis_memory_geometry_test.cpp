@@ -95,9 +95,29 @@ TEST(Coalescing, StrideCurveFlatteningAt64BytesGives64ByteSegments) {
   EXPECT_NE(find(fs, "memory.coalescing.segment_bytes"), nullptr);
 }
 
+// The recovery benchmark's wide-119: one compute unit holding 4 groups of
+// 128, 167 ns to memory. The copy is bound by its loads in flight (18.4
+// GB/s) up to m = 13, where the 64 B segments' bytes take over: it falls
+// 0.8x from m = 8 to 16, never 0.7x in a doubling, and is flat after.
+TEST(Coalescing, ALatencyBoundCopyStillLevelsOffAtItsSegment) {
+  const Series str = make("coalescing.stride", range(1, 64), [](double m) {
+    return std::min(18.4, 128.8 * 8 / (std::min(4 * m, 64.0) + 4));
+  });
+  const StrideReading r = read_stride_curve(str, 4);
+  EXPECT_EQ(r.segment_bytes, 64);
+  EXPECT_EQ(r.last_steep_m, 0);
+  EXPECT_EQ(r.flat_from_m, 16);
+  EXPECT_GT(r.fall_ratio, 0.7);
+  const auto fs = coalescing_findings(nullptr, nullptr, &str);
+  const Finding* f = find(fs, "memory.coalescing.segment_bytes");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(number(*f), 64);
+}
+
 TEST(Coalescing, FlatStrideCurveHasNoSegment) {
   const Series str = make("coalescing.stride", range(1, 64), [](double) { return 50.0; });
   EXPECT_EQ(read_stride_curve(str).segment_bytes, 0);
+  EXPECT_NE(read_stride_curve(str).unread.find("does not fall"), std::string::npos);
   EXPECT_EQ(find(coalescing_findings(nullptr, nullptr, &str), "memory.coalescing.segment_bytes"), nullptr);
 }
 
@@ -633,6 +653,39 @@ TEST(CacheGeometry, PrivateL1AndSharedL2) {
   ASSERT_TRUE(l1 && l2);
   EXPECT_FALSE(std::get<bool>(l1->value));
   EXPECT_TRUE(std::get<bool>(l2->value));
+}
+
+// The recovery benchmark's wide-102: 96 KiB L1s with random replacement
+// (a gradual rise, so the lone chase settles on the L2 only at 256 KiB), a
+// 768 KiB L2 shared by 12 units, 64 KiB a group: the 12 groups have left
+// the L2 before the lone plateau's first point, and were read as keeping
+// their regions (exits compared from 256 KiB on).
+TEST(CacheGeometry, ASharedLevelLeftBeforeTheLonePlateauStartsIsShared) {
+  const auto table = [](std::vector<std::pair<double, double>> knots) {
+    return [knots](double f) {
+      if (f <= knots.front().first) return knots.front().second;
+      for (size_t i = 1; i < knots.size(); ++i)
+        if (f <= knots[i].first) {
+          const double t = std::log(f / knots[i - 1].first) / std::log(knots[i].first / knots[i - 1].first);
+          return knots[i - 1].second + t * (knots[i].second - knots[i - 1].second);
+        }
+      return knots.back().second;
+    };
+  };
+  const auto xs = geometric(1 * KiB, 8 * MiB);
+  const Series lone = make("geometry.shared_1", xs,
+                           table({{90 * KiB, 51}, {128 * KiB, 78}, {181 * KiB, 97}, {256 * KiB, 106},
+                                  {724 * KiB, 110}, {1024 * KiB, 273}, {2896 * KiB, 274}, {8 * MiB, 396}}));
+  Series all = make("geometry.shared_12", xs,
+                    table({{90 * KiB, 51}, {128 * KiB, 132}, {181 * KiB, 229}, {256 * KiB, 287},
+                           {512 * KiB, 381}, {1024 * KiB, 428}, {8 * MiB, 470}}));
+  all.meta["groups"] = 12;
+  const auto fs = geometry_findings(nullptr, nullptr, nullptr, {}, &lone, &all, 2);
+  const Finding* l1 = find(fs, "memory.L1.shared_by_cus");
+  const Finding* l2 = find(fs, "memory.L2.shared_by_cus");
+  ASSERT_TRUE(l1 && l2);
+  EXPECT_FALSE(std::get<bool>(l1->value));
+  EXPECT_TRUE(std::get<bool>(l2->value)) << l2->note;
 }
 
 TEST(CacheGeometry, GroupsSlowerThanTheNextLevelAreNotSurelyOneCache) {
