@@ -19,6 +19,9 @@ constexpr double kSteepFall = 0.7;
 // of it runs, at its median, within this of the tail's median (or three
 // times the points' median spread, where wider).
 constexpr double kFlatWithin = 0.05;
+// The largest m* sought: a bound for curves whose strides are not the
+// probe's 1..64 (a results file written by hand).
+constexpr int kMaxStride = 1 << 20;
 
 std::optional<double> y_at(const Series& s, double x) {
   for (const auto& p : s.points)
@@ -120,7 +123,7 @@ StrideReading read_stride_curve(const Series& stride, double element_bytes) {
   // curve levels off.
   std::vector<const Point*> pts;  // measured strides with a usable rate, by m
   for (const auto& p : stride.points)
-    if (p.x >= 1 && p.y > 0 && std::isfinite(p.y)) pts.push_back(&p);
+    if (p.x >= 1 && std::isfinite(p.x) && p.y > 0 && std::isfinite(p.y)) pts.push_back(&p);
   std::sort(pts.begin(), pts.end(), [](const Point* a, const Point* b) { return a->x < b->x; });
   if (pts.size() < 3) {
     r.unread = "the stride curve has fewer than three points";
@@ -138,7 +141,7 @@ StrideReading read_stride_curve(const Series& stride, double element_bytes) {
   };
   int flat_from = 0;
   double level = 0;
-  for (int m = 2; 2 * m <= last_m && flat_from == 0; m *= 2) {
+  for (int m = 2; 2 * m <= last_m && m <= kMaxStride && flat_from == 0; m *= 2) {
     const double med = *median_over(m, last_m + 1);
     bool flat = true;
     for (double o = m; o <= last_m && flat; o *= 2) {
