@@ -258,6 +258,10 @@ TlbCurve read_tlb_curve(const Series& strided, const Series& control) {
     for (size_t i = 0; i < pts.size(); ++i) {
       if (cys[i] || !(pts[i].y > 0) || pts[i].x <= st.reach_low || pts[i].x >= st.reach_high) continue;
       const double slots = std::round(pts[i].x / c.stride_bytes);
+      // Inside the control's range only: past its end the control may
+      // climb further than any point it has.
+      if (control.points.empty() || slots < control.points.front().x || slots > control.points.back().x)
+        continue;
       double ceiling = 0;
       for (const auto& q : control.points)
         if (q.x >= slots / 2 && q.x <= slots * 2) ceiling = std::max(ceiling, q.y);
