@@ -433,11 +433,8 @@ void expected_gaps(const Results& r, const std::vector<Finding>& found) {
   }
   expect("memory.dram.bandwidth_gbps", "bandwidth.read",
          "the bandwidth sweep has no footprint past every cache level the latency probe found");
-  {
-    const Series* s = r.find_series("coalescing.stride");
-    expect("memory.coalescing.segment_bytes", "coalescing.stride",
-           s ? read_stride_curve(*s, s->meta.value("element_bytes", 4.0)).unread : std::string());
-  }
+  expect("memory.coalescing.segment_bytes", "coalescing.stride",
+         "the stride curve does not level off at one segment size within the strides measured");
   expect("host.h2d_gbps", "transfer.h2d.pinned", "the host-to-device copies give no size at which the rate settles");
   expect("host.d2h_gbps", "transfer.d2h.pinned", "the device-to-host copies give no size at which the rate settles");
   expect("host.zero_copy", "transfer.map.host.to_host",

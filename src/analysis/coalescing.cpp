@@ -1,5 +1,6 @@
 #include "analysis/coalescing.hpp"
 
+#include "analysis/unfound.hpp"
 #include "core/stats.hpp"
 
 #include <fmt/format.h>
@@ -276,6 +277,8 @@ std::vector<Finding> coalescing_findings(const Series* workgroup, const Series* 
           "The unit in which the memory side serves a copy's strided reads (on NVIDIA the L2's fetch "
           "from DRAM); compare memory.L<n>.fetch_bytes from the geometry probe's chases.";
       out.push_back(std::move(f));
+    } else {
+      note_unfound("memory.coalescing.segment_bytes", r.unread, {stride->id});
     }
   }
 

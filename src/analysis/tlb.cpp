@@ -117,6 +117,36 @@ double reach_in(double low, double high) {
   return std::sqrt(low * high);
 }
 
+// A strided point inside `st`'s bracket that was left out because the
+// control changes level at its slots (one of its caches overflowing;
+// `baseline` is then empty there) still bounds its own excess from below,
+// by the highest control point within a factor of two of those slots.
+// Where that bound is over half the step's rise, the point is past the
+// reach and closes the bracket there (a 384-entry TLB of 4 KiB pages, 1.5
+// MiB: its 2 MiB point, 186 ns above any control level around 512 slots,
+// had been dropped, so the bracket ran to 4 MiB and the power of two in
+// it, 2 MiB, was read). Inside the control's range only: past its end the
+// control may climb further than any point it has.
+void close_bracket_past_the_step(TlbStep& st, const Series& strided, double stride,
+                                 const std::vector<std::optional<double>>& baseline, const Series& control) {
+  const auto& cp = control.points;
+  if (cp.empty()) return;
+  for (size_t i = 0; i < strided.points.size(); ++i) {
+    const Point& p = strided.points[i];
+    if (baseline[i] || !(p.y > 0) || p.x <= st.reach_low || p.x >= st.reach_high) continue;
+    const double slots = std::round(p.x / stride);
+    if (slots < cp.front().x || slots > cp.back().x) continue;
+    double ceiling = 0;
+    for (const auto& q : cp)
+      if (q.x >= slots / 2 && q.x <= slots * 2) ceiling = std::max(ceiling, q.y);
+    if (ceiling > 0 && p.y - ceiling > 0.5 * st.penalty_ns) {
+      st.reach_high = p.x;
+      st.reach_bytes = reach_in(st.reach_low, st.reach_high);
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 TlbCurve read_tlb_curve(const Series& strided, const Series& control) {
@@ -245,33 +275,7 @@ TlbCurve read_tlb_curve(const Series& strided, const Series& control) {
     }
   }
 
-  // A strided point inside a step's bracket that was left out because the
-  // control changes level at its slots (one of its caches overflowing)
-  // still bounds its own excess from below, by the highest control point
-  // within a factor of two of those slots. Where that bound is over half
-  // the step's rise, the point is past the reach and closes the bracket
-  // there (a 384-entry TLB of 4 KiB pages, 1.5 MiB: its 2 MiB point, 186
-  // ns above any control level around 512 slots, had been dropped, so the
-  // bracket ran to 4 MiB and the power of two in it, 2 MiB, was read).
-  for (Found& f : found) {
-    TlbStep& st = f.step;
-    for (size_t i = 0; i < pts.size(); ++i) {
-      if (cys[i] || !(pts[i].y > 0) || pts[i].x <= st.reach_low || pts[i].x >= st.reach_high) continue;
-      const double slots = std::round(pts[i].x / c.stride_bytes);
-      // Inside the control's range only: past its end the control may
-      // climb further than any point it has.
-      if (control.points.empty() || slots < control.points.front().x || slots > control.points.back().x)
-        continue;
-      double ceiling = 0;
-      for (const auto& q : control.points)
-        if (q.x >= slots / 2 && q.x <= slots * 2) ceiling = std::max(ceiling, q.y);
-      if (ceiling > 0 && pts[i].y - ceiling > 0.5 * st.penalty_ns) {
-        st.reach_high = pts[i].x;
-        st.reach_bytes = reach_in(st.reach_low, st.reach_high);
-        break;
-      }
-    }
-  }
+  for (Found& f : found) close_bracket_past_the_step(f.step, strided, c.stride_bytes, cys, control);
 
   // Each step's reach from the shape of its rise (fit_tlb_shape): the window
   // runs from where the level below began to the step's end, and on through
