@@ -820,6 +820,33 @@ Hierarchy infer_cache_hierarchy(const Series& measured, const HierarchyOptions& 
                                       walks_ns, dram.latency_ns));
     if (walks_ns + lookups_ns > 0.02 * (dram.latency_ns + lookups_ns))
       dram.latency_confidence = std::min(dram.latency_confidence, tlb_confidence * 0.95);
+    // The last cache read runs out where the tlb probe saw translation
+    // begin, and DRAM (past the reach, its translation taken out) stands
+    // less than a step (min_step_ratio) above where that level's plateau
+    // ends: that "cache" is the curve reaching DRAM before the reach, and
+    // the step after it translation alone. A random or line-revisiting
+    // last level approaches DRAM slowly (hits falling as C/F), so the curve
+    // drifts up to just below DRAM by the time a TLB of reach 4-8x that
+    // capacity runs out (a 16 MiB L2 behind a 128 MiB TLB read as a 448 ns
+    // L3 ending at 455 ns, in front of 485 ns DRAM). Its end, not its
+    // median, is held against DRAM: such a plateau climbs across it. A real
+    // cache there, within 15% of DRAM's latency, would not be told apart:
+    // the note says so.
+    if (cache_count >= 2 && h.levels.size() == cache_count && at_reach[cache_count - 1]) {
+      const double end_ns = std::exp(edge_level(c, plateaus[cache_count - 1], false));
+      if (dram.latency_ns < options.min_step_ratio * end_ns) {
+        const CacheLevel phantom = h.levels.back();
+        h.levels.pop_back();
+        h.translation_confidence = std::min(h.translation_confidence, tlb_confidence);
+        add_note(dram.note,
+                 fmt::format("The plateau read as a level at {:.0f} ns up to {} ends ({:.0f} ns) where the tlb "
+                             "probe saw translation begin, and DRAM past the reach, its translation taken out, is "
+                             "{:.2f}x that end, less than a step: read as DRAM reached before the TLB's "
+                             "reach, not a cache (one within {:.0f}% of DRAM's latency would not be told apart).",
+                             phantom.latency_ns, bytes_text(phantom.capacity_bytes), end_ns,
+                             dram.latency_ns / end_ns, 100 * (options.min_step_ratio - 1)));
+      }
+    }
     h.dram = std::move(dram);
   } else if (unfinished_rise) {
     h.notes.push_back(

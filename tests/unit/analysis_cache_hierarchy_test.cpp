@@ -497,6 +497,83 @@ TEST(CacheHierarchy, ACacheRunningOutPastTheTlbsReachIsReadWithTranslationTakenO
   }
 }
 
+// The latency probe's medians on the recovery benchmark's wide-189 (KiB,
+// ns): a 16 MiB L2 of 24-way LRU whose 128-byte lines hold two of the
+// chase's 64-byte slots, in front of 483 ns DRAM and a TLB of 128 MiB reach
+// whose misses cost 82 ns. Past the L2 only a line's revisits hit, fewer
+// the larger the footprint, so the curve climbs to DRAM slowly and levels
+// off at 455-461 ns, within a step of it, by the time the TLB runs out.
+const std::vector<std::pair<double, double>> kWide189 = {
+    {1, 109.9}, {1.4375, 110.0}, {2, 110.9}, {2.8125, 109.9}, {4, 110.3},
+    {5.6875, 111.5}, {8, 109.8}, {11.3125, 110.0}, {16, 109.9}, {22.625, 109.8},
+    {32, 109.6}, {45.25, 110.4}, {47.25, 109.3}, {48.3125, 115.8}, {49.375, 131.8},
+    {50.4375, 147.8}, {51.5625, 165.6}, {53.8125, 195.0}, {64, 199.2}, {90.5, 196.9},
+    {128, 195.0}, {181, 195.3}, {256, 198.1}, {362.062, 197.9}, {512, 197.0},
+    {724.062, 197.5}, {1024, 198.5}, {1448.12, 194.4}, {2048, 196.7}, {2896.31, 198.4},
+    {4096, 197.7}, {5792.62, 197.6}, {8192, 197.0}, {11585.2, 196.7}, {16384, 196.6},
+    {17109.4, 248.7}, {17484, 261.0}, {17866.9, 274.8}, {18258.1, 284.1}, {18657.9, 290.9},
+    {19066.5, 299.8}, {19484, 308.1}, {20346.6, 318.1}, {21247.4, 329.4}, {22188.1, 341.6},
+    {23170.5, 350.6}, {25267.6, 364.1}, {27554.5, 376.1}, {32768, 392.9}, {38967.9, 410.2},
+    {46340.9, 420.3}, {55109, 435.3}, {65536, 441.7}, {92681.9, 455.5}, {131072, 461.3},
+    {155872, 481.3}, {185364, 497.3}, {262144, 518.2}, {370728, 539.0}, {524288, 548.4}};
+
+// Five samples a point, 1% apart (as the sim's were), around each median.
+Series with_samples(const std::vector<std::pair<double, double>>& kib_ns, unsigned seed) {
+  Series s;
+  s.id = "latency.global";
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> noise(0.0, 0.01);
+  for (const auto& [kib, ns] : kib_ns) {
+    Point p{kib * KiB, ns, {}};
+    for (int i = 0; i < 5; ++i) p.samples.push_back(ns * std::exp(noise(rng)));
+    s.points.push_back(std::move(p));
+  }
+  return s;
+}
+
+HierarchyOptions reach_of_128_mib() {
+  HierarchyOptions o;
+  o.translation_threshold_bytes = 0.7 * 111 * MiB;
+  o.translation_levels = {{111 * MiB, 82, 128 * MiB, 0.5}};
+  return o;
+}
+
+// DRAM past the reach, its translation taken out, is less than a step
+// above where that plateau ends: the plateau is DRAM reached before the
+// reach, not a third level.
+TEST(CacheHierarchy, ALevelEndingWithinAStepOfDramWhereTheTlbRunsOutIsDram) {
+  for (unsigned seed = 1; seed <= 5; ++seed) {
+    SCOPED_TRACE(seed);
+    const Hierarchy h = infer_cache_hierarchy(with_samples(kWide189, seed), reach_of_128_mib());
+    ASSERT_EQ(h.levels.size(), 2u);
+    ASSERT_TRUE(h.dram.has_value());
+    EXPECT_NEAR(h.levels[1].capacity_bytes / (16 * MiB), 1.0, 0.1);
+    EXPECT_NEAR(h.dram->latency_ns / 483, 1.0, 0.05);
+    EXPECT_NE(h.dram->note.find("DRAM reached before the TLB's reach"), std::string::npos) << h.dram->note;
+    EXPECT_LE(h.translation_confidence, 0.5);
+  }
+}
+
+// On the same footprints, a real 400 ns cache of 96 MiB (random
+// replacement) between an LRU L2 and DRAM, its end where the TLB runs out:
+// a step below DRAM, it stays a level.
+TEST(CacheHierarchy, ACacheEndingAStepBelowDramWhereTheTlbRunsOutStays) {
+  std::vector<std::pair<double, double>> kib_ns;
+  for (const auto& [kib, measured] : kWide189) {
+    const double x = kib * KiB;
+    double ns = x <= 48 * KiB ? 110 : x <= 16 * MiB ? 197 : 400 + 83 * random_replacement_miss_rate(x / (96 * MiB));
+    kib_ns.push_back({kib, ns + 82 * std::max(0.0, 1 - 128 * MiB / x)});
+  }
+  for (unsigned seed = 1; seed <= 5; ++seed) {
+    SCOPED_TRACE(seed);
+    const Hierarchy h = infer_cache_hierarchy(with_samples(kib_ns, seed), reach_of_128_mib());
+    ASSERT_EQ(h.levels.size(), 3u);
+    ASSERT_TRUE(h.dram.has_value());
+    EXPECT_NEAR(h.levels[2].latency_ns / 400, 1.0, 0.05);
+    EXPECT_EQ(h.dram->note.find("DRAM reached before the TLB's reach"), std::string::npos) << h.dram->note;
+  }
+}
+
 // A CPU-like curve as the latency probe records it: 20 launches a point, the
 // point's latency their 10th percentile. Each launch sees an L3 of the
 // capacity `l3_free(rng)` gives it (the room other tenants leave) and, with
