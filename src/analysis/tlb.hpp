@@ -29,6 +29,7 @@ struct TlbStep {
   // fitted.
   bool penalty_whole = false;
   bool one_load_per_page = false;  // the fitted shape has one slot per page (sharp, random, sets)
+  bool sharp = false;              // the fitted shape is one sharp step (TlbShape::kSharp)
 };
 
 struct TlbCurve {

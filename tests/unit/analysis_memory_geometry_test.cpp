@@ -512,6 +512,24 @@ TEST(Tlb, APenaltyIsReadFromTheStrideWithOneLoadAPage) {
   EXPECT_EQ(find(without, "memory.tlb.miss_penalty_ns")->evidence.front(), small.id);
 }
 
+// A 4-way TLB of 4 KiB pages (the recovery benchmark's wide-185): the 4 KiB
+// stride puts one load on each page and steps sharply by the whole 165 ns
+// miss at 16 MiB; the 64 KiB stride lands on a few of the sets and steps
+// 8x later by less (150 ns). Pages are not 8x the 4 KiB stride's there:
+// a sharp step of two points or more is its own whole penalty, and no
+// other stride's replaces it.
+TEST(Tlb, ASharpStepIsItsOwnWholePenalty) {
+  const Series control = control_series(65536);
+  const Series small = shaped(4 * KiB, 16 * MiB, 165, [](double) { return 1.0; }, 65536);
+  const Series mid = shaped(64 * KiB, 128 * MiB, 150, [](double) { return 1.0; }, 4096);
+  const auto fs = tlb_findings(control, {&small, &mid});
+  const Finding* pen = find(fs, "memory.tlb.miss_penalty_ns");
+  ASSERT_NE(pen, nullptr);
+  EXPECT_NEAR(number(*pen), 165, 8);
+  EXPECT_EQ(pen->evidence.front(), small.id);
+  EXPECT_EQ(pen->note.find("pages are about"), std::string::npos) << pen->note;
+}
+
 // Two strides agree on the reach (2 MiB pages); the larger is swept only
 // to 1.4x it, where a randomly replaced TLB misses on about half the hops,
 // so its rise is part of the penalty; the smaller's, swept to 16x, reaches
