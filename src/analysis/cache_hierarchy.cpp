@@ -240,6 +240,15 @@ double edge_footprint(const Curve& c, const Plateau& p, bool first) {
   return c.x[first ? p.points[k] : p.points[p.points.size() - 1 - k]];
 }
 
+// The median latency of the first third of a plateau's points (at least
+// one), ns: where the level stands just after the curve reaches it.
+double plateau_head_ns(const Curve& c, const Plateau& p) {
+  const size_t third = std::max<size_t>(1, p.points.size() / 3);
+  std::vector<double> head;
+  for (size_t k = 0; k < third; ++k) head.push_back(std::exp(c.v[p.points[k]]));
+  return median(head);
+}
+
 // What translation adds, on average, to a chase over the footprints of plateau p.
 double translation_share_ns(const std::vector<TranslationLevel>& levels, const Curve& c, const Plateau& p) {
   double sum = 0;
@@ -746,6 +755,24 @@ Hierarchy infer_cache_hierarchy(const Series& measured, const HierarchyOptions& 
                                : "sets overflowing unevenly",
                            d.model == MissModel::kSetOverflow ? "where half the loads still hit"
                                                               : "where misses begin"));
+    }
+
+    // A plateau whose first third stands more than 5% (the tolerance a
+    // latency is read to) above its median falls across its footprints,
+    // which no cache does of itself: a chase over more bytes is no faster.
+    // Something there costs more just past the level before and less later
+    // (an exclusive level behind a randomly replaced first level: a drawn
+    // GPU's 156 ns L2 stood at 197 ns just past its L1 and 161 ns at its
+    // own capacity, and the median read 177), so the median is no one
+    // latency: the latency finding is no surer than 0.75. The count is not
+    // touched (the level is there). A plateau that rises across its
+    // footprints is common and left alone: its end is the next rise
+    // beginning (a gradual departure, sets overflowing unevenly).
+    if (const double head_ns = plateau_head_ns(c, p); head_ns > 1.05 * level.latency_ns) {
+      level.latency_value_cap = 0.75;
+      add_note(level.note, fmt::format("The plateau falls across its footprints: it stands at {:.0f} ns where it "
+                                       "begins, {:.0f}% above its median, so the median is no one latency.",
+                                       head_ns, 100 * (head_ns / level.latency_ns - 1)));
     }
 
     if (k > 0 && level.end_reached && h.levels[k - 1].end_reached) {

@@ -31,6 +31,11 @@ struct CacheLevel {
   double first_x = 0, last_x = 0;  // footprint extent of the plateau, bytes
   int points = 0;                  // footprints on the plateau
   double capacity_confidence = 0, latency_confidence = 0;  // 0..1
+  // Cap on the latency finding's confidence where the plateau does not hold
+  // one value (1: none). latency_confidence, which weighs the level's
+  // separation from its neighbours and so the count of levels, is not
+  // lowered by it.
+  double latency_value_cap = 1;
   bool end_reached = true;                                 // false: the sweep ended on this plateau
   std::string note;                                        // interpretation of this level, may be empty
 };

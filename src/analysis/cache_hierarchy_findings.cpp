@@ -64,7 +64,7 @@ std::vector<Finding> hierarchy_findings(const Hierarchy& h, const std::string& s
          "ns",
          level.latency_low,
          level.latency_high,
-         level.latency_confidence,
+         std::min(level.latency_confidence, level.latency_value_cap),
          {series_id},
          fmt::format("Median latency of the {} footprints on this level's plateau (bounds: their min "
                      "and max); plateaus by {}.",
