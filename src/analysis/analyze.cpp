@@ -248,6 +248,7 @@ std::vector<Finding> analyze_usable(const Results& r) {
       texture_staircase.dram_hint_basis = "on the load/store path (memory.dram.latency_ns)";
     }
     auto found = texture_hierarchy_findings(infer_cache_hierarchy(*s, texture_staircase), s->id);
+    if (loads) share_level_capacities(found, hierarchy_findings(*loads, lat->id));
     out.insert(out.end(), found.begin(), found.end());
   }
   if (const Series* s = r.find_series(kTextureBandwidthSeries)) {

@@ -45,6 +45,40 @@ std::vector<Finding> texture_hierarchy_findings(const Hierarchy& h, const std::s
   return out;
 }
 
+void share_level_capacities(std::vector<Finding>& texture, const std::vector<Finding>& loads) {
+  const auto find_in = [](auto& fs, const std::string& id) -> decltype(&fs.front()) {
+    for (auto& f : fs)
+      if (f.id == id) return &f;
+    return nullptr;
+  };
+  for (int k = 2;; ++k) {
+    Finding* capacity = find_in(texture, fmt::format("texture.L{}.capacity_bytes", k));
+    const Finding* latency = find_in(texture, fmt::format("texture.L{}.latency_ns", k));
+    if (!capacity || !latency) break;
+    for (int j = 2;; ++j) {
+      const Finding* load_latency = find_in(loads, fmt::format("memory.L{}.latency_ns", j));
+      const Finding* load_capacity = find_in(loads, fmt::format("memory.L{}.capacity_bytes", j));
+      if (!load_latency || !load_capacity) break;
+      if (std::abs(number(*latency) / number(*load_latency) - 1) > 0.05) continue;
+      if (load_capacity->confidence <= capacity->confidence) break;
+      const std::string own = fmt::format(
+          "The texture chase read {} (confidence {:.2f}); this level stands within 5% of memory.L{}'s "
+          "latency ({:.0f} ns for {:.0f}), the same cache seen through the sampler, whose load/store "
+          "reading is surer and is the one given.",
+          bytes_text(number(*capacity)), capacity->confidence, j, number(*latency), number(*load_latency));
+      capacity->value = load_capacity->value;
+      capacity->low = load_capacity->low;
+      capacity->high = load_capacity->high;
+      capacity->confidence = load_capacity->confidence;
+      capacity->evidence = load_capacity->evidence;
+      capacity->method = fmt::format("Read from the load/store staircase (memory.L{}.capacity_bytes): {}", j,
+                                     load_capacity->method);
+      capacity->note = own + (load_capacity->note.empty() ? "" : " " + load_capacity->note);
+      break;
+    }
+  }
+}
+
 std::vector<Finding> texture_bandwidth_findings(const Series& bandwidth) {
   if (bandwidth.points.empty()) return {};
   const auto best = std::max_element(bandwidth.points.begin(), bandwidth.points.end(),

@@ -27,6 +27,17 @@ inline constexpr const char* kTexturePairLargeSeries = "texture.pair_large";
 // texture.L<n>.capacity_bytes, texture.L<n>.latency_ns, texture.dram.latency_ns.
 std::vector<Finding> texture_hierarchy_findings(const Hierarchy& h, const std::string& series_id);
 
+// Levels beyond the first are one cache for both paths on every GPU the
+// seeds describe (Adreno's UCHE, Mali's and NVIDIA's L2s): a texture level
+// L<k>, k >= 2, whose latency stands within 5% of a load/store level's is
+// that level seen through the sampler, and of the two capacity readings
+// the surer one is the cache's. Where the load/store staircase's (denser
+// points, no sampler's time on each hop) is surer, it replaces the texture
+// finding's value, interval, confidence and evidence, and the note keeps
+// what the texture chase read. `texture` holds texture_hierarchy_findings'
+// findings, `loads` hierarchy_findings' for latency.global.
+void share_level_capacities(std::vector<Finding>& texture, const std::vector<Finding>& loads);
+
 // texture.bandwidth_gbps: the highest point of the bandwidth curve (y =
 // median GB/s of its samples), bounded by that point's sample min..max.
 // Empty for an empty series.

@@ -4,6 +4,8 @@
 // bandwidth findings.
 #include "analysis/texture.hpp"
 
+#include "support/findings.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -207,6 +209,45 @@ TEST(TextureFindings, BandwidthIsTheHighestLevel) {
   EXPECT_DOUBLE_EQ(*found[0].low, 990);
   EXPECT_DOUBLE_EQ(*found[0].high, 1020);
   EXPECT_TRUE(texture_bandwidth_findings(Series{}).empty());
+}
+
+// A level beyond the first standing within 5% of a load/store level's
+// latency is that cache seen through the sampler: the surer capacity
+// reading is given for both, and the note keeps the texture chase's own.
+TEST(TextureFindings, ASharedLevelTakesTheSurerCapacityReading) {
+  constexpr double MiB = 1024 * KiB;
+  const std::vector<Finding> loads = {
+      test::make_finding("memory.L1.capacity_bytes", 128 * KiB, "B", 0.9),
+      test::make_finding("memory.L1.latency_ns", 40.0, "ns", 0.9),
+      test::make_finding("memory.L2.capacity_bytes", 2 * MiB, "B", 0.6, 1.9 * MiB, 2.2 * MiB, {"latency.global"}),
+      test::make_finding("memory.L2.latency_ns", 98.0, "ns", 0.9)};
+  const auto texture_levels = [](double l2_ns, double l2_confidence) {
+    return std::vector<Finding>{
+        test::make_finding("texture.L1.capacity_bytes", 16 * KiB, "B", 0.3),
+        test::make_finding("texture.L1.latency_ns", 41.0, "ns", 0.9),
+        test::make_finding("texture.L2.capacity_bytes", 8 * MiB, "B", l2_confidence, 4 * MiB, 16 * MiB,
+                           {"texture.latency"}),
+        test::make_finding("texture.L2.latency_ns", l2_ns, "ns", 0.9)};
+  };
+  std::vector<Finding> shared = texture_levels(100, 0.3);
+  share_level_capacities(shared, loads);
+  EXPECT_EQ(number(shared[2]), 2 * MiB);
+  EXPECT_EQ(*shared[2].low, 1.9 * MiB);
+  EXPECT_EQ(shared[2].confidence, 0.6);
+  EXPECT_EQ(shared[2].evidence, std::vector<std::string>{"latency.global"});
+  EXPECT_NE(shared[2].note.find("The texture chase read 8 MiB"), std::string::npos) << shared[2].note;
+  // The first level is the texture path's own, whatever its latency.
+  EXPECT_EQ(number(shared[0]), 16 * KiB);
+
+  // 20% slower than any load/store level: another cache, kept.
+  std::vector<Finding> other = texture_levels(118, 0.3);
+  share_level_capacities(other, loads);
+  EXPECT_EQ(number(other[2]), 8 * MiB);
+  // The texture chase's reading surer: kept.
+  std::vector<Finding> surer = texture_levels(100, 0.7);
+  share_level_capacities(surer, loads);
+  EXPECT_EQ(number(surer[2]), 8 * MiB);
+  EXPECT_EQ(surer[2].confidence, 0.7);
 }
 
 }  // namespace
