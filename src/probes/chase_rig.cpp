@@ -84,8 +84,13 @@ ChaseRig::ChaseRig(ProbeContext& ctx, size_t want_bytes, size_t min_bytes, size_
   for (size_t b = want_bytes; b >= min_bytes; b /= 2) {
     try {
       // 4 KiB over the power of two: slack that keeps the layouts of the
-      // recorded curves (tests/data) reproducible.
-      mem_ = dev_.create_buffer(b + kPadBytes);
+      // recorded curves (tests/data) reproducible. No layout reaches into
+      // it, so where it alone would take the buffer past the device's
+      // largest allocation (a power of two on many devices, the sim's
+      // drawn GPUs among them: their 512 MiB sweeps ran to 256), the
+      // buffer is the power of two alone.
+      const bool pad = info.max_alloc_bytes == 0 || b + kPadBytes <= info.max_alloc_bytes;
+      mem_ = dev_.create_buffer(b + (pad ? kPadBytes : 0));
       bytes_ = b;
       break;
     } catch (const OutOfResources&) {

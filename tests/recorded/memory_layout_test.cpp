@@ -71,6 +71,7 @@ INSTANTIATE_TEST_SUITE_P(Recorded, H200Geometry,
                          ::testing::Values("h200/geometry.json", "h200/coalescing_tlb_geometry_quick.json",
                                            "h200/geometry_tlb_opencl_first.json",
                                            "h200/geometry_tlb_opencl_second.json",
+                                           "h200/geometry_tlb_opencl_third.json",
                                            "h200/geometry_tlb_vulkan_first.json",
                                            "h200/geometry_tlb_vulkan_second.json"));
 
@@ -89,7 +90,8 @@ TEST(H200Geometry, LineIs128Bytes) {
 // stride's half-hit down).
 TEST(H200Geometry, SweepsSizedByTheL1ReadTheLineAndItsSector) {
   for (const char* file : {"h200/geometry_tlb_opencl_first.json", "h200/geometry_tlb_opencl_second.json",
-                           "h200/geometry_tlb_vulkan_first.json", "h200/geometry_tlb_vulkan_second.json"}) {
+                           "h200/geometry_tlb_opencl_third.json", "h200/geometry_tlb_vulkan_first.json",
+                           "h200/geometry_tlb_vulkan_second.json"}) {
     SCOPED_TRACE(file);
     const Results r = load_recorded(file);
     const Finding* line = get(r, "memory.line_bytes");

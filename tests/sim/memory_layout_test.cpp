@@ -247,6 +247,26 @@ TEST_P(SimMemlayoutRecovery, TlbReachAndPenalty) {
   EXPECT_NEAR(number(*penalty) / c.tlb.miss_penalty_ns, 1.0, 0.05);
 }
 
+// A device whose largest allocation is a power of two (the sim's drawn
+// GPUs: 512 MiB) gives the tlb sweep all of it: the rig's 4 KiB of slack
+// over the power of two, which would take the buffer past that, is left
+// out there, where it halved the sweep to 256 MiB. A larger allocation
+// keeps the slack, and the sweep is no longer.
+TEST(SimMemlayout, APowerOfTwoAllocationIsSweptWhole) {
+  for (const uint64_t max_alloc : {uint64_t{512} << 20, (uint64_t{512} << 20) + 4096}) {
+    SCOPED_TRACE(max_alloc);
+    nlohmann::json d = sectored_description();
+    d["memory"]["max_alloc_bytes"] = max_alloc;
+    const SimConfig c = parse_sim_config(d, "sectored");
+    SimDevice dev(c, "sim:sectored");
+    const auto ss = run_probe(dev, run_tlb_probe, true);
+    const Series* s = series(ss, "tlb.stride_2097152");
+    ASSERT_TRUE(s && !s->points.empty());
+    EXPECT_EQ(s->meta["buffer_bytes"].get<double>(), 512.0 * 1048576);
+    EXPECT_EQ(s->points.back().x, 512.0 * 1048576);
+  }
+}
+
 namespace {
 
 // The segment model: a wave of w 4-byte loads at stride m elements touches
