@@ -559,10 +559,11 @@ TEST(CacheHierarchy, ALevelEndingWithinAStepOfDramWhereTheTlbRunsOutIsDram) {
 // a step below DRAM, it stays a level.
 TEST(CacheHierarchy, ACacheEndingAStepBelowDramWhereTheTlbRunsOutStays) {
   std::vector<std::pair<double, double>> kib_ns;
-  for (const auto& [kib, measured] : kWide189) {
-    const double x = kib * KiB;
-    double ns = x <= 48 * KiB ? 110 : x <= 16 * MiB ? 197 : 400 + 83 * random_replacement_miss_rate(x / (96 * MiB));
-    kib_ns.push_back({kib, ns + 82 * std::max(0.0, 1 - 128 * MiB / x)});
+  for (const auto& point : kWide189) {
+    const double x = point.first * KiB;
+    const double ns =
+        x <= 48 * KiB ? 110 : x <= 16 * MiB ? 197 : 400 + 83 * random_replacement_miss_rate(x / (96 * MiB));
+    kib_ns.push_back({point.first, ns + 82 * std::max(0.0, 1 - 128 * MiB / x)});
   }
   for (unsigned seed = 1; seed <= 5; ++seed) {
     SCOPED_TRACE(seed);
