@@ -52,11 +52,7 @@ Finding reported(const std::string& id, double value, const std::string& unit, c
 // would then be read as DRAM: the note says why.
 HierarchyOptions hierarchy_options(const std::vector<Finding>& tlb) {
   HierarchyOptions o;
-  const auto find = [&](const std::string& id) -> const Finding* {
-    for (const auto& f : tlb)
-      if (f.id == id) return &f;
-    return nullptr;
-  };
+  const auto find = [&](const std::string& id) { return find_finding(tlb, id); };
   for (const std::string level : {"", "L2.", "L3.", "L4."}) {
     const Finding* reach = find("memory.tlb." + level + "reach_bytes");
     const Finding* penalty = find("memory.tlb." + level + "miss_penalty_ns");
@@ -196,8 +192,11 @@ std::vector<Finding> analyze_usable(const Results& r) {
   const Series* lat = r.find_series("latency.global");
   const std::optional<Hierarchy> loads =
       lat ? std::optional(infer_cache_hierarchy(*lat, chased(*lat))) : std::nullopt;
+  // Its levels as findings, before the notes below: the texture path's
+  // levels are matched against them.
+  const std::vector<Finding> load_levels = loads ? hierarchy_findings(*loads, lat->id) : std::vector<Finding>{};
   if (const Series* s = lat) {
-    auto found = hierarchy_findings(*loads, s->id);
+    auto found = load_levels;
     // A caveat the probe recorded about how the curve was measured belongs
     // with the count of levels, the first line a person reads.
     if (s->meta.contains("caveat") && !found.empty()) {
@@ -248,7 +247,7 @@ std::vector<Finding> analyze_usable(const Results& r) {
       texture_staircase.dram_hint_basis = "on the load/store path (memory.dram.latency_ns)";
     }
     auto found = texture_hierarchy_findings(infer_cache_hierarchy(*s, texture_staircase), s->id);
-    if (loads) share_level_capacities(found, hierarchy_findings(*loads, lat->id));
+    share_level_capacities(found, load_levels);
     out.insert(out.end(), found.begin(), found.end());
   }
   if (const Series* s = r.find_series(kTextureBandwidthSeries)) {

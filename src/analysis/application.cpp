@@ -16,12 +16,6 @@ namespace {
 constexpr double kLevelledRise = 1.25;
 
 
-const Finding* find(const std::vector<Finding>& fs, const std::string& id) {
-  for (const auto& f : fs)
-    if (f.id == id) return &f;
-  return nullptr;
-}
-
 Finding make(const std::string& id, FindingValue value, const std::string& unit, double confidence,
              std::vector<std::string> evidence, std::string method) {
   Finding f;
@@ -50,8 +44,8 @@ std::vector<Finding> lbm_findings(const Results& r, const std::vector<Finding>& 
   std::vector<Finding> out;
   // The DRAM rate an LBM step is held to: copy (it reads and writes equal
   // amounts), else read.
-  const Finding* dram = find(found, "memory.dram.copy_gbps");
-  if (dram == nullptr || number(*dram) <= 0) dram = find(found, "memory.dram.bandwidth_gbps");
+  const Finding* dram = find_finding(found, "memory.dram.copy_gbps");
+  if (dram == nullptr || number(*dram) <= 0) dram = find_finding(found, "memory.dram.bandwidth_gbps");
   if (dram != nullptr && (number(*dram) <= 0 || dram->confidence < 0.3)) dram = nullptr;
   const double cache_bytes = largest_cache_bytes(found);
 

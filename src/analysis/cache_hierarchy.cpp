@@ -241,7 +241,9 @@ double edge_footprint(const Curve& c, const Plateau& p, bool first) {
 }
 
 // The median latency of the first third of a plateau's points (at least
-// one), ns: where the level stands just after the curve reaches it.
+// one), ns: where the level stands just after the curve reaches it. The
+// median of the latencies, not of their logs (edge_level): for an even
+// count the two middle points are averaged in ns.
 double plateau_head_ns(const Curve& c, const Plateau& p) {
   const size_t third = std::max<size_t>(1, p.points.size() / 3);
   std::vector<double> head;

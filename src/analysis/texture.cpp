@@ -46,18 +46,13 @@ std::vector<Finding> texture_hierarchy_findings(const Hierarchy& h, const std::s
 }
 
 void share_level_capacities(std::vector<Finding>& texture, const std::vector<Finding>& loads) {
-  const auto find_in = [](auto& fs, const std::string& id) -> decltype(&fs.front()) {
-    for (auto& f : fs)
-      if (f.id == id) return &f;
-    return nullptr;
-  };
   for (int k = 2;; ++k) {
-    Finding* capacity = find_in(texture, fmt::format("texture.L{}.capacity_bytes", k));
-    const Finding* latency = find_in(texture, fmt::format("texture.L{}.latency_ns", k));
+    Finding* capacity = find_finding(texture, fmt::format("texture.L{}.capacity_bytes", k));
+    const Finding* latency = find_finding(texture, fmt::format("texture.L{}.latency_ns", k));
     if (!capacity || !latency) break;
     for (int j = 2;; ++j) {
-      const Finding* load_latency = find_in(loads, fmt::format("memory.L{}.latency_ns", j));
-      const Finding* load_capacity = find_in(loads, fmt::format("memory.L{}.capacity_bytes", j));
+      const Finding* load_latency = find_finding(loads, fmt::format("memory.L{}.latency_ns", j));
+      const Finding* load_capacity = find_finding(loads, fmt::format("memory.L{}.capacity_bytes", j));
       if (!load_latency || !load_capacity) break;
       if (std::abs(number(*latency) / number(*load_latency) - 1) > 0.05) continue;
       if (load_capacity->confidence <= capacity->confidence) break;

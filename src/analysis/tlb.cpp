@@ -462,9 +462,9 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
   //   part of the rise and the smaller one its whole height, the smaller's.
   const std::pair<const Series*, TlbCurve>* penalty_from = nullptr;
   std::string penalty_why;
+  const bool own_step_whole = c.steps.front().sharp && c.steps.front().penalty_whole;
   for (const auto& o : curves) {
-    if (c.steps.front().sharp && c.steps.front().penalty_whole) break;
-    if (o.second.stride_bytes <= c.stride_bytes || o.second.steps.empty()) continue;
+    if (own_step_whole || o.second.stride_bytes <= c.stride_bytes || o.second.steps.empty()) continue;
     const TlbStep& os = o.second.steps.front();
     if (!os.penalty_whole || !os.one_load_per_page) continue;
     const double heights = os.penalty_ns / c.steps.front().penalty_ns;

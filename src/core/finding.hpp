@@ -39,6 +39,18 @@ struct Finding {
   FindingDisplay display = {};        // not stored in results.json: filled from the catalogue on reading
 };
 
+// The finding with this id in `findings`, or null.
+inline const Finding* find_finding(const std::vector<Finding>& findings, const std::string& id) {
+  for (const Finding& f : findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+inline Finding* find_finding(std::vector<Finding>& findings, const std::string& id) {
+  for (Finding& f : findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
 inline double number(const Finding& f) {
   if (const auto* d = std::get_if<double>(&f.value)) return *d;
   if (const auto* b = std::get_if<bool>(&f.value)) return *b ? 1.0 : 0.0;

@@ -35,11 +35,7 @@ inline Finding make_finding(std::string id, FindingValue value, std::string unit
   return f;
 }
 
-inline const Finding* find_finding(const std::vector<Finding>& fs, const std::string& id) {
-  for (const auto& f : fs)
-    if (f.id == id) return &f;
-  return nullptr;
-}
+using gpuscope::find_finding;  // core/finding.hpp
 
 // The numeric value of finding `id`; a test failure and -1 when it is absent.
 inline double finding_value(const std::vector<Finding>& fs, const std::string& id) {
