@@ -1,5 +1,6 @@
-// The sim's occupancy family computes a group's walk from sums over the
-// cycle's order instead of hop by hop: its outputs must be the twin's
+// The sim's occupancy family (and the probe's check) computes a group's walk
+// from sums over the cycle's order (occupancy_twin::CycleIndex) instead of
+// hop by hop: its outputs must be the twin's
 // (occupancy_twin::group_outputs, the walk itself) for every shape of the
 // sums: more registers than the cycle has slots, registers sharing a factor
 // with the cycle's length, fewer steps than one trip round the cycle, many

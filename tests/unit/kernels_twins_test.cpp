@@ -243,6 +243,18 @@ TEST(SmallTwins, ConstantsAreTheirKernels) {
   const auto out = occupancy_twin::group_outputs([](uint32_t p) { return 1 - p; }, 0, 1, 1, 2);
   EXPECT_EQ(out[0], ((1u ^ 0u) ^ (0u + 1u)) * occupancy_twin::kHashMultiplier);
   EXPECT_EQ(out[1], ((1u ^ 1u) ^ (1u + 1u)) * occupancy_twin::kHashMultiplier);
+  // Three registers, two steps round a five-slot cycle from 2, each lane's
+  // hash chained register by register as the kernel does.
+  const auto next5 = [](uint32_t p) { return (p + 3) % 5; };
+  const auto out3 = occupancy_twin::group_outputs(next5, 2, 3, 2, 7);
+  uint32_t p = 2, r[3] = {0, 0, 0};
+  for (int s = 0; s < 2; ++s)
+    for (uint32_t& sum : r) sum += (p = next5(p));
+  for (uint32_t lid = 0; lid < 7; ++lid) {
+    uint32_t h = p ^ (lid ^ 2u);
+    for (uint32_t k = 0; k < 3; ++k) h = (h ^ (lid * (2u * k + 1u) + k + r[k])) * occupancy_twin::kHashMultiplier;
+    EXPECT_EQ(out3[lid], h) << "lane " << lid;
+  }
 
   const std::string local = source("opencl/local.cl");
   EXPECT_NE(local.find(fmt::format("l[i] = i * {:#010x}u;", local_twin::kTouchMultiplier)), std::string::npos);

@@ -38,7 +38,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 namespace gpuscope::sim {
 namespace {
@@ -94,82 +93,13 @@ double chase_step_ns(const SimConfig& c, double footprint) {
   return chase_latency_beyond_caches(c, footprint);
 }
 
-// The cycle as the kernel reads it, kept while the buffer is unchanged.
+// The cycle as the kernel reads it, kept while the buffer is unchanged, and
+// indexed when it is one cycle through all its indices.
 struct CycleCopy {
   uint64_t buffer_id = 0, written = 0;
   std::vector<uint32_t> next;
-  // When `next` is one cycle through all its indices: order[j] is the index
-  // j hops after index 0, pos its inverse (else both empty).
-  std::vector<uint32_t> order, pos;
-  // For the REGS `strided_regs`: strided[j] = order[j] + strided[j - REGS]
-  // (mod 2^32; order[j] for j < REGS), and coset[r] the sum of order[j] over
-  // j = r mod gcd(REGS, length).
-  int strided_regs = 0;
-  std::vector<uint32_t> strided, coset;
+  occupancy_twin::CycleIndex index;
 };
-
-// Whether `next` is a single cycle through every index; fills order and pos.
-void index_cycle(CycleCopy& c) {
-  const auto n = static_cast<uint32_t>(c.next.size());
-  c.order.assign(n, 0);
-  c.pos.assign(n, UINT32_MAX);
-  uint32_t p = 0;
-  for (uint32_t j = 0; j < n; ++j) {
-    if (p >= n || c.pos[p] != UINT32_MAX) {
-      c.order.clear();
-      c.pos.clear();
-      return;
-    }
-    c.order[j] = p;
-    c.pos[p] = j;
-    p = c.next[p];
-  }
-  if (p != 0) {
-    c.order.clear();
-    c.pos.clear();
-  }
-}
-
-// A group's walk on a single cycle, from sums over the cycle's order instead
-// of hop by hop: the h-th hop (h = 1..steps x REGS) reaches
-// order[(pos[start] + h) mod L] and adds it to sums[(h - 1) mod REGS]. For
-// one k, those positions step by REGS around the cycle, so they repeat every
-// L / g hops (g = gcd(REGS, L)) covering the positions = (b + k) mod g once
-// each (coset), and the rest are runs of strided positions up to the end of
-// the order (strided prefix sums). The same sums, mod 2^32, as the hop by
-// hop walk, in O(REGS^2) per group where that costs steps x REGS.
-std::vector<uint32_t> group_outputs_on_cycle(CycleCopy& c, uint32_t start, int regs, uint32_t steps, uint32_t wg) {
-  const uint64_t L = c.order.size();
-  const auto R = static_cast<uint64_t>(regs);
-  const uint64_t g = std::gcd(R, L);
-  if (c.strided_regs != regs) {
-    c.strided.assign(L, 0);
-    for (uint64_t j = 0; j < L; ++j) c.strided[j] = c.order[j] + (j >= R ? c.strided[j - R] : 0u);
-    c.coset.assign(g, 0);
-    for (uint64_t j = 0; j < L; ++j) c.coset[j % g] += c.order[j];
-    c.strided_regs = regs;
-  }
-  const uint64_t period = L / g;  // hops of one k before its positions repeat
-  const uint64_t b = c.pos[start];
-  std::vector<uint32_t> sums(static_cast<size_t>(regs), 0);
-  for (uint64_t k = 0; k < R; ++k) {
-    const uint64_t q0 = (b + k + 1) % L;
-    uint32_t sum = static_cast<uint32_t>(steps / period) * c.coset[q0 % g];
-    uint64_t left = steps % period;
-    uint64_t q = q0;
-    while (left > 0) {
-      // Terms q, q + R, ... below L: a run of the strided prefix sums.
-      const uint64_t run = std::min<uint64_t>(left, (L - 1 - q) / R + 1);
-      const uint64_t last = q + (run - 1) * R;
-      sum += c.strided[last] - (q >= R ? c.strided[q - R] : 0u);
-      left -= run;
-      q = (last + R) % L;
-    }
-    sums[k] = sum;
-  }
-  const uint32_t p = c.order[(b + uint64_t{steps} * R) % L];
-  return occupancy_twin::hash_outputs(p, start, sums, wg);
-}
 
 // occupancy(next, out, start_spacing, cycle_length, steps[, __local scratch])
 double occupancy(SimLaunch& l) {
@@ -197,8 +127,7 @@ double occupancy(SimLaunch& l) {
     cycle.next = next_buf.load_all<uint32_t>(length);
     cycle.buffer_id = next_buf.id();
     cycle.written = next_buf.last_write();
-    cycle.strided_regs = 0;
-    index_cycle(cycle);
+    cycle.index = occupancy_twin::CycleIndex(cycle.next);
   }
   const auto& next = cycle.next;
 
@@ -209,9 +138,9 @@ double occupancy(SimLaunch& l) {
   for (uint64_t g = 0; g < groups; ++g) {
     const auto start = static_cast<uint32_t>((g * spacing) % length);
     const auto group_out =
-        cycle.order.empty()
-            ? occupancy_twin::group_outputs(follow, start, static_cast<int>(regs), steps, static_cast<uint32_t>(wg))
-            : group_outputs_on_cycle(cycle, start, static_cast<int>(regs), steps, static_cast<uint32_t>(wg));
+        cycle.index.valid()
+            ? cycle.index.group_outputs(start, static_cast<int>(regs), steps, static_cast<uint32_t>(wg))
+            : occupancy_twin::group_outputs(follow, start, static_cast<int>(regs), steps, static_cast<uint32_t>(wg));
     out.write(g * wg * 4, std::as_bytes(std::span<const uint32_t>(group_out)));
   }
 
