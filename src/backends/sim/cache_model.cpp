@@ -13,6 +13,49 @@ constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 constexpr uint32_t kScanWays = 16;
 }  // namespace
 
+void UnitIndex::reset(uint64_t capacity) {
+  const uint64_t slots = std::bit_ceil(std::max<uint64_t>(2 * capacity, 16));
+  keys_.assign(slots, kEmpty);
+  entries_.assign(slots, kAbsent);
+  mask_ = slots - 1;
+  shift_ = 64 - std::countr_zero(slots);
+}
+
+void UnitIndex::clear() { std::fill(keys_.begin(), keys_.end(), kEmpty); }
+
+uint32_t UnitIndex::find(uint64_t key) const {
+  for (uint64_t i = home(key);; i = (i + 1) & mask_) {
+    if (keys_[i] == key) return entries_[i];
+    if (keys_[i] == kEmpty) return kAbsent;
+  }
+}
+
+void UnitIndex::insert(uint64_t key, uint32_t entry) {
+  uint64_t i = home(key);
+  while (keys_[i] != kEmpty) i = (i + 1) & mask_;
+  keys_[i] = key;
+  entries_[i] = entry;
+}
+
+void UnitIndex::erase(uint64_t key) {
+  uint64_t i = home(key);
+  while (keys_[i] != key) {
+    if (keys_[i] == kEmpty) return;
+    i = (i + 1) & mask_;
+  }
+  // Backward shift: pull up each later key of the run whose home does not
+  // lie in (i, j], so that no lookup meets the hole before its key.
+  for (uint64_t j = (i + 1) & mask_; keys_[j] != kEmpty; j = (j + 1) & mask_) {
+    const uint64_t h = home(keys_[j]);
+    const bool between = i <= j ? (i < h && h <= j) : (i < h || h <= j);
+    if (between) continue;
+    keys_[i] = keys_[j];
+    entries_[i] = entries_[j];
+    i = j;
+  }
+  keys_[i] = kEmpty;
+}
+
 SetAssociativeCache::SetAssociativeCache(uint64_t entries, uint32_t ways, uint32_t unit_shift,
                                          Replacement policy, uint64_t seed, uint32_t sector_shift)
     : sets_(entries / ways),
@@ -22,6 +65,7 @@ SetAssociativeCache::SetAssociativeCache(uint64_t entries, uint32_t ways, uint32
       policy_(policy),
       use_index_(ways > kScanWays),
       rng_(seed) {
+  if (use_index_) index_.reset(sets_ * ways_);
   clear();
 }
 
@@ -45,8 +89,8 @@ void SetAssociativeCache::clear() {
 
 uint32_t SetAssociativeCache::find(uint64_t set, uint64_t tag) const {
   if (use_index_) {
-    const auto it = index_.find(tag);
-    return it == index_.end() ? ways_ : static_cast<uint32_t>(it->second - set * ways_);
+    const uint32_t e = index_.find(tag);
+    return e == UnitIndex::kAbsent ? ways_ : static_cast<uint32_t>(e - set * ways_);
   }
   const uint64_t* t = &tags_[set * ways_];
   for (uint32_t w = 0; w < ways_; ++w)
@@ -122,7 +166,7 @@ uint32_t SetAssociativeCache::allocate(uint64_t set, uint64_t tag) {
   if (slot != kEmpty) evicted_ = {slot << unit_shift_, uint64_t{1} << unit_shift_};
   if (use_index_) {
     if (slot != kEmpty) index_.erase(slot);
-    index_[tag] = static_cast<uint32_t>(set * ways_ + v);
+    index_.insert(tag, static_cast<uint32_t>(set * ways_ + v));
   }
   slot = tag;
   return v;
@@ -196,7 +240,10 @@ MemoryModel::MemoryModel(const SimConfig& c, uint64_t seed) : cfg_(c), seed_(see
     if (l.serves_texture()) texture_levels_.push_back({&l, static_cast<int>(i), {}});
   }
   // A level on both paths is one cache: the texture list shares the load
-  // list's instances through instance(), keyed by the config index.
+  // list's instances through instance().
+  for (auto& t : texture_levels_)
+    for (size_t j = 0; j < load_levels_.size(); ++j)
+      if (load_levels_[j].index == t.index) t.load_twin = static_cast<int>(j);
   if (c.tlb.entries) {
     const uint32_t ways = c.tlb.associativity ? c.tlb.associativity : c.tlb.entries;
     tlb_ = std::make_unique<SetAssociativeCache>(c.tlb.entries, ways, std::countr_zero(c.tlb.page_bytes),
@@ -207,10 +254,7 @@ MemoryModel::MemoryModel(const SimConfig& c, uint64_t seed) : cfg_(c), seed_(see
 SetAssociativeCache& MemoryModel::instance(Level& l, uint32_t core) {
   // Levels on both paths live in the load list; texture-only levels in the
   // texture list.
-  Level* owner = &l;
-  if (l.cfg->serves_loads())
-    for (auto& ll : load_levels_)
-      if (ll.index == l.index) owner = &ll;
+  Level* owner = l.load_twin >= 0 ? &load_levels_[static_cast<size_t>(l.load_twin)] : &l;
   const uint32_t slot = owner->cfg->per_core ? core % cfg_.core.shader_cores : 0;
   if (owner->instances.size() <= slot) owner->instances.resize(slot + 1);
   auto& p = owner->instances[slot];

@@ -9,10 +9,30 @@
 
 #include <cstdint>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 namespace gpuscope::sim {
+
+// Unit number -> entry, for sets too wide to scan: open addressing with
+// linear probing and backward-shift deletion, sized for `capacity` keys at
+// half load (std::unordered_map allocated a node per install and was a
+// fifth of a chase's modelling time).
+class UnitIndex {
+ public:
+  static constexpr uint32_t kAbsent = 0xffffffffu;
+  void reset(uint64_t capacity);
+  uint32_t find(uint64_t key) const;
+  void insert(uint64_t key, uint32_t entry);  // `key` absent
+  void erase(uint64_t key);                   // no-op when absent
+  void clear();
+
+ private:
+  uint64_t home(uint64_t key) const { return (key * 0x9E3779B97F4A7C15ull) >> shift_; }
+  std::vector<uint64_t> keys_;  // kEmpty where free
+  std::vector<uint32_t> entries_;
+  uint64_t mask_ = 0;
+  int shift_ = 64;
+};
 
 class SetAssociativeCache {
  public:
@@ -64,7 +84,7 @@ class SetAssociativeCache {
   std::vector<uint32_t> head_, tail_;
   std::vector<uint64_t> plru_;  // tree bits per set (ways <= 64)
   // Wide sets look tags up by hash instead of scanning every way.
-  std::unordered_map<uint64_t, uint32_t> index_;  // unit number -> entry
+  UnitIndex index_;
   bool use_index_;
   SplitMix64 rng_;
   Evicted evicted_;
@@ -93,6 +113,9 @@ class MemoryModel {
     const CacheLevelConfig* cfg;
     int index;
     std::vector<std::unique_ptr<SetAssociativeCache>> instances;  // per core (lazily) or one
+    // The load list's position of the same cache for a texture level that
+    // is also on the load path (its instances live there), else -1.
+    int load_twin = -1;
   };
   SetAssociativeCache& instance(Level& l, uint32_t core);
   // Hands what levels[i] just evicted to the next level when that one is
