@@ -377,12 +377,40 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
   // and one earlier than what two strides agree on is. Without a confirmed
   // pair, the earliest step (the only reading where pages are smaller than
   // the second stride); the note says which.
+  //
+  // The earliest step is confirmed the other way too: where a larger
+  // stride's first step falls as many times later as its stride is larger
+  // (within 30%), both strides are at least the page and put the step at
+  // entries x stride, the same entry count running out; the pages are at
+  // most the smaller stride, whose step is then the reach and puts one load
+  // on each page. That reading stands against a pair agreeing later (a
+  // drawn GPU of 4096 entries of 4 KiB pages stepped at 16 MiB with the 4
+  // KiB stride and 256 MiB with the 64 KiB one; its 2 MiB stride's lines,
+  // crowding a third of a 96-set L1, rose at 256 MiB too, and the pair of
+  // those two was read as the reach). Only for the earliest step: a scaled
+  // pair of two larger strides over a smaller stride's earlier step is two
+  // strides past the page, and the smaller stride's step the reach.
   const auto first_reach = [](const TlbCurve& c) { return c.steps.front().reach_bytes; };
   const std::pair<const Series*, TlbCurve>* best = nullptr;
   const std::pair<const Series*, TlbCurve>* pair_smaller = nullptr;  // the other stride of a confirmed pair
+  const std::pair<const Series*, TlbCurve>* earliest = nullptr;
+  for (const auto& c : curves)
+    if (!c.second.steps.empty() && (!earliest || first_reach(c.second) < first_reach(earliest->second)))
+      earliest = &c;
+  const std::pair<const Series*, TlbCurve>* scaled_by = nullptr;  // the larger stride scaling the earliest step
+  for (const auto& b : curves) {
+    if (!earliest || b.second.steps.empty() || b.second.stride_bytes < 2 * earliest->second.stride_bytes) continue;
+    const double later = first_reach(b.second) / first_reach(earliest->second);
+    const double strides = static_cast<double>(b.second.stride_bytes) / earliest->second.stride_bytes;
+    if (later > strides / 1.3 && later < strides * 1.3) {
+      scaled_by = &b;
+      break;
+    }
+  }
   bool confirmed = false;
+  if (scaled_by) best = earliest;
   for (const auto& a : curves) {
-    if (a.second.steps.empty()) continue;
+    if (scaled_by || a.second.steps.empty()) continue;
     for (const auto& b : curves) {
       if (&a == &b || b.second.steps.empty() || b.second.stride_bytes <= a.second.stride_bytes) continue;
       const double ratio = first_reach(b.second) / first_reach(a.second);
@@ -394,9 +422,7 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
       }
     }
   }
-  if (!best)
-    for (const auto& c : curves)
-      if (!c.second.steps.empty() && (!best || first_reach(c.second) < first_reach(best->second))) best = &c;
+  if (!best) best = earliest;
 
   std::string summary;
   for (const auto& [s, c] : curves) {
@@ -462,9 +488,11 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
   //   part of the rise and the smaller one its whole height, the smaller's.
   const std::pair<const Series*, TlbCurve>* penalty_from = nullptr;
   std::string penalty_why;
+  // Nor where a larger stride's step scaled the chosen one's (scaled_by):
+  // the pages are at most the chosen stride, which puts one load on each.
   const bool own_step_whole = c.steps.front().sharp && c.steps.front().penalty_whole;
   for (const auto& o : curves) {
-    if (own_step_whole || o.second.stride_bytes <= c.stride_bytes || o.second.steps.empty()) continue;
+    if (own_step_whole || scaled_by || o.second.stride_bytes <= c.stride_bytes || o.second.steps.empty()) continue;
     const TlbStep& os = o.second.steps.front();
     if (!os.penalty_whole || !os.one_load_per_page) continue;
     const double heights = os.penalty_ns / c.steps.front().penalty_ns;
@@ -512,9 +540,13 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
         i == 0 ? "First TLB level to run out. " : fmt::format("TLB level {}. ", i + 1), st.penalty_ns,
         st.reach_low / 1048576, st.reach_high / 1048576,
         st.shape.empty() ? "" : "; the rise's shape: " + st.shape + ", read where misses begin",
-        i > 0        ? ""
-        : confirmed  ? " A larger stride's first step falls within 30% of it (pages at least that stride)."
-                     : " No other stride's first step falls within 30% of it.",
+        i > 0       ? ""
+        : scaled_by ? fmt::format(" The {} B stride's first step falls {:.1f}x later, as many times as its "
+                                  "stride is larger: both strides are at least the page, which is at most {} B.",
+                                  scaled_by->second.stride_bytes,
+                                  first_reach(scaled_by->second) / st.reach_bytes, c.stride_bytes)
+        : confirmed ? " A larger stride's first step falls within 30% of it (pages at least that stride)."
+                    : " No other stride's first step falls within 30% of it.",
         summary);
     Finding pen;
     pen.id = prefix + "miss_penalty_ns";

@@ -549,6 +549,28 @@ TEST(Tlb, APairsPenaltyComesFromTheStrideThatReachesItsWholeHeight) {
   EXPECT_EQ(pen->evidence.front(), small.id);
 }
 
+// 4096 entries of 4 KiB pages, randomly replaced, missing at 69 ns (drawn GPU
+// wide-208): the 4 KiB stride steps at 16 MiB, the 64 KiB stride 16x later
+// at 256 MiB (entries x stride), and the 2 MiB stride's lines, crowding a
+// cache's sets, rise at 256 MiB too. The two later steps agree, but the
+// first two scale with their strides: the pages are at most 4 KiB and the
+// reach is the 4 KiB stride's, its height the whole penalty.
+TEST(Tlb, StepsScalingWithTheirStridesOutweighALaterAgreement) {
+  const Series control = control_series(131072);
+  const auto random_misses = [](double r) { return 1 - random_replacement_hit_rate(r); };
+  const Series small = shaped(4 * KiB, 16 * MiB, 69, random_misses, 131072);
+  const Series mid = shaped(64 * KiB, 256 * MiB, 69, random_misses, 8192);
+  const Series huge = shaped(2 * MiB, 256 * MiB, 76, [](double) { return 1.0; }, 256);
+  const auto fs = tlb_findings(control, {&small, &mid, &huge});
+  const Finding* reach = find(fs, "memory.tlb.reach_bytes");
+  const Finding* pen = find(fs, "memory.tlb.miss_penalty_ns");
+  ASSERT_TRUE(reach && pen);
+  EXPECT_NEAR(number(*reach) / (16 * MiB), 1, 0.1) << reach->note;
+  EXPECT_EQ(reach->evidence.front(), small.id);
+  EXPECT_NEAR(number(*pen), 69, 4) << pen->note;
+  EXPECT_EQ(pen->evidence.front(), small.id);
+}
+
 // --- cache geometry -------------------------------------------------------------
 
 Series pairs_series(const std::string& id, double hit, double mid, double miss, double fetch1,
