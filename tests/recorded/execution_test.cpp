@@ -106,7 +106,8 @@ TEST(H200ExecRecorded, QuickForm) {
 // The waves search past the largest groups (probes/occupancy.cpp,
 // refine_waves) through both APIs: 32 groups of one warp resident per SM,
 // not 33 (Hopper's 32 blocks per SM), then 64 warps in at most 32 groups
-// fit and 65 do not: the slots to one warp.
+// fit and 65 do not: the slots to one warp. The _indexed_check runs are the
+// probe whose host check sums each group's walk over its indexed cycle.
 class H200Waves : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(H200Waves, TheGroupLimitThenTheSlotsToOneWarp) {
@@ -127,7 +128,9 @@ TEST_P(H200Waves, TheGroupLimitThenTheSlotsToOneWarp) {
 
 INSTANTIATE_TEST_SUITE_P(Recorded, H200Waves,
                          ::testing::Values("h200/occupancy_waves_opencl.json",
-                                           "h200/occupancy_waves_vulkan.json"));
+                                           "h200/occupancy_waves_vulkan.json",
+                                           "h200/occupancy_indexed_check_opencl.json",
+                                           "h200/occupancy_indexed_check_vulkan.json"));
 
 class PoclExec : public ::testing::TestWithParam<const char*> {};
 
