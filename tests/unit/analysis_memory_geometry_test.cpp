@@ -571,6 +571,26 @@ TEST(Tlb, StepsScalingWithTheirStridesOutweighALaterAgreement) {
   EXPECT_EQ(pen->evidence.front(), small.id);
 }
 
+// The scaled pair stands only against a pair agreeing later. wide-266: 4096
+// entries of 4 KiB pages, 4-way, missing at 67 ns; its 4 KiB stride steps at
+// 16 MiB by three times that (its lines crowding a 128 B-line L2), its 64
+// KiB stride 16x later, and its 2 MiB stride agrees on 16 MiB by the whole
+// 67 ns. The pair agreeing on the earliest step reads the penalty from its
+// larger stride, as it did before scaled pairs were read.
+TEST(Tlb, APairAgreeingOnTheEarliestStepKeepsItsLargerStridesPenalty) {
+  const Series control = control_series(131072);
+  const Series small = shaped(4 * KiB, 16 * MiB, 201, [](double) { return 1.0; }, 131072);
+  const Series mid = shaped(64 * KiB, 256 * MiB, 67, [](double) { return 1.0; }, 8192);
+  const Series huge = shaped(2 * MiB, 16 * MiB, 67, [](double) { return 1.0; }, 256);
+  const auto fs = tlb_findings(control, {&small, &mid, &huge});
+  const Finding* reach = find(fs, "memory.tlb.reach_bytes");
+  const Finding* pen = find(fs, "memory.tlb.miss_penalty_ns");
+  ASSERT_TRUE(reach && pen);
+  EXPECT_NEAR(number(*reach) / (16 * MiB), 1, 0.1) << reach->note;
+  EXPECT_NEAR(number(*pen), 67, 4) << pen->note;
+  EXPECT_EQ(pen->evidence.front(), huge.id);
+}
+
 // --- cache geometry -------------------------------------------------------------
 
 Series pairs_series(const std::string& id, double hit, double mid, double miss, double fetch1,
