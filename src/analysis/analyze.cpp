@@ -158,11 +158,11 @@ std::vector<Finding> analyze_usable(const Results& r) {
     std::vector<const Series*> strided;
     for (const auto& s : r.series)
       if (s.id.rfind("tlb.stride_", 0) == 0) strided.push_back(&s);
-    tlb_found = tlb_findings(*control, strided);
     // The latency probe's chase (one load per line, every page of its
-    // footprint) sees translation too; say how its curve stands against the
-    // reach measured here.
+    // footprint) sees translation too: it bounds the penalty, and its curve
+    // is set against the reach measured here.
     const Series* lat = r.find_series("latency.global");
+    tlb_found = tlb_findings(*control, strided, lat);
     if (lat) hold_tlb_levels_to_chase(tlb_found, *lat);
     for (auto& f : tlb_found)
       if (f.id == "memory.tlb.reach_bytes" && lat && lat->points.size() >= 2) {

@@ -10,7 +10,21 @@
 
 namespace gpuscope::analysis {
 
-std::vector<Finding> tlb_findings(const Series& control, const std::vector<const Series*>& strided) {
+std::optional<double> chase_penalty_bound(const Series& chase, double reach, double reach_high) {
+  if (chase.points.empty()) return std::nullopt;
+  const double most = std::max(reach, reach_high), end = chase.points.back().x;
+  if (end < 2 * most) return std::nullopt;
+  std::optional<double> from, to;  // the lowest latency in [reach / 4, reach], the highest in [end / 2, end]
+  for (const Point& p : chase.points) {
+    if (p.x >= reach / 4 && p.x <= reach && (!from || p.y < *from)) from = p.y;
+    if (p.x >= end / 2 && (!to || p.y > *to)) to = p.y;
+  }
+  if (!from || !to || *to <= *from) return std::nullopt;
+  return (*to - *from) / (1 - most / end);
+}
+
+std::vector<Finding> tlb_findings(const Series& control, const std::vector<const Series*>& strided,
+                                  const Series* chase) {
   std::vector<Finding> out;
   std::vector<std::pair<const Series*, TlbCurve>> curves;
   for (const Series* s : strided)
@@ -176,6 +190,40 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
         "where the {} B stride's shows only part of it",
         c.stride_bytes, c.stride_bytes);
   }
+  // The latency probe's chase bounds the first level's penalty from above
+  // (chase_penalty_bound). A reading above 1.15x the bound is the strided
+  // lines missing caches that the control's lines hit: a drawn GPU's 4-way
+  // TLB of 64 KiB pages read 428 ns for 282 through its 2 MiB stride, whose
+  // lines also overflowed a 12 MiB L2 of 24576 sets. Then the stride that
+  // agrees on the reach (first steps within 30%) and reads closest to the
+  // bound, within 1.15x of it, gives the penalty; where none does, the bound
+  // itself, as an upper bound at confidence 0.5.
+  const TlbStep& first = (penalty_from ? penalty_from->second : c).steps.front();
+  const std::optional<double> bound = chase ? chase_penalty_bound(*chase, c.steps.front().reach_bytes, c.steps.front().reach_high) : std::nullopt;
+  double cap = 0;  // the bound, where it replaces the reading
+  if (bound && first.penalty_ns > 1.15 * *bound) {
+    const std::pair<const Series*, TlbCurve>* closest = nullptr;
+    const auto off = [&](const TlbStep& st) { return std::abs(std::log(st.penalty_ns / *bound)); };
+    for (const auto& o : curves) {
+      if (o.second.steps.empty()) continue;
+      const TlbStep& os = o.second.steps.front();
+      const double at = os.reach_bytes / c.steps.front().reach_bytes;
+      if (at < 1 / 1.3 || at > 1.3 || os.penalty_ns > 1.15 * *bound) continue;
+      if (!closest || off(os) < off(closest->second.steps.front())) closest = &o;
+    }
+    const std::string over = fmt::format(
+        "the {} B stride's {:.1f} ns is more than 1.15x the {:.1f} ns that latency.global's rise past the "
+        "reach allows (its lines missing caches the control's hit)",
+        (penalty_from ? *penalty_from : *best).second.stride_bytes, first.penalty_ns, *bound);
+    if (closest) {
+      penalty_from = closest;
+      penalty_why = fmt::format("it agrees on the reach and reads within 1.15x of the chase's bound, where {}", over);
+    } else {
+      cap = *bound;
+      penalty_why = over;
+    }
+  }
+
   const std::vector<std::string> evidence = {best->first->id, control.id};
   const std::string method = fmt::format(
       "chase with one load per {} B block minus a chase over as many lines within few pages; "
@@ -235,6 +283,15 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
       pen.note += fmt::format(" Read from the {} B stride: {}. The {} B stride read {:.1f} ns{}.",
                               penalty_from->second.stride_bytes, penalty_why, c.stride_bytes, st.penalty_ns,
                               st.shape.empty() ? "" : " through the shape '" + st.shape + "'");
+    }
+    if (i == 0 && cap > 0) {
+      pen.value = cap;
+      pen.high = cap;
+      pen.low = std::min(pen.low.value_or(cap), cap);
+      pen.confidence = std::min(pen.confidence, 0.5);
+      pen.evidence.push_back(chase->id);
+      pen.method += "; capped by latency.global's rise past the reach";
+      pen.note += fmt::format(" An upper bound: {}, and no stride agreeing on the reach reads less.", penalty_why);
     }
     out.push_back(std::move(reach));
     out.push_back(std::move(pen));

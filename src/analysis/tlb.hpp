@@ -11,6 +11,7 @@
 #include "core/finding.hpp"
 #include "core/series.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,7 +54,24 @@ TlbCurve read_tlb_curve(const Series& strided, const Series& control);
 // size), from the series whose first step comes earliest, and
 // memory.tlb.miss_penalty_past_l1_ns (what a first-level miss adds to loads
 // whose data misses the first cache level too, where the control shows it).
-std::vector<Finding> tlb_findings(const Series& control, const std::vector<const Series*>& strided);
+// `chase`, where given, is the latency probe's chase (latency.global); it
+// bounds the first level's penalty (chase_penalty_bound) and a reading
+// above it is not taken.
+std::vector<Finding> tlb_findings(const Series& control, const std::vector<const Series*>& strided,
+                                  const Series* chase = nullptr);
+
+// What the latency probe's chase (x = footprint bytes, y = ns a load; one
+// load per line over every page of the footprint) allows the first TLB
+// level's miss penalty to be, given its reach (read at `reach`, at most
+// `reach_high`): past a reach R such a chase misses on about 1 - R/F of its
+// loads, and caches running out or further TLB levels only add to its rise.
+// So the penalty is at most (y1 - y0) / (1 - R/F), with F the chase's
+// largest footprint, R = reach_high, y1 its highest latency over [F/2, F]
+// and y0 its lowest over [reach / 4, reach]: each errs towards a larger
+// bound where the reach is read late, a cache runs out before it or the
+// curve wavers at its end. Unset where F < 2R (under half the loads miss)
+// or the chase has no point in [reach / 4, reach].
+std::optional<double> chase_penalty_bound(const Series& chase, double reach, double reach_high);
 
 // Holds the TLB levels beyond the first against the latency probe's chase
 // (`latency`: x = footprint bytes, y = ns a load), which misses a level of

@@ -591,6 +591,68 @@ TEST(Tlb, APairAgreeingOnTheEarliestStepKeepsItsLargerStridesPenalty) {
   EXPECT_EQ(pen->evidence.front(), huge.id);
 }
 
+// The latency probe's chase bounds the first level's penalty. A 4-way TLB
+// of 64 KiB pages missing at 282 ns (as the recovery benchmark's wide-121,
+// here reaching 192 MiB), behind DRAM at 329 ns. The 64 KiB and 2 MiB
+// strides agree on the reach (the 2 MiB stride's pages fall on a 32nd of
+// the sets, which hold as many stride blocks), but the 2 MiB stride's lines
+// also overflow a cache that the control's fit, so it rises 123 ns more.
+// The chase, missing on 1 - R/F of its loads, rises by 282 (1 - R/F): the
+// pair's 64 KiB stride reads the penalty. A lone 2 MiB stride is capped at
+// the bound, as an upper bound at confidence 0.5.
+TEST(Tlb, APenaltyAboveWhatTheLatencyChaseAllowsIsNotTaken) {
+  const Series control = control_series(65536);
+  const Series mid = shaped(64 * KiB, 192 * MiB, 282, [](double) { return 1.0; }, 16384);
+  const Series huge = shaped(2 * MiB, 192 * MiB, 405, [](double) { return 1.0; }, 512);
+  const Series chase = make("latency.global", geometric(16 * MiB, 1024 * MiB), [](double x) {
+    return 329 + (x > 192 * MiB ? 282 * (1 - 192 * MiB / x) : 0);
+  });
+  const Finding* unbounded = find(tlb_findings(control, {&mid, &huge}), "memory.tlb.miss_penalty_ns");
+  ASSERT_NE(unbounded, nullptr);
+  EXPECT_NEAR(number(*unbounded), 405, 20) << unbounded->note;  // the pair's larger stride, without the chase
+  const auto fs = tlb_findings(control, {&mid, &huge}, &chase);
+  const Finding* pen = find(fs, "memory.tlb.miss_penalty_ns");
+  ASSERT_NE(pen, nullptr);
+  EXPECT_NEAR(number(*pen), 282, 14) << pen->note;
+  EXPECT_EQ(pen->evidence.front(), mid.id);
+  EXPECT_NEAR(number(*find(fs, "memory.tlb.reach_bytes")) / (192 * MiB), 1, 0.25);
+
+  const Finding* lone = find(tlb_findings(control, {&huge}, &chase), "memory.tlb.miss_penalty_ns");
+  ASSERT_NE(lone, nullptr);
+  EXPECT_LT(number(*lone), 1.15 * 282) << lone->note;
+  EXPECT_GE(number(*lone), 282) << lone->note;
+  EXPECT_LE(lone->confidence, 0.5);
+  EXPECT_EQ(lone->high, number(*lone));
+  EXPECT_NE(lone->note.find("An upper bound"), std::string::npos) << lone->note;
+}
+
+// The bound errs high, never low, where the reach is read late or a cache
+// runs out before it. wide-126: 64 entries of 16 KiB pages (1 MiB), missing
+// at 233 ns; a 256 KiB L2 (171 ns) runs out before the TLB does, and the
+// reach was read at 3.5 MiB, where two thirds of the chase's loads already
+// miss. Its latency there is not the one to rise from: the lowest over
+// [R/4, R] is.
+TEST(Tlb, TheLatencyChasesBoundErrsHighWhereTheReachIsReadLate) {
+  const auto chase_over = [](double l2_bytes) {
+    return make("latency.global", geometric(512 * KiB, 512 * MiB), [=](double x) {
+      return (x <= l2_bytes ? 171.0 : 329.0) + (x > MiB ? 233 * (1 - MiB / x) : 0);
+    });
+  };
+  const Series chase = chase_over(256 * KiB);
+  const auto late = chase_penalty_bound(chase, 3.5 * MiB, 5.7 * MiB);
+  ASSERT_TRUE(late);
+  EXPECT_GE(*late, 233);
+  const auto right = chase_penalty_bound(chase, MiB, 1.4 * MiB);
+  ASSERT_TRUE(right);
+  EXPECT_GE(*right, 233);
+  // Where no cache runs out within [R/4, R] the bound is close.
+  const auto flat = chase_penalty_bound(chase_over(0), MiB, 1.4 * MiB);
+  ASSERT_TRUE(flat);
+  EXPECT_GE(*flat, 233);
+  EXPECT_LT(*flat, 1.15 * 233);
+  EXPECT_FALSE(chase_penalty_bound(chase, 300 * MiB, 400 * MiB));  // no point from twice the reach on
+}
+
 // --- cache geometry -------------------------------------------------------------
 
 Series pairs_series(const std::string& id, double hit, double mid, double miss, double fetch1,
