@@ -283,7 +283,8 @@ std::vector<Finding> analyze_usable(const Results& r) {
     for (const auto& f : out)
       if (f.id == "memory.cache_levels") levels = static_cast<int>(number(f));
     auto found = geometry_findings(r.find_series("geometry.pairs_near"), r.find_series("geometry.pairs_mid"),
-                                   r.find_series("geometry.pairs_far"), lines, lone, all, levels);
+                                   r.find_series("geometry.pairs_far"), lines, lone, all, levels,
+                                   r.device.type == "cpu");
     out.insert(out.end(), found.begin(), found.end());
   }
   for (auto* family :

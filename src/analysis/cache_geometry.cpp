@@ -52,6 +52,25 @@ std::optional<FetchReading> read_pairs_curve(const Series& pairs, bool first_ste
   return r;
 }
 
+std::optional<FetchReading> read_exclusive_pairs(const Series& near) {
+  const auto& p = near.points;
+  if (p.size() < 3) return std::nullopt;
+  size_t peak = 0;
+  for (size_t i = 1; i + 1 < p.size(); ++i)
+    if (p[i].y > p[peak].y) peak = i;
+  FetchReading r;
+  r.hit_ns = p.back().y;
+  r.miss_ns = p[peak].y;
+  if (!(r.hit_ns > 0) || r.miss_ns < 1.15 * r.hit_ns) return std::nullopt;
+  const double threshold = r.hit_ns + 0.25 * (r.miss_ns - r.hit_ns);
+  r.fetch_bytes = p.back().x;
+  for (size_t i = p.size(); i-- > peak + 1;) {
+    if (p[i].y > threshold) break;
+    r.fetch_bytes = p[i].x;
+  }
+  return r;
+}
+
 std::vector<std::pair<double, double>> half_hit_capacities(const std::vector<const Series*>& lines) {
   std::vector<std::pair<double, double>> out;
   // The level every curve starts in: the highest of the curves' first
@@ -225,7 +244,7 @@ std::vector<SharingReading> read_sharing(const Series& lone, const Series& all) 
 std::vector<Finding> geometry_findings(const Series* pairs_near, const Series* pairs_mid,
                                        const Series* pairs_far, const std::vector<const Series*>& lines,
                                        const Series* shared_lone, const Series* shared_all,
-                                       int cache_levels) {
+                                       int cache_levels, bool cpu) {
   std::vector<Finding> out;
   const auto fetch = [&](const Series* s, int level, const std::string& where) {
     if (!s) return;
@@ -250,17 +269,42 @@ std::vector<Finding> geometry_findings(const Series* pairs_near, const Series* p
     out.push_back(std::move(f));
   };
   fetch(pairs_near, 1, "Footprint past the first level, inside the second: the first level's fill unit.");
-  // The mid pairs' anchors miss the second level and hit the third, so they
-  // tell the second level's fill only where a third level exists.
-  if (cache_levels >= 3)
+  const std::optional<FetchReading> exclusive =
+      pairs_near && !cpu ? read_exclusive_pairs(*pairs_near) : std::nullopt;
+  const int last = std::max(2, cache_levels);
+  if (exclusive) {
+    Finding f;
+    f.id = "memory.L2.fetch_bytes";
+    f.value = exclusive->fetch_bytes;
+    f.unit = "B";
+    f.low = exclusive->fetch_bytes / 2;
+    f.high = exclusive->fetch_bytes;
+    f.confidence = max_spread(*pairs_near) < 0.05 ? 0.75 : 0.5;
+    f.evidence = {pairs_near->id};
+    f.method =
+        "pointer chase over anchors that miss the first level and hit the second, each followed by a load "
+        "d bytes further: where a second level exclusive of the first makes the partner miss both (above "
+        "its cost at the largest d), the smallest d from which it hits the second level again";
+    f.note = fmt::format(
+        "The near pairs cost {:.1f} ns a load at their peak, above the {:.1f} ns of both loads hitting the "
+        "second level: the anchor's line left the second level when the first took it, so the second level "
+        "is exclusive of the first (a victim cache, filled by the first level's evictions, not from "
+        "memory). Its line is where the partner stops sharing the anchor's: {:.0f} B. The {} pairs' step "
+        "is the first level's fill, not this level's.",
+        exclusive->miss_ns, exclusive->hit_ns, exclusive->fetch_bytes, cache_levels >= 3 ? "mid" : "far");
+    out.push_back(std::move(f));
+  } else if (cache_levels >= 3) {
+    // The mid pairs' anchors miss the second level and hit the third, so
+    // they tell the second level's fill only where a third level exists.
     fetch(pairs_mid, 2,
           "Footprint past the second level, inside the third: the second level's fill unit; a step at a "
           "smaller d is the first level's.");
-  const int last = std::max(2, cache_levels);
-  fetch(pairs_far, last,
-        fmt::format("Footprint past every cache: the fill unit of the last level (L{}) from memory; a step "
-                    "at a smaller d is the first level's.",
-                    last));
+  }
+  if (!exclusive || last > 2)
+    fetch(pairs_far, last,
+          fmt::format("Footprint past every cache: the fill unit of the last level (L{}) from memory; a step "
+                      "at a smaller d is the first level's.",
+                      last));
 
   if (const auto r = read_line_curves(lines)) {
     Finding f;

@@ -31,6 +31,20 @@ struct FetchReading {
 // first level's.
 std::optional<FetchReading> read_pairs_curve(const Series& pairs, bool first_step = false);
 
+// geometry.pairs_near over a second level exclusive of the first (a victim
+// cache: a line it hands up to the first level leaves it). The anchor's
+// line moves up; a partner in that line but past the first level's fill
+// unit then finds it in neither level and comes from the level beyond, so y
+// rises above its value at the largest d (both loads hitting the second
+// level) and falls back to it at the second level's line, where the
+// partner's bytes were never in the anchor's line. Set where the curve
+// stands 15% or more above its last point before it (a bump), with
+// fetch_bytes the smallest d past the bump's peak from which y stays within
+// a quarter of the way from its last point to the peak, hit_ns the last
+// point's y and miss_ns the peak's. An inclusive second level keeps the
+// line and shows no bump: y rises at most to its last point.
+std::optional<FetchReading> read_exclusive_pairs(const Series& near);
+
 // The footprint at which each geometry.line_<S> curve (or any chase curve
 // with a stride_bytes meta) is half way from the first level's latency to
 // the next plateau the curves share: (S, capacity bytes), for the curves
@@ -66,12 +80,20 @@ struct SharingReading {
 std::vector<SharingReading> read_sharing(const Series& lone, const Series& all);
 
 // memory.L1.fetch_bytes (near pairs), memory.L2.fetch_bytes (mid pairs,
-// where cache_levels is 3 or more), memory.L<last>.fetch_bytes (far pairs,
-// last = cache_levels, the number of levels the latency probe found, 2 when
-// unknown), memory.line_bytes, memory.L<n>.shared_by_cus (for n up to
-// cache_levels when known), from whichever series are given.
+// where cache_levels is 3 or more; from the near pairs' bump where they
+// show the second level exclusive, read_exclusive_pairs),
+// memory.L<last>.fetch_bytes (far pairs, last = cache_levels, the number of
+// levels the latency probe found, 2 when unknown; not for an exclusive
+// second level, which is filled by the first level's victims, not from
+// memory), memory.line_bytes, memory.L<n>.shared_by_cus (for n up to
+// cache_levels when known), from whichever series are given. The bump is
+// read on GPUs only (`cpu` false): a CPU's line prefetchers bring partners
+// in or not whatever the inclusion, and PoCL runs recorded on Emerald
+// Rapids, Zen 4 and Skylake-class Xeons all rise above their last point at
+// 64 or 128 B.
 std::vector<Finding> geometry_findings(const Series* pairs_near, const Series* pairs_mid,
                                        const Series* pairs_far, const std::vector<const Series*>& lines,
-                                       const Series* shared_lone, const Series* shared_all, int cache_levels);
+                                       const Series* shared_lone, const Series* shared_all, int cache_levels,
+                                       bool cpu = false);
 
 }  // namespace gpuscope::analysis

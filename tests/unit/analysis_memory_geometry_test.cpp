@@ -698,6 +698,44 @@ TEST(CacheGeometry, MidPairsReadTheSecondLevelsFillWhereAThirdExists) {
             nullptr);
 }
 
+// A second level exclusive of the first (wide-106: a 24 KiB L1 of 128 B
+// lines filled in 64 B sectors, a 16 MiB exclusive L2 of 128 B lines, 73,
+// 193 and 333 ns). The near pairs' anchors hit the L2, whose line then
+// moves up to the L1 and leaves the L2: a partner in the other sector finds
+// its bytes in neither and comes from DRAM, (193 + 333) / 2 = 263 ns, above
+// the 193 of both loads hitting the L2 from d = 128 on. The far pairs see
+// only the L1's 64 B fill, which was read as the L2's. The bump tells both:
+// the L2 is exclusive, and its line ends where the bump does.
+TEST(CacheGeometry, NearPairsRisingAboveTheirLastPointReadAnExclusiveSecondLevelsLine) {
+  const Series near = make("geometry.pairs_near", {8, 16, 32, 64, 128, 256},
+                           [](double d) { return d < 64 ? 133.0 : d < 128 ? 263.0 : 193.0; });
+  const Series far = pairs_series("geometry.pairs_far", 73, 333, 333, 64, 64);
+  const auto r = read_exclusive_pairs(near);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->fetch_bytes, 128);
+  EXPECT_DOUBLE_EQ(r->hit_ns, 193);
+  EXPECT_DOUBLE_EQ(r->miss_ns, 263);
+  const auto fs = geometry_findings(&near, nullptr, &far, {}, nullptr, nullptr, 2);
+  const Finding* l1 = find(fs, "memory.L1.fetch_bytes");
+  const Finding* l2 = find(fs, "memory.L2.fetch_bytes");
+  ASSERT_TRUE(l1 && l2);
+  EXPECT_EQ(number(*l1), 64);
+  EXPECT_EQ(number(*l2), 128);
+  EXPECT_EQ(l2->evidence.front(), near.id);
+  EXPECT_NE(l2->note.find("exclusive"), std::string::npos) << l2->note;
+  // An inclusive L2 keeps the line: the near pairs rise to their last point
+  // and no more, and the far pairs tell the L2's fill.
+  const Series inclusive = pairs_series("geometry.pairs_near", 73, 193, 193, 64, 64);
+  EXPECT_FALSE(read_exclusive_pairs(inclusive));
+  const auto both = geometry_findings(&inclusive, nullptr, &far, {}, nullptr, nullptr, 2);
+  ASSERT_NE(find(both, "memory.L2.fetch_bytes"), nullptr);
+  EXPECT_EQ(find(both, "memory.L2.fetch_bytes")->evidence.front(), far.id);
+  // On a CPU the bump is its line prefetchers' doing: not read.
+  const auto cpu = geometry_findings(&near, nullptr, &far, {}, nullptr, nullptr, 2, true);
+  ASSERT_NE(find(cpu, "memory.L2.fetch_bytes"), nullptr);
+  EXPECT_EQ(find(cpu, "memory.L2.fetch_bytes")->evidence.front(), far.id);
+}
+
 TEST(CacheGeometry, NearPairsPastTheSecondLevelReadTheFirstLevelsSector) {
   // A 128 B-line L1 filled in 64 B sectors, anchors past a 2 MiB L2 too: the
   // partner hits the L2 from d = 64 (the L1's sector) and misses it from
