@@ -248,6 +248,7 @@ std::vector<Finding> analyze_usable(const Results& r) {
     }
     auto found = texture_hierarchy_findings(infer_cache_hierarchy(*s, texture_staircase), s->id);
     share_level_capacities(found, load_levels);
+    hold_texture_levels_to_loads(found, load_levels);
     out.insert(out.end(), found.begin(), found.end());
   }
   if (const Series* s = r.find_series(kTextureBandwidthSeries)) {

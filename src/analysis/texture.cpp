@@ -74,6 +74,42 @@ void share_level_capacities(std::vector<Finding>& texture, const std::vector<Fin
   }
 }
 
+bool hold_texture_levels_to_loads(std::vector<Finding>& texture, const std::vector<Finding>& loads) {
+  Finding* count = find_finding(texture, "texture.cache_levels");
+  const Finding* load_count = find_finding(loads, "memory.cache_levels");
+  if (!count || !load_count) return false;
+  const int n = static_cast<int>(number(*count)), load_n = static_cast<int>(number(*load_count));
+  if (n < 2 || n <= load_n) return false;
+  const std::string last = fmt::format("texture.L{}.", n);
+  const Finding* latency = find_finding(texture, last + "latency_ns");
+  if (!latency) return false;
+  std::string seen;
+  for (int j = 2; j <= load_n; ++j) {
+    const Finding* l = find_finding(loads, fmt::format("memory.L{}.latency_ns", j));
+    if (!l) continue;
+    if (std::abs(number(*latency) / number(*l) - 1) <= 0.10) return false;
+    seen += fmt::format("{}{:.0f}", seen.empty() ? "" : ", ", number(*l));
+  }
+  const std::string why = fmt::format(
+      " The texture chase also showed a level {} at {:.0f} ns ({}), which is not counted: the load/store "
+      "staircase, whose levels past the first are the same caches, counts {} level(s) and none within 10% "
+      "of that latency{}. The texture sweep, sparser than the latency probe's, caught part of the climb "
+      "past those caches as flat.",
+      n, number(*latency),
+      find_finding(texture, last + "capacity_bytes")
+          ? bytes_text(number(*find_finding(texture, last + "capacity_bytes")))
+          : std::string("capacity not read"),
+      load_n, seen.empty() ? "" : " (" + seen + " ns)");
+  std::erase_if(texture, [&](const Finding& f) { return f.id.rfind(last, 0) == 0; });
+  count = find_finding(texture, "texture.cache_levels");
+  count->value = static_cast<double>(n - 1);
+  if (count->low) count->low = std::min(*count->low, static_cast<double>(n - 1));
+  if (count->high) count->high = std::min(*count->high, static_cast<double>(n - 1));
+  count->confidence = std::min(count->confidence, load_count->confidence);
+  count->note += why;
+  return true;
+}
+
 std::vector<Finding> texture_bandwidth_findings(const Series& bandwidth) {
   if (bandwidth.points.empty()) return {};
   const auto best = std::max_element(bandwidth.points.begin(), bandwidth.points.end(),

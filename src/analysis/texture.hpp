@@ -38,6 +38,20 @@ std::vector<Finding> texture_hierarchy_findings(const Hierarchy& h, const std::s
 // findings, `loads` hierarchy_findings' for latency.global.
 void share_level_capacities(std::vector<Finding>& texture, const std::vector<Finding>& loads);
 
+// For the same reason the texture path has no level past the first that
+// the load/store path lacks. Where the texture staircase counts more levels
+// than the load/store one and its last level's latency stands within 10%
+// of none of the load/store levels past the first, that level is a stretch
+// of the texture sweep's climb to DRAM read as a plateau (the texture sweep
+// refines no edges, so a climb through a randomly replaced level or through
+// translation misses, caught at a few points, can look flat): its findings
+// are dropped, texture.cache_levels counts one fewer and its note says why.
+// (The H200 through Vulkan: a texture "L3" at 257 ns over 16-52 MiB is the
+// far half of its one L2, which the load/store curve climbs through at 260
+// ns over 41-56 MiB without a plateau of its own.)
+// Returns whether a level was dropped. `texture` and `loads` as above.
+bool hold_texture_levels_to_loads(std::vector<Finding>& texture, const std::vector<Finding>& loads);
+
 // texture.bandwidth_gbps: the highest point of the bandwidth curve (y =
 // median GB/s of its samples), bounded by that point's sample min..max.
 // Empty for an empty series.

@@ -250,5 +250,48 @@ TEST(TextureFindings, ASharedLevelTakesTheSurerCapacityReading) {
   EXPECT_EQ(surer[2].confidence, 0.7);
 }
 
+// The texture path has no level past the first that the load/store path
+// lacks (the recovery benchmark's wide-114: a 6 MiB randomly replaced L2
+// at 255 ns and translation misses past 24 MiB; the texture sweep caught
+// its climb to DRAM as a third level at 443 ns). Such a last level is not
+// counted; one the load/store staircase shows within 10% stays, and so
+// does a level where the load/store path counts as many.
+TEST(TextureFindings, ALastLevelTheLoadPathLacksIsNotCounted) {
+  constexpr double MiB = 1024 * KiB;
+  const std::vector<Finding> loads = {
+      test::make_finding("memory.cache_levels", 2.0, "", 0.71),
+      test::make_finding("memory.L1.latency_ns", 102.0, "ns", 0.99),
+      test::make_finding("memory.L2.latency_ns", 253.0, "ns", 0.75)};
+  const auto texture_levels = [](double l3_ns) {
+    return std::vector<Finding>{
+        test::make_finding("texture.cache_levels", 3.0, "", 0.56),
+        test::make_finding("texture.L1.latency_ns", 102.0, "ns", 0.99),
+        test::make_finding("texture.L2.capacity_bytes", 7.9 * MiB, "B", 0.43),
+        test::make_finding("texture.L2.latency_ns", 253.0, "ns", 0.97),
+        test::make_finding("texture.L3.capacity_bytes", 15.4 * MiB, "B", 0.40),
+        test::make_finding("texture.L3.latency_ns", l3_ns, "ns", 0.56),
+        test::make_finding("texture.dram.latency_ns", 527.0, "ns", 0.71)};
+  };
+  std::vector<Finding> climb = texture_levels(443);
+  EXPECT_TRUE(hold_texture_levels_to_loads(climb, loads));
+  EXPECT_EQ(number(*test::find_finding(climb, "texture.cache_levels")), 2);
+  EXPECT_EQ(test::find_finding(climb, "texture.L3.capacity_bytes"), nullptr);
+  EXPECT_EQ(test::find_finding(climb, "texture.L3.latency_ns"), nullptr);
+  EXPECT_NE(test::find_finding(climb, "texture.L2.latency_ns"), nullptr);
+  EXPECT_NE(test::find_finding(climb, "texture.dram.latency_ns"), nullptr);
+  EXPECT_NE(test::find_finding(climb, "texture.cache_levels")->note.find("not counted"), std::string::npos);
+
+  // Within 10% of the load/store L2: that cache seen through the sampler, kept.
+  std::vector<Finding> near = texture_levels(270);
+  EXPECT_FALSE(hold_texture_levels_to_loads(near, loads));
+  EXPECT_EQ(number(*test::find_finding(near, "texture.cache_levels")), 3);
+  // The load/store staircase counting three levels too: kept.
+  std::vector<Finding> three = loads;
+  three[0].value = 3.0;
+  std::vector<Finding> same = texture_levels(443);
+  EXPECT_FALSE(hold_texture_levels_to_loads(same, three));
+  EXPECT_NE(test::find_finding(same, "texture.L3.latency_ns"), nullptr);
+}
+
 }  // namespace
 }  // namespace gpuscope::analysis
