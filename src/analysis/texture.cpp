@@ -84,7 +84,7 @@ bool hold_texture_levels_to_loads(std::vector<Finding>& texture, const std::vect
   const Finding* latency = find_finding(texture, last + "latency_ns");
   if (!latency) return false;
   std::string seen;
-  for (int j = 2; j <= load_n; ++j) {
+  for (int j = 1; j <= load_n; ++j) {
     const Finding* l = find_finding(loads, fmt::format("memory.L{}.latency_ns", j));
     if (!l) continue;
     if (std::abs(number(*latency) / number(*l) - 1) <= 0.10) return false;

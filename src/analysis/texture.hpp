@@ -41,7 +41,9 @@ void share_level_capacities(std::vector<Finding>& texture, const std::vector<Fin
 // For the same reason the texture path has no level past the first that
 // the load/store path lacks. Where the texture staircase counts more levels
 // than the load/store one and its last level's latency stands within 10%
-// of none of the load/store levels past the first, that level is a stretch
+// of none of the load/store levels (the first included: Adreno's global
+// loads skip the texture L1 and start at the UCHE, so the load/store L1 is
+// the texture L2), that level is a stretch
 // of the texture sweep's climb to DRAM read as a plateau (the texture sweep
 // refines no edges, so a climb through a randomly replaced level or through
 // translation misses, caught at a few points, can look flat): its findings

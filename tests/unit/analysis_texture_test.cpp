@@ -291,6 +291,16 @@ TEST(TextureFindings, ALastLevelTheLoadPathLacksIsNotCounted) {
   std::vector<Finding> same = texture_levels(443);
   EXPECT_FALSE(hold_texture_levels_to_loads(same, three));
   EXPECT_NE(test::find_finding(same, "texture.L3.latency_ns"), nullptr);
+  // Adreno 530: global loads skip the 1 KiB texture L1 and start at the
+  // 128 KiB UCHE (104 ns), the load/store path's one level and the texture
+  // path's second: kept.
+  const std::vector<Finding> uche = {test::make_finding("memory.cache_levels", 1.0, "", 0.71),
+                                     test::make_finding("memory.L1.latency_ns", 102.9, "ns", 0.99)};
+  std::vector<Finding> adreno = {test::make_finding("texture.cache_levels", 2.0, "", 0.71),
+                                 test::make_finding("texture.L1.latency_ns", 44.6, "ns", 0.81),
+                                 test::make_finding("texture.L2.latency_ns", 102.6, "ns", 0.99)};
+  EXPECT_FALSE(hold_texture_levels_to_loads(adreno, uche));
+  EXPECT_EQ(number(*test::find_finding(adreno, "texture.cache_levels")), 2);
 }
 
 }  // namespace
