@@ -199,8 +199,11 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
   // bound, within 1.15x of it, gives the penalty; where none does, the bound
   // itself, as an upper bound at confidence 0.5.
   const TlbStep& first = (penalty_from ? penalty_from->second : c).steps.front();
-  const std::optional<double> bound = chase ? chase_penalty_bound(*chase, c.steps.front().reach_bytes, c.steps.front().reach_high) : std::nullopt;
-  double cap = 0;  // the bound, where it replaces the reading
+  const std::optional<double> bound =
+      chase ? chase_penalty_bound(*chase, c.steps.front().reach_bytes, c.steps.front().reach_high)
+            : std::nullopt;
+  double cap = 0;          // the bound, where it replaces the reading
+  std::string bound_note;  // why another stride's reading gave way to the chosen one's
   if (bound && first.penalty_ns > 1.15 * *bound) {
     const std::pair<const Series*, TlbCurve>* closest = nullptr;
     const auto off = [&](const TlbStep& st) { return std::abs(std::log(st.penalty_ns / *bound)); };
@@ -213,11 +216,15 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
     }
     const std::string over = fmt::format(
         "the {} B stride's {:.1f} ns is more than 1.15x the {:.1f} ns that latency.global's rise past the "
-        "reach allows (its lines missing caches the control's hit)",
+        "reach allows (its lines missing caches the control's hit, or its rise misread)",
         (penalty_from ? *penalty_from : *best).second.stride_bytes, first.penalty_ns, *bound);
-    if (closest) {
+    if (closest == best) {  // the chosen stride's own reading, where another's had replaced it
+      penalty_from = nullptr;
+      bound_note = fmt::format(" Its own reading stands: {}.", over);
+    } else if (closest) {
       penalty_from = closest;
-      penalty_why = fmt::format("it agrees on the reach and reads within 1.15x of the chase's bound, where {}", over);
+      penalty_why =
+          fmt::format("it agrees on the reach and reads within 1.15x of the chase's bound, where {}", over);
     } else {
       cap = *bound;
       penalty_why = over;
@@ -284,6 +291,7 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
                               penalty_from->second.stride_bytes, penalty_why, c.stride_bytes, st.penalty_ns,
                               st.shape.empty() ? "" : " through the shape '" + st.shape + "'");
     }
+    if (i == 0) pen.note += bound_note;
     if (i == 0 && cap > 0) {
       pen.value = cap;
       pen.high = cap;
@@ -291,7 +299,8 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
       pen.confidence = std::min(pen.confidence, 0.5);
       pen.evidence.push_back(chase->id);
       pen.method += "; capped by latency.global's rise past the reach";
-      pen.note += fmt::format(" An upper bound: {}, and no stride agreeing on the reach reads less.", penalty_why);
+      pen.note +=
+          fmt::format(" An upper bound: {}, and no stride agreeing on the reach reads less.", penalty_why);
     }
     out.push_back(std::move(reach));
     out.push_back(std::move(pen));
