@@ -289,9 +289,10 @@ std::vector<Finding> geometry_findings(const Series* pairs_near, const Series* p
         "The near pairs cost {:.1f} ns a load at their peak, above the {:.1f} ns of both loads hitting the "
         "second level: the anchor's line left the second level when the first took it, so the second level "
         "is exclusive of the first (a victim cache, filled by the first level's evictions, not from "
-        "memory). Its line is where the partner stops sharing the anchor's: {:.0f} B. The {} pairs' step "
-        "is the first level's fill, not this level's.",
-        exclusive->miss_ns, exclusive->hit_ns, exclusive->fetch_bytes, cache_levels >= 3 ? "mid" : "far");
+        "memory). Its line is where the partner stops sharing the anchor's: {:.0f} B.{}",
+        exclusive->miss_ns, exclusive->hit_ns, exclusive->fetch_bytes,
+        cache_levels >= 3 ? " The mid pairs are not read for it."
+                          : " The far pairs' step is the first level's fill, not this level's.");
     out.push_back(std::move(f));
   } else if (cache_levels >= 3) {
     // The mid pairs' anchors miss the second level and hit the third, so

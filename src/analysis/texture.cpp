@@ -92,9 +92,9 @@ bool hold_texture_levels_to_loads(std::vector<Finding>& texture, const std::vect
   }
   const std::string why = fmt::format(
       " The texture chase also showed a level {} at {:.0f} ns ({}), which is not counted: the load/store "
-      "staircase, whose levels past the first are the same caches, counts {} level(s) and none within 10% "
-      "of that latency{}. The texture sweep, sparser than the latency probe's, caught part of the climb "
-      "past those caches as flat.",
+      "staircase, which sees the same caches past the texture path's first level, counts {} level(s) and "
+      "none within 10% of that latency{}. The texture sweep, sparser than the latency probe's, caught part "
+      "of the climb past those caches as flat.",
       n, number(*latency),
       find_finding(texture, last + "capacity_bytes")
           ? bytes_text(number(*find_finding(texture, last + "capacity_bytes")))
