@@ -25,6 +25,15 @@ std::optional<double> y_at_log(const Series& s, double x) {
   return p.back().y;
 }
 
+// The x of the earliest point at or after `from` from which every later
+// point's y passes `stays`; the last point's x where the last fails too.
+template <class Test>
+double smallest_x_from_which(const std::vector<Point>& p, size_t from, Test stays) {
+  double x = p.back().x;
+  for (size_t i = p.size(); i-- > from && stays(p[i].y);) x = p[i].x;
+  return x;
+}
+
 double max_spread(const Series& s) {
   double m = 0;
   for (const auto& p : s.points)
@@ -43,11 +52,7 @@ std::optional<FetchReading> read_pairs_curve(const Series& pairs, bool first_ste
   const double threshold = first_step ? r.hit_ns + 0.25 * (r.miss_ns - r.hit_ns)
                                       : r.miss_ns - 0.25 * (r.miss_ns - r.hit_ns);
   // The smallest d from which every larger d stays above the threshold.
-  r.fetch_bytes = pairs.points.back().x;
-  for (size_t i = pairs.points.size(); i-- > 0;) {
-    if (pairs.points[i].y < threshold) break;
-    r.fetch_bytes = pairs.points[i].x;
-  }
+  r.fetch_bytes = smallest_x_from_which(pairs.points, 0, [&](double y) { return y >= threshold; });
   if (r.fetch_bytes <= pairs.points.front().x) return std::nullopt;  // no partner ever hit
   return r;
 }
@@ -63,11 +68,7 @@ std::optional<FetchReading> read_exclusive_pairs(const Series& near) {
   r.miss_ns = p[peak].y;
   if (!(r.hit_ns > 0) || r.miss_ns < 1.15 * r.hit_ns) return std::nullopt;
   const double threshold = r.hit_ns + 0.25 * (r.miss_ns - r.hit_ns);
-  r.fetch_bytes = p.back().x;
-  for (size_t i = p.size(); i-- > peak + 1;) {
-    if (p[i].y > threshold) break;
-    r.fetch_bytes = p[i].x;
-  }
+  r.fetch_bytes = smallest_x_from_which(p, peak + 1, [&](double y) { return y <= threshold; });
   return r;
 }
 
@@ -246,54 +247,52 @@ std::vector<Finding> geometry_findings(const Series* pairs_near, const Series* p
                                        const Series* shared_lone, const Series* shared_all,
                                        int cache_levels, bool cpu) {
   std::vector<Finding> out;
+  // A fill unit read off pairs curve `s` at `level`: the step lies between
+  // the last d that hit and this one.
+  const auto add_fetch = [&](const Series& s, int level, const FetchReading& r, std::string method,
+                             std::string note) {
+    Finding f;
+    f.id = fmt::format("memory.L{}.fetch_bytes", level);
+    f.value = r.fetch_bytes;
+    f.unit = "B";
+    f.low = r.fetch_bytes / 2;
+    f.high = r.fetch_bytes;
+    f.confidence = max_spread(s) < 0.05 ? 0.75 : 0.5;
+    f.evidence = {s.id};
+    f.method = std::move(method);
+    f.note = std::move(note);
+    out.push_back(std::move(f));
+  };
   const auto fetch = [&](const Series* s, int level, const std::string& where) {
     if (!s) return;
     const auto r = read_pairs_curve(*s, level == 1);
     if (!r) return;
-    Finding f;
-    f.id = fmt::format("memory.L{}.fetch_bytes", level);
-    f.value = r->fetch_bytes;
-    f.unit = "B";
-    f.low = r->fetch_bytes / 2;  // the step lies between the last d that hit and this one
-    f.high = r->fetch_bytes;
-    f.confidence = max_spread(*s) < 0.05 ? 0.75 : 0.5;
-    f.evidence = {s->id};
-    f.method =
-        "pointer chase over anchors that miss this level, each followed by a load d bytes further: "
-        "the smallest d from which the second load misses too";
-    f.note = fmt::format(
-        "{} Per load {:.1f} ns when the second load hits, {:.1f} ns when both miss. A unit "
-        "smaller than memory.line_bytes means a sectored cache: it keeps tags per line but "
-        "fills per sector.",
-        where, r->hit_ns, r->miss_ns);
-    out.push_back(std::move(f));
+    add_fetch(*s, level, *r,
+              "pointer chase over anchors that miss this level, each followed by a load d bytes further: "
+              "the smallest d from which the second load misses too",
+              fmt::format("{} Per load {:.1f} ns when the second load hits, {:.1f} ns when both miss. A unit "
+                          "smaller than memory.line_bytes means a sectored cache: it keeps tags per line but "
+                          "fills per sector.",
+                          where, r->hit_ns, r->miss_ns));
   };
   fetch(pairs_near, 1, "Footprint past the first level, inside the second: the first level's fill unit.");
   const std::optional<FetchReading> exclusive =
       pairs_near && !cpu ? read_exclusive_pairs(*pairs_near) : std::nullopt;
   const int last = std::max(2, cache_levels);
   if (exclusive) {
-    Finding f;
-    f.id = "memory.L2.fetch_bytes";
-    f.value = exclusive->fetch_bytes;
-    f.unit = "B";
-    f.low = exclusive->fetch_bytes / 2;
-    f.high = exclusive->fetch_bytes;
-    f.confidence = max_spread(*pairs_near) < 0.05 ? 0.75 : 0.5;
-    f.evidence = {pairs_near->id};
-    f.method =
+    add_fetch(
+        *pairs_near, 2, *exclusive,
         "pointer chase over anchors that miss the first level and hit the second, each followed by a load "
         "d bytes further: where a second level exclusive of the first makes the partner miss both (above "
-        "its cost at the largest d), the smallest d from which it hits the second level again";
-    f.note = fmt::format(
-        "The near pairs cost {:.1f} ns a load at their peak, above the {:.1f} ns of both loads hitting the "
-        "second level: the anchor's line left the second level when the first took it, so the second level "
-        "is exclusive of the first (a victim cache, filled by the first level's evictions, not from "
-        "memory). Its line is where the partner stops sharing the anchor's: {:.0f} B.{}",
-        exclusive->miss_ns, exclusive->hit_ns, exclusive->fetch_bytes,
-        cache_levels >= 3 ? " The mid pairs are not read for it."
-                          : " The far pairs' step is the first level's fill, not this level's.");
-    out.push_back(std::move(f));
+        "its cost at the largest d), the smallest d from which it hits the second level again",
+        fmt::format(
+            "The near pairs cost {:.1f} ns a load at their peak, above the {:.1f} ns of both loads hitting "
+            "the second level: the anchor's line left the second level when the first took it, so the "
+            "second level is exclusive of the first (a victim cache, filled by the first level's evictions, "
+            "not from memory). Its line is where the partner stops sharing the anchor's: {:.0f} B.{}",
+            exclusive->miss_ns, exclusive->hit_ns, exclusive->fetch_bytes,
+            cache_levels >= 3 ? " The mid pairs are not read for it."
+                              : " The far pairs' step is the first level's fill, not this level's."));
   } else if (cache_levels >= 3) {
     // The mid pairs' anchors miss the second level and hit the third, so
     // they tell the second level's fill only where a third level exists.

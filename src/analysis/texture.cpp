@@ -83,6 +83,7 @@ bool hold_texture_levels_to_loads(std::vector<Finding>& texture, const std::vect
   const std::string last = fmt::format("texture.L{}.", n);
   const Finding* latency = find_finding(texture, last + "latency_ns");
   if (!latency) return false;
+  const Finding* capacity = find_finding(texture, last + "capacity_bytes");
   std::string seen;
   for (int j = 1; j <= load_n; ++j) {
     const Finding* l = find_finding(loads, fmt::format("memory.L{}.latency_ns", j));
@@ -96,9 +97,7 @@ bool hold_texture_levels_to_loads(std::vector<Finding>& texture, const std::vect
       "none within 10% of that latency{}. The texture sweep, sparser than the latency probe's, caught part "
       "of the climb past those caches as flat.",
       n, number(*latency),
-      find_finding(texture, last + "capacity_bytes")
-          ? bytes_text(number(*find_finding(texture, last + "capacity_bytes")))
-          : std::string("capacity not read"),
+      capacity ? bytes_text(number(*capacity)) : std::string("capacity not read"),
       load_n, seen.empty() ? "" : " (" + seen + " ns)");
   std::erase_if(texture, [&](const Finding& f) { return f.id.rfind(last, 0) == 0; });
   count = find_finding(texture, "texture.cache_levels");

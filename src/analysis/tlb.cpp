@@ -198,7 +198,8 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
   // agrees on the reach (first steps within 30%) and reads closest to the
   // bound, within 1.15x of it, gives the penalty; where none does, the bound
   // itself, as an upper bound at confidence 0.5.
-  const TlbStep& first = (penalty_from ? penalty_from->second : c).steps.front();
+  const auto& reading = penalty_from ? *penalty_from : *best;  // the stride the penalty comes from so far
+  const TlbStep& first = reading.second.steps.front();
   const std::optional<double> bound =
       chase ? chase_penalty_bound(*chase, c.steps.front().reach_bytes, c.steps.front().reach_high)
             : std::nullopt;
@@ -217,7 +218,7 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
     const std::string over = fmt::format(
         "the {} B stride's {:.1f} ns is more than 1.15x the {:.1f} ns that latency.global's rise past the "
         "reach allows (its lines missing caches the control's hit, or its rise misread)",
-        (penalty_from ? *penalty_from : *best).second.stride_bytes, first.penalty_ns, *bound);
+        reading.second.stride_bytes, first.penalty_ns, *bound);
     if (closest == best) {  // the chosen stride's own reading, where another's had replaced it
       penalty_from = nullptr;
       bound_note = fmt::format(" Its own reading stands: {}.", over);
