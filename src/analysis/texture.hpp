@@ -43,11 +43,11 @@ void share_level_capacities(std::vector<Finding>& texture, const std::vector<Fin
 // than the load/store one and its last level's latency stands within 10%
 // of none of the load/store levels (the first included: Adreno's global
 // loads skip the texture L1 and start at the UCHE, so the load/store L1 is
-// the texture L2), that level is a stretch
-// of the texture sweep's climb to DRAM read as a plateau (the texture sweep
-// refines no edges, so a climb through a randomly replaced level or through
-// translation misses, caught at a few points, can look flat): its findings
-// are dropped, texture.cache_levels counts one fewer and its note says why.
+// the texture L2), that level is a stretch of the texture sweep's climb to
+// DRAM read as a plateau (the texture sweep refines no edges, so a climb
+// through a randomly replaced level or through translation misses, caught
+// at a few points, can look flat): its findings are dropped,
+// texture.cache_levels counts one fewer and its note says why.
 // (The H200 through Vulkan: a texture "L3" at 257 ns over 16-52 MiB is the
 // far half of its one L2, which the load/store curve climbs through at 260
 // ns over 41-56 MiB without a plateau of its own.)
