@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -125,8 +126,19 @@ TEST(ReportBrowser, GraphicsPicturesDecodeAndTheKneeChartDraws) {
                              " --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir=" +
                              (dir / "profile").string() + " --virtual-time-budget=5000 ";
   int code = -1;
-  const std::string dom = run_stdout(common + "--dump-dom file://" + html.string() + "#selftest", &code);
-  ASSERT_EQ(code, 0) << "chromium --dump-dom failed";
+  // The pictures decode off the page's thread, in real time, while
+  // --virtual-time-budget runs the page's own clock: on a loaded machine the
+  // DOM can be dumped before their promises settle, with no
+  // data-pictures-decoded yet (1 of 2 fresh-clone CI runs on a 2-core VM).
+  // Not settled is asked again, up to three dumps; settled on fewer than
+  // five is the failure.
+  std::string dom;
+  for (int dump = 1; dump <= 3; ++dump) {
+    dom = run_stdout(common + "--dump-dom file://" + html.string() + "#selftest", &code);
+    ASSERT_EQ(code, 0) << "chromium --dump-dom failed";
+    if (!body_attribute(dom, "data-pictures-decoded").empty()) break;
+    std::cerr << "dump " << dump << ": the pictures' decoding had not settled\n";
+  }
   EXPECT_EQ(body_attribute(dom, "data-ready"), "1") << "report.js never finished";
   EXPECT_EQ(body_attribute(dom, "data-errors"), "0") << "script errors in the page";
   EXPECT_EQ(body_attribute(dom, "data-pictures"), "5") << "the order, three first-N views, the binning strip";
