@@ -5,6 +5,7 @@
 #include "app/build_ahead.hpp"
 #include "app/multi_device_run.hpp"
 #include "app/results_saver.hpp"
+#include "model/closed_loop.hpp"
 #include "app/run_options.hpp"
 #include "backends/backend.hpp"
 #include "core/atomic_file.hpp"
@@ -69,6 +70,18 @@ void set_findings(Results& r) {
   analysis::Analysis a = analysis::analyze_with_gaps(r);
   r.findings = std::move(a.findings);
   r.unfound = std::move(a.unfound);
+}
+
+// The closed loop after the analysis: model.json in `out` (none without
+// it), the replay when asked, the findings held to it; its one-line verdict
+// on stderr.
+void close_loop(Results& r, const std::string& out, bool replay) {
+  const std::string model_path = out.empty() ? "" : (std::filesystem::path(out) / "model.json").string();
+  model::close_the_loop(r, model_path, replay);
+  if (r.model.contains("summary") && r.model["summary"].is_string())
+    std::cerr << "gpuscope: " << r.model["summary"].get<std::string>() << "\n";
+  else if (r.model.contains("error") && r.model["error"].is_string())
+    std::cerr << "gpuscope: " << r.model["error"].get<std::string>() << "\n";
 }
 
 void print_summary(const Results& r, const std::optional<Results>& reference, const ReportArgs& a) {
@@ -248,6 +261,7 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
   r.run["build_ahead_s"] = device->build_ahead_s();
   saver.finish();
   if (saver.in_background()) set_findings(r);  // in line, the last save set them
+  close_loop(r, a.out, a.replay);
   // Clocks again, now that the device has been under load.
   driver.when = "end";
   for (auto& snap : read_driver_facts(r.device, driver)) r.device.driver.push_back(std::move(snap));
@@ -269,7 +283,7 @@ int cmd_run_many(const RunPlan& a, const ReportArgs& ra, const std::string& comm
                          [&](const RunPlan& one) { return cmd_run(one, ra, command_line); });
 }
 
-int cmd_analyze(const std::string& path, const std::string& out, const ReportArgs& ra) {
+int cmd_analyze(const std::string& path, const std::string& out, bool replay, const ReportArgs& ra) {
   const auto reference = load_reference(ra);
   Results r = read_results_file(path);
   // Each series analysis sets aside is said, and recorded once (an
@@ -280,6 +294,7 @@ int cmd_analyze(const std::string& path, const std::string& out, const ReportArg
     if (std::none_of(r.skipped.begin(), r.skipped.end(), same)) r.skipped.push_back(s);
   }
   set_findings(r);
+  close_loop(r, out, replay);
   print_summary(r, reference, ra);
   if (!out.empty()) {
     const std::string results_path = (std::filesystem::path(out) / "results.json").string();
@@ -416,6 +431,8 @@ int main_impl(int argc, char** argv) {
   run->add_option("--out", run_args.out, "output directory")->capture_default_str();
   run->add_flag("--quick", run_args.quick, "fewer points and samples: a first look");
   run->add_flag("--quiet,-q", run_args.quiet, "no progress on stderr");
+  run->add_flag("--no-replay", run_args.no_replay,
+                "write model.json but do not replay the run on it (a phone: `analyze --replay` later, anywhere)");
   run->add_option("--max-launch-ms", run_args.max_launch_ms,
                   fmt::format("ceiling on one timed launch, {:g} to {:g} (mobile drivers kill long kernels)",
                               kMinLaunchMs, kMaxLaunchMs))
@@ -449,10 +466,13 @@ int main_impl(int argc, char** argv) {
   add_report_options(run, "summary on stdout: text (spec sheet) or md (Markdown)");
 
   std::string analyze_path, analyze_out;
+  bool analyze_replay = false;
   auto* analyze = app.add_subcommand("analyze", "recompute findings from a results.json, no device needed");
   analyze->add_option("results", analyze_path, "results.json of an earlier run")->required();
   analyze->add_option("--out", analyze_out,
                       "write DIR/results.json with the recomputed findings, and report.html, report.md");
+  analyze->add_flag("--replay", analyze_replay,
+                    "replay the run's probes on its model (model.json) and hold the findings to it");
   add_report_options(analyze, "summary on stdout: text (spec sheet) or md (Markdown)");
 
   std::string report_path, report_out;
@@ -501,7 +521,7 @@ int main_impl(int argc, char** argv) {
     return plan.multi ? cmd_run_many(plan, report_args, join_args(argc, argv))
                       : cmd_run(plan, report_args, join_args(argc, argv));
   }
-  if (*analyze) return cmd_analyze(analyze_path, analyze_out, report_args);
+  if (*analyze) return cmd_analyze(analyze_path, analyze_out, analyze_replay, report_args);
   if (*report) return cmd_report(report_path, report_out, report_args);
   if (*compare) return cmd_compare(compare_inputs, compare_out, report_args);
   return kExitUsage;

@@ -30,6 +30,7 @@ struct RunArgs {
   std::optional<std::string> compute_plan;  // --compute-plan: key=value,...
   std::string texture_image = "auto";       // --texture-image: auto, buffer or 2d
   std::string chase = "auto";               // --chase: auto, address or index
+  bool no_replay = false;                   // --no-replay: write the model, replay nothing
 
   static constexpr double kDefaultMaxLaunchMs = 200;
 };
@@ -64,6 +65,7 @@ struct RunPlan {
   std::map<std::string, int64_t> compute_plan;
   TextureImages texture_images = TextureImages::automatic;
   ChaseMethod chase = ChaseMethod::automatic;
+  bool replay = true;  // replay the run on its model (model/closed_loop.hpp)
 };
 
 // Throws UsageError for an empty --device or --out, a --device list with an

@@ -37,6 +37,9 @@ struct Results {
   std::vector<Unfound> unfound;  // set by analysis beside findings
   // How the run was made: command line, start time, per-probe wall times.
   nlohmann::json run = nlohmann::json::object();
+  // The closed loop (model/closed_loop.hpp): the model written beside the
+  // results, its contradictions, and the replay of the run on it.
+  nlohmann::json model = nlohmann::json::object();
 
   const Series* find_series(const std::string& id) const {
     for (const auto& s : series)

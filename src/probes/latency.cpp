@@ -174,6 +174,16 @@ class LatencyProbe {
       ctx_.progress("latency: " + caveat);
     }
 
+    // A replay measures the recorded points and nothing else.
+    if (const auto* xs = ctx_.options.replay_of(s.id)) {
+      for (double x : *xs)
+        if (x <= static_cast<double>(max_footprint_) && x >= static_cast<double>(2 * stride_))
+          measure_point(s, round_to_stride(x));
+      s.meta["wall_s"] = budget.elapsed_s();
+      s.meta["budget_s"] = budget.total_s();
+      return {s};
+    }
+
     // Coarse sweep: two points per octave (one in quick mode).
     const double step = quick ? 2.0 : std::sqrt(2.0);
     for (double f = kKiB; f <= static_cast<double>(max_footprint_) * 1.0001; f *= step) {

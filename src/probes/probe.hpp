@@ -39,6 +39,18 @@ struct ProbeOptions {
   TextureImages texture_images = TextureImages::automatic;
   ChaseMethod chase = ChaseMethod::automatic;  // --chase
   double sustain_s = 3;     // seconds of load the sustain probe applies (--sustain-s)
+  // Replay (model/replay.hpp): series id -> the x values a measured run
+  // took. A probe that honours it measures exactly those points of that
+  // series (within what the device can hold) and refines nothing; probes
+  // that do not run their own sweep. Null: an ordinary run.
+  const std::map<std::string, std::vector<double>>* replay_points = nullptr;
+  // The points `series_id` is to be measured at, or null when this is no
+  // replay of it.
+  const std::vector<double>* replay_of(const std::string& series_id) const {
+    if (!replay_points) return nullptr;
+    auto it = replay_points->find(series_id);
+    return it == replay_points->end() ? nullptr : &it->second;
+  }
 };
 
 // Progress lines for a person watching (quiet when nobody is).

@@ -452,14 +452,17 @@ nlohmann::json to_json(const Results& r) {
   for (const auto& s : r.skipped) skipped.push_back({{"probe", s.probe}, {"reason", s.reason}});
   json unfound = json::array();
   for (const auto& u : r.unfound) unfound.push_back({{"id", u.id}, {"reason", u.reason}, {"evidence", u.evidence}});
-  return {{"schema", kResultsSchema},
-          {"tool", {{"name", "gpuscope"}, {"version", r.tool_version}}},
-          {"device", device_to_json(r.device)},
-          {"series", std::move(series)},
-          {"findings", std::move(findings)},
-          {"skipped", std::move(skipped)},
-          {"unfound", std::move(unfound)},
-          {"run", r.run}};
+  json out = {{"schema", kResultsSchema},
+              {"tool", {{"name", "gpuscope"}, {"version", r.tool_version}}},
+              {"device", device_to_json(r.device)},
+              {"series", std::move(series)},
+              {"findings", std::move(findings)},
+              {"skipped", std::move(skipped)},
+              {"unfound", std::move(unfound)},
+              {"run", r.run}};
+  // Only where the closed loop ran (docs/results-format.md, "model").
+  if (!r.model.empty()) out["model"] = r.model;
+  return out;
 }
 
 Results results_from_json(const nlohmann::json& j) {
@@ -479,6 +482,7 @@ Results results_from_json(const nlohmann::json& j) {
   // Absent from files written before it existed.
   if (o.optional("unfound")) r.unfound = array_from_json<Unfound>(o, "unfound", unfound_from_json);
   if (const json* run = o.optional("run")) read_object(*run, "run", r.run);
+  if (const json* model = o.optional("model")) read_object(*model, "model", r.model);
   return r;
 }
 

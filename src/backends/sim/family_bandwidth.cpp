@@ -50,8 +50,10 @@ namespace gpuscope::sim {
 namespace {
 
 // Host memory the read model's prefix sums may take (4 B per vector of the
-// window); past it, reads are summed directly.
-constexpr uint64_t kMaxPrefixBytes = 64ull << 20;
+// window, so at most the size of the largest buffer the sim allocates);
+// past it, reads are summed directly, which costs every load a launch makes
+// (a 10 ms launch of a data-centre GPU's model reads tens of GB).
+constexpr uint64_t kMaxPrefixBytes = kSimMaxAllocBytes;
 
 struct Walk {
   int vec = 4;  // uint words per vector

@@ -1,0 +1,284 @@
+// Replay: the measured run's probes on its own model, and the comparison.
+#include "model/replay.hpp"
+
+#include "backends/sim/sim_config.hpp"
+#include "backends/sim/sim_device.hpp"
+#include "core/error.hpp"
+#include "core/stats.hpp"
+#include "probes/probe.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <thread>
+
+namespace gpuscope::model {
+namespace {
+
+// Two x values are one point when they agree this closely (the probes
+// round footprints to whole slots, so a replayed point lands exactly).
+constexpr double kSameXTolerance = 1e-6;
+
+// Probes whose series the replay does not compare: sustain measures the
+// clock governor over seconds of load (the model holds one clock: the
+// governor is not in it), the graphics probes draw through a raster
+// pipeline the model does not describe.
+const std::set<std::string>& probes_not_replayed() {
+  static const std::set<std::string> kProbes = {"sustain", "raster", "rop", "texfill", "fbcompress", "txelim",
+                                                "tilemem"};
+  return kProbes;
+}
+
+// The model with its measurement noise removed: the replay's twin is the
+// model's own curve, not a draw around it.
+sim::SimConfig noiseless(const nlohmann::json& description) {
+  sim::SimConfig c = sim::parse_sim_config(description, "model.json");
+  c.noise.relative_sigma = 0;
+  c.noise.outlier_probability = 0;
+  return c;
+}
+
+double series_noise(const Series& s) {
+  std::vector<double> spreads;
+  for (const auto& p : s.points) {
+    if (p.samples.size() < 3 || !(p.y > 0)) continue;
+    std::vector<double> dev;
+    for (double v : p.samples) dev.push_back(std::abs(v - p.y));
+    spreads.push_back(median(dev) / p.y);
+  }
+  return spreads.empty() ? 0 : median(spreads);
+}
+
+// The twin's y at x: its own point where it has one, else read between its
+// neighbours (linearly in log x where both x are positive); NaN outside its
+// range.
+double modelled_at(const Series& m, double x, bool& interpolated) {
+  interpolated = false;
+  const auto& pts = m.points;
+  if (pts.empty()) return std::numeric_limits<double>::quiet_NaN();
+  auto it = std::lower_bound(pts.begin(), pts.end(), x, [](const Point& p, double v) { return p.x < v; });
+  const auto same = [&](const Point& p) {
+    return std::abs(p.x - x) <= kSameXTolerance * std::max(1.0, std::abs(x));
+  };
+  if (it != pts.end() && same(*it)) return it->y;
+  if (it != pts.begin() && same(*std::prev(it))) return std::prev(it)->y;
+  if (it == pts.begin() || it == pts.end()) return std::numeric_limits<double>::quiet_NaN();
+  const Point& hi = *it;
+  const Point& lo = *std::prev(it);
+  interpolated = true;
+  double t = (x - lo.x) / (hi.x - lo.x);
+  if (lo.x > 0 && hi.x > 0 && x > 0) t = std::log(x / lo.x) / std::log(hi.x / lo.x);
+  return lo.y + t * (hi.y - lo.y);
+}
+
+}  // namespace
+
+SeriesReplay compare_series(const Series& measured, const Series& modelled) {
+  SeriesReplay r;
+  r.id = measured.id;
+  r.probe = measured.probe;
+  r.noise = series_noise(measured);
+  r.tolerance = std::max(kReproducedMedianError, kNoiseMultiple * r.noise);
+  std::vector<double> errors;
+  for (const auto& p : measured.points) {
+    bool interpolated = false;
+    const double y = modelled_at(modelled, p.x, interpolated);
+    r.modelled_y.push_back(y);
+    if (!std::isfinite(y) || !std::isfinite(p.y) || p.y == 0) continue;
+    const double e = std::abs(y - p.y) / std::abs(p.y);
+    errors.push_back(e);
+    if (interpolated) ++r.interpolated;
+    if (e > r.worst_error || errors.size() == 1) {
+      r.worst_error = e;
+      r.worst_x = p.x;
+    }
+  }
+  r.points = errors.size();
+  if (!errors.empty()) {
+    r.median_error = median(errors);
+    r.reproduced = r.median_error <= r.tolerance;
+  }
+  return r;
+}
+
+namespace {
+
+// One probe's replay on a device of its own: its series, or why not.
+struct ProbeReplay {
+  std::vector<Series> series;
+  std::string error;
+  double wall_s = 0;
+};
+
+ProbeReplay replay_probe(const ProbeDef& def, const sim::SimConfig& cfg, const ProbeOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ProbeReplay out;
+  try {
+    sim::SimDevice device(cfg, "sim:model.json");
+    ProbeContext ctx{device, options, planned_budget_s(def, options, device.info())};
+    out.series = def.run(ctx);
+  } catch (const std::exception& e) {
+    out.error = fmt::format("not replayed: the probe failed on the model: {}", e.what());
+  }
+  out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+}  // namespace
+
+Replay replay_on_model(const Results& measured, const nlohmann::json& description, unsigned threads) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Replay out;
+  sim::SimConfig cfg;
+  try {
+    cfg = noiseless(description);
+  } catch (const std::exception& e) {
+    out.skipped.push_back({"replay", fmt::format("the model is not a runnable description: {}", e.what())});
+    return out;
+  }
+
+  // The measured points of every series, by id: the probes that take them
+  // measure exactly there (ProbeOptions::replay_points).
+  std::map<std::string, std::vector<double>> points;
+  std::vector<std::string> probe_order;
+  for (const auto& s : measured.series) {
+    for (const auto& p : s.points) points[s.id].push_back(p.x);
+    if (std::find(probe_order.begin(), probe_order.end(), s.probe) == probe_order.end())
+      probe_order.push_back(s.probe);
+  }
+
+  ProbeOptions options;
+  options.replay_points = &points;
+  // No noise: one sample a point says all the model has to say.
+  options.harness.min_samples = 1;
+  options.harness.max_samples = 1;
+  if (measured.run.contains("max_launch_ms") && measured.run["max_launch_ms"].is_number())
+    options.harness.max_launch_ms = measured.run["max_launch_ms"].get<double>();
+  // Launches as long as the run's: the model's fixed costs per launch
+  // weigh as they did on the device.
+  options.harness.target_launch_ms = std::min(options.harness.target_launch_ms, options.harness.max_launch_ms / 4);
+
+  std::vector<const ProbeDef*> defs;
+  for (const auto& probe : probe_order) {
+    if (probes_not_replayed().count(probe)) {
+      out.skipped.push_back({probe, "not replayed: the model does not describe what this probe measures"});
+      continue;
+    }
+    const ProbeDef* def = nullptr;
+    for (const auto& d : probe_registry())
+      if (d.name == probe) def = &d;
+    if (!def) {
+      out.skipped.push_back({probe, "not replayed: no such probe in this gpuscope"});
+      continue;
+    }
+    defs.push_back(def);
+  }
+
+  // Each probe on a sim device of its own, so the twins do not depend on
+  // the order (or the threads) the probes replay in.
+  std::vector<ProbeReplay> done(defs.size());
+  std::atomic<size_t> next{0};
+  const auto work = [&] {
+    for (size_t i = next++; i < defs.size(); i = next++) done[i] = replay_probe(*defs[i], cfg, options);
+  };
+  const unsigned n = std::clamp<unsigned>(threads, 1, static_cast<unsigned>(std::max<size_t>(1, defs.size())));
+  if (n == 1) {
+    work();
+  } else {
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < n; ++t) pool.emplace_back(work);
+    for (auto& t : pool) t.join();
+  }
+
+  std::map<std::string, Series> twins;
+  for (size_t i = 0; i < defs.size(); ++i) {
+    out.probe_wall_s[defs[i]->name] = done[i].wall_s;
+    if (!done[i].error.empty()) out.skipped.push_back({defs[i]->name, done[i].error});
+    for (auto& s : done[i].series) twins.emplace(s.id, std::move(s));
+  }
+
+  for (const auto& s : measured.series) {
+    if (probes_not_replayed().count(s.probe) || s.points.empty()) continue;
+    auto it = twins.find(s.id);
+    if (it == twins.end()) {
+      if (std::none_of(out.skipped.begin(), out.skipped.end(), [&](const Skipped& k) { return k.probe == s.probe; }))
+        out.skipped.push_back({s.id, "not replayed: the model's run of its probe gave no such series"});
+      continue;
+    }
+    SeriesReplay r = compare_series(s, it->second);
+    if (r.points > 0) out.series.push_back(std::move(r));
+  }
+  out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+void hold_findings_to_replay(std::vector<Finding>& findings, const Replay& replay) {
+  std::map<std::string, const SeriesReplay*> by_id;
+  for (const auto& s : replay.series) by_id.emplace(s.id, &s);
+  for (auto& f : findings) {
+    const SeriesReplay* worst = nullptr;
+    for (const auto& ev : f.evidence) {
+      auto it = by_id.find(ev);
+      if (it == by_id.end() || it->second->reproduced) continue;
+      const SeriesReplay* s = it->second;
+      if (!worst || s->median_error / s->tolerance > worst->median_error / worst->tolerance) worst = s;
+    }
+    if (!worst) continue;
+    const double over = worst->median_error / worst->tolerance;  // > 1: missed
+    f.confidence /= over;
+    const std::string said = fmt::format(
+        "The model of this run (model.json) does not reproduce {}: its median point is {:.1f}% off (tolerance "
+        "{:.1f}%), the worst {:.0f}% at x = {:g}; confidence divided by {:.2f}.",
+        worst->id, 100 * worst->median_error, 100 * worst->tolerance, 100 * worst->worst_error, worst->worst_x, over);
+    f.note = f.note.empty() ? said : f.note + " " + said;
+  }
+}
+
+nlohmann::json replay_json(const Replay& replay) {
+  nlohmann::json series = nlohmann::json::array();
+  for (const auto& s : replay.series) {
+    nlohmann::json y = nlohmann::json::array();
+    for (double v : s.modelled_y) y.push_back(std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr));
+    series.push_back({{"id", s.id},
+                      {"probe", s.probe},
+                      {"points", s.points},
+                      {"interpolated", s.interpolated},
+                      {"median_error", s.median_error},
+                      {"worst_error", s.worst_error},
+                      {"worst_x", s.worst_x},
+                      {"noise", s.noise},
+                      {"tolerance", s.tolerance},
+                      {"reproduced", s.reproduced},
+                      {"modelled_y", y}});
+  }
+  nlohmann::json skipped = nlohmann::json::array();
+  for (const auto& k : replay.skipped) skipped.push_back({{"what", k.probe}, {"reason", k.reason}});
+  return {{"model", "model.json"},
+          {"wall_s", replay.wall_s},
+          {"probe_wall_s", replay.probe_wall_s},
+          {"series", series},
+          {"skipped", skipped}};
+}
+
+std::string replay_summary_line(const Replay& replay) {
+  if (replay.series.empty()) return "Model: no series could be replayed on the model of this run.";
+  size_t ok = 0;
+  for (const auto& s : replay.series) ok += s.reproduced;
+  std::string missed;
+  size_t listed = 0;
+  for (const auto& s : replay.series) {
+    if (s.reproduced) continue;
+    if (listed++ < 3) missed += fmt::format("{}{} ({:.0f}% off)", missed.empty() ? "" : ", ", s.id, 100 * s.median_error);
+  }
+  if (listed > 3) missed += fmt::format(" and {} more", listed - 3);
+  return fmt::format("Model: model.json reproduces {} of {} measured series within their tolerance{}{}", ok,
+                     replay.series.size(), missed.empty() ? "." : "; it misses ", missed.empty() ? "" : missed + ".");
+}
+
+}  // namespace gpuscope::model

@@ -1,0 +1,72 @@
+// The second half of the closed loop (docs/closed-loop.md): the probes that
+// ran are run again on the model of the GPU they found (model_builder.hpp),
+// through the sim, without noise and, where a probe takes them, at exactly
+// the measured series' points; each measured series gets its modelled twin
+// and how far the twin is from it. A finding read from a series the model
+// does not reproduce loses confidence by one rule (hold_findings_to_replay).
+#pragma once
+
+#include "core/results.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gpuscope::model {
+
+// How well the model reproduces one measured series. Errors are relative,
+// |modelled - measured| / measured, over the points both have.
+struct SeriesReplay {
+  std::string id;     // the measured series' id
+  std::string probe;
+  size_t points = 0;  // measured points the twin was compared at
+  size_t interpolated = 0;  // of them, points the twin had no sample at (read between its neighbours)
+  double median_error = 0;
+  double worst_error = 0;
+  double worst_x = 0;       // where the worst error is, in the series' x unit
+  double noise = 0;         // the measured series' own relative spread (median MAD / median)
+  double tolerance = 0;     // the median error up to which the series counts as reproduced
+  bool reproduced = false;
+  std::vector<double> modelled_y;  // the twin at each measured point (same order), NaN where none
+};
+
+struct Replay {
+  std::vector<SeriesReplay> series;
+  std::vector<Skipped> skipped;  // probes, or series, that could not be replayed, and why
+  double wall_s = 0;             // host time the replay took
+  std::map<std::string, double> probe_wall_s;  // of it, each probe's
+};
+
+// A series is reproduced when its median error is at most this, or at most
+// kNoiseMultiple times its own measured noise where that is larger: the
+// model is held to what the data can tell apart. 5% is the recovery
+// benchmark's tolerance for latencies, the tightest it holds any value to.
+inline constexpr double kReproducedMedianError = 0.05;
+inline constexpr double kNoiseMultiple = 3.0;
+
+// Runs the probes that produced `measured`'s series on the model
+// `description` (an annotated sim description), each on a sim device of
+// its own, on up to `threads` host threads at once. Never throws for a
+// probe that fails on the model: it is listed in `skipped` with the reason.
+Replay replay_on_model(const Results& measured, const nlohmann::json& description, unsigned threads = 1);
+
+// Compares a measured series with its modelled twin (tests call it alone).
+SeriesReplay compare_series(const Series& measured, const Series& modelled);
+
+// Rule `replay-confidence`, the one place the replay moves confidence: a
+// finding whose evidence includes a series the model did not reproduce has
+// its confidence divided by how many times over its tolerance the series'
+// median error is (a series missed by twice its tolerance halves it), and
+// its note names the series, the median and worst error and where. Findings
+// of reproduced series, and findings with no replayed evidence, keep theirs.
+void hold_findings_to_replay(std::vector<Finding>& findings, const Replay& replay);
+
+// results.json's "replay" section (docs/results-format.md).
+nlohmann::json replay_json(const Replay& replay);
+
+// One line for the first screen: how much of the run the model reproduces.
+std::string replay_summary_line(const Replay& replay);
+
+}  // namespace gpuscope::model
