@@ -15,6 +15,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 namespace gpuscope::model {
 namespace {
@@ -116,7 +117,7 @@ class FindingIndex {
 // kernel to replay them on.
 bool sim_models_op(const std::string& op) {
   static const std::set<std::string> kOps = {"add", "mul", "fma", "mad", "div", "sqrt", "rsqrt",
-                                             "exp", "log", "sin", "cvt"};
+                                             "exp", "log", "sin", "cvt", "divide"};
   if (op.rfind("native_", 0) == 0) return kOps.count(op.substr(7)) > 0;
   return kOps.count(op) > 0;
 }
@@ -311,14 +312,11 @@ class Builder {
 
     // Lanes: the FP32 rate per core over its units, snapped to a divisor or
     // multiple of the wave (the sim issues a wave over whole lanes).
-    const char* rate_id = nullptr;
     std::optional<double> rate;
-    for (const char* id : {"compute.fp32.fma.ops_per_clock_per_cu", "compute.fp32.mad.ops_per_clock_per_cu",
-                           "compute.fp32.add.ops_per_clock_per_cu"}) {
-      if ((rate = fx_.positive(id))) {
-        rate_id = id;
-        break;
-      }
+    std::vector<std::string> rate_ids;
+    for (const char* base : {"compute.fp32.fma", "compute.fp32.mad", "compute.fp32.add"}) {
+      std::tie(rate, rate_ids) = per_clock_rate(base);
+      if (rate) break;
     }
     uint32_t lanes = wave;
     if (rate) {
@@ -332,7 +330,8 @@ class Builder {
         const double err = std::abs(std::log(v / std::max(want, 1e-9)));
         if (err < best) best = err, lanes = v;
       }
-      c["lanes_per_unit"] = a_.measured(lanes, {rate_id, "exec.scheduler_partitions"});
+      rate_ids.push_back("exec.scheduler_partitions");
+      c["lanes_per_unit"] = a_.measured(lanes, rate_ids);
     } else {
       c["lanes_per_unit"] = a_.assumed(lanes, "no FP32 rate measured: one lane per work-item of a wave");
     }
@@ -656,22 +655,22 @@ class Builder {
                         what = id.substr(dot2 + 1);
       auto t = kTypes.find(type);
       if (t == kTypes.end() || !sim_models_op(op)) continue;
-      if (what != "ops_per_clock_per_cu" && what != "latency_ns") continue;
+      if (what != "ops_per_clock_per_cu" && what != "throughput_gops" && what != "latency_ns") continue;
       if (!listed.insert({t->second, op}).second) continue;
       const std::string base = "compute." + type + "." + op;
-      const auto rate = fx_.positive(base + ".ops_per_clock_per_cu");
+      const auto [rate, rate_ids] = per_clock_rate(base);
       const auto lat = fx_.positive(base + ".latency_ns");
       json o = json::object();
       o["type"] = t->second;
       o["op"] = op;
       if (rate) {
-        o["per_clock_per_core"] = a_.measured(std::clamp(*rate, 1e-6, 1e6), {base + ".ops_per_clock_per_cu"});
+        o["per_clock_per_core"] = a_.measured(std::clamp(*rate, 1e-6, 1e6), rate_ids);
       } else {
         // Timed only as a dependent chain: its rate is the type's basic
         // rate where measured, so the latency is what the model adds.
         double basic = 0;
         for (const char* b : {"fma", "mad", "add", "mul"})
-          if (auto v = fx_.positive("compute." + type + "." + b + ".ops_per_clock_per_cu")) {
+          if (auto v = per_clock_rate("compute." + type + "." + b).first) {
             basic = *v;
             break;
           }
@@ -700,6 +699,16 @@ class Builder {
     rt["fp64"] = fp64 ? a_.measured(true, {"compute.fp64.*"}) : a_.reported(r_.device.features.fp64, "fp64 support");
     rt["fp16"] = fp16 ? a_.measured(true, {"compute.fp16.*"}) : a_.reported(r_.device.features.fp16, "fp16 support");
     return rt;
+  }
+
+  // An op's rate per clock per core: the finding where the run read it
+  // against a measured clock, else its throughput over the clock the model
+  // runs at and the cores (a run without the clock probe's counters).
+  std::pair<std::optional<double>, std::vector<std::string>> per_clock_rate(const std::string& base) {
+    if (auto v = fx_.positive(base + ".ops_per_clock_per_cu")) return {v, {base + ".ops_per_clock_per_cu"}};
+    if (auto g = fx_.positive(base + ".throughput_gops"))
+      return {*g / ghz() / cores(), {base + ".throughput_gops", "core.clock_mhz", "core.shader_cores"}};
+    return {std::nullopt, {}};
   }
 
   json atomics() {

@@ -17,7 +17,7 @@
 // ran at once, since the probes launch at most one group per compute unit.)
 // The model is fed a window of each group's chase, at least 4096 hops and
 // as many as the largest level on the load path has lines or the TLB
-// entries, and a group's time is its hop count times its window's mean
+// entries (three turns of the groups' cycles where those are shorter), and a group's time is its hop count times its window's mean
 // latency; the launch lasts as long as its slowest group. As in
 // family_latency.cpp, the windows of consecutive launches continue each
 // other along each group's walk (the model's own cursor, while the buffer
@@ -156,19 +156,27 @@ double chase_groups(SimLaunch& l) {
   const Walker walker(l, mem, wb);
   const uint64_t base = mem.base_address();
 
-  // The work: each group's walk, exactly.
+  // The work: each group's walk, exactly. `longest_cycle`: the longest
+  // group cycle seen closing, or no bound where one did not close.
+  uint64_t longest_cycle = 0;
+  bool all_closed = true;
   for (uint32_t g = 0; g < groups; ++g) {
     const uint64_t first = address_of(mem, start_words[g], wb);
     uint64_t addr = first;
+    bool closed = false;
     for (uint64_t k = 0; k < hops; ++k) {
       addr = walker.next(addr);
-      if (addr == first && k + 1 < hops) {
+      if (addr == first) {
+        closed = true;
+        longest_cycle = std::max(longest_cycle, k + 1);
+        if (k + 1 == hops) break;
         // Back at the start after k + 1 hops: only the remainder is left.
         const uint64_t left = (hops - k - 1) % (k + 1);
         for (uint64_t j = 0; j < left; ++j) addr = walker.next(addr);
         break;
       }
     }
+    all_closed = all_closed && closed;
     if (addr < base || (addr - base) % wb != 0 || (addr - base) / wb > UINT32_MAX)
       throw DeviceError("sim: chase_groups ended outside mem's words");
     ends.store<uint32_t>(uint64_t{g} * 4, static_cast<uint32_t>((addr - base) / wb));
@@ -179,6 +187,9 @@ double chase_groups(SimLaunch& l) {
   uint64_t max_lines = c.tlb.entries;
   for (const auto* lv : c.path_levels(CachePath::load_store))
     max_lines = std::max<uint64_t>(max_lines, lv->capacity_bytes / lv->line_bytes);
+  // Cycles shorter than that repeat within the window: three turns of the
+  // longest reach the periodic state the launch is in.
+  if (all_closed) max_lines = std::min(max_lines, 3 * longest_cycle);
   const uint64_t window = std::min<uint64_t>(hops, std::max<uint64_t>(4096, max_lines));
   if (window == 0) return 0;
   auto& cur = l.state<ModelCursors>("chase_layout.cursors");

@@ -16,7 +16,8 @@
 // pointer from the buffer like the GPU would.
 //
 // Time: the model is fed a window of the linked chase, at least 4096 hops
-// and 3x the lines of the largest level on the load path, and the launch's
+// and 3x the lines of the largest level on the load path (or of the cycle,
+// where it has fewer slots), and the launch's
 // time is its hop count times the window's mean latency (for `walk`, one
 // chain's hop count: its chains overlap; its window is fed along the cycle
 // like a chase's, so the caches hold what a walk of that many hops leaves). A random cycle has
@@ -124,6 +125,11 @@ double model_window(SimLaunch& l, LinkShadow& m, bool shadowed, const SimBuffer&
   uint64_t max_lines = 0;
   for (const auto* lv : l.config().path_levels(CachePath::load_store))
     max_lines = std::max<uint64_t>(max_lines, lv->capacity_bytes / lv->line_bytes);
+  // A cycle of fewer slots than the largest level has lines repeats within
+  // the window: three turns of it reach the periodic state the whole launch
+  // is in (the window continues the last one's walk), so the window needs
+  // no more.
+  if (shadowed) max_lines = std::min<uint64_t>(max_lines, m.next.size());
   const uint64_t window = std::min<uint64_t>(hops, std::max<uint64_t>(4096, 3 * max_lines));
   if (window == 0) return 0;
   double ns = 0;
