@@ -22,7 +22,8 @@ namespace gpuscope {
 // report; `gpuscope compare` passes several.
 std::string render_html_report(const std::vector<ReportRun>& runs);
 
-// Text for HTML element content and attribute values: & < > " ' escaped.
+// Text for HTML element content and attribute values: & < > " ' escaped
+// (html::escape; the reports build their markup with html_builder.hpp).
 std::string html_escape(const std::string& s);
 
 // JSON that is safe inside <script>: < > & escaped as \u003c \u003e \u0026

@@ -274,6 +274,8 @@ DriverFact driver_fact_from_json(const json& j, const std::string& path) {
   o.get("key", f.key);
   f.value = o.required("value");
   if (!f.value.is_number() && !f.value.is_string()) fail_type(o.path_of("value"), "a number or a string", f.value);
+  // A driver's string reaches every report, as every other string read here does.
+  f.value = printable_json(f.value);
   o.get_optional("unit", f.unit);
   o.get("source", f.source);
   return f;

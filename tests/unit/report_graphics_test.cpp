@@ -295,7 +295,7 @@ TEST(GraphicsSection, NothingWithoutGraphicsData) {
   std::erase_if(r.series, [](const Series& s) { return s.id.starts_with("graphics."); });
   std::erase_if(r.findings, [](const Finding& f) { return f.id.starts_with("graphics."); });
   r.findings.push_back(test::make_finding("memory.L1.latency_ns", 20.0, "ns", 0.9));
-  EXPECT_EQ(graphics_section_html({{"gpu", &r, false}}), "");
+  EXPECT_EQ(graphics_section_html({{"gpu", &r, false}}).str(), "");
   EXPECT_TRUE(graphics_summary(r).empty());
   const std::string html = render_html_report({{"gpu", &r, false}});
   EXPECT_EQ(html.find("id=\"graphics\""), std::string::npos);
