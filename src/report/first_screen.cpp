@@ -192,7 +192,7 @@ Markup unmeasured_section(const std::vector<ReportRun>& runs) {
   Markup rows;
   for (size_t i = 0; i < runs.size(); ++i) {
     for (const auto& u : unmeasured(*runs[i].results)) {
-      const Series* s = u.series.empty() ? nullptr : runs[i].results->find_series(u.series);
+      const Series* s = u.series.empty() ? nullptr : runs[i].index().series(u.series);
       const Markup link = s ? html::format(" <a href=\"#{}\">{}</a>", chart_anchor(s->id), s->id) : Markup();
       const bool multiline = u.reason.find('\n') != std::string::npos;
       rows += html::format("<tr><td>{}{}</td><td>{}</td><td>{}</td></tr>\n",

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
+#include <unordered_set>
 
 #include "report/format.hpp"
 #include "report/html_builder.hpp"
@@ -95,12 +97,12 @@ std::string conf_text(const Finding& f) {
 // The findings that cite `series` in any run, linked, for a caption.
 Markup cited_findings(const std::vector<ReportRun>& runs, const std::string& series) {
   Markup out;
+  std::unordered_set<std::string> anchors;
   for (const auto& run : runs)
-    for (const auto& f : run.results->findings) {
-      if (std::find(f.evidence.begin(), f.evidence.end(), series) == f.evidence.end()) continue;
-      if (out.str().find(html::escape(finding_anchor(f.id)) + "\"") != std::string::npos) continue;
+    for (const Finding* f : run.index().citing(series)) {
+      if (!anchors.insert(finding_anchor(f->id)).second) continue;
       if (!out.empty()) out += ", ";
-      out += finding_link(f, f.id);
+      out += finding_link(*f, f->id);
     }
   return out;
 }
@@ -307,15 +309,16 @@ Markup tile_memory_figure(const std::vector<ReportRun>& runs) {
 // value, its interval as a whisker, the bar's strength its confidence.
 Markup rate_bars(const std::vector<ReportRun>& runs, const RateKind& k) {
   std::vector<std::string> ids;
+  std::unordered_set<std::string> seen;
   for (const auto& run : runs)
     for (const Finding* f : rates(*run.results, k))
-      if (std::find(ids.begin(), ids.end(), f->id) == ids.end()) ids.push_back(f->id);
+      if (seen.insert(f->id).second) ids.push_back(f->id);
   if (ids.empty()) return Markup();
   double top = 0;
   size_t bars = 0;
   for (const auto& id : ids)
     for (const auto& run : runs)
-      if (const Finding* f = run.results->find_finding(id); drawable(f)) {
+      if (const Finding* f = run.index().finding(id); drawable(f)) {
         top = std::max(top, number(*f));
         if (f->high && std::isfinite(*f->high)) top = std::max(top, *f->high);
         ++bars;
@@ -334,7 +337,7 @@ Markup rate_bars(const std::vector<ReportRun>& runs, const RateKind& k) {
     y += kGap / 2;
     bool first_bar = true;
     for (size_t i = 0; i < runs.size(); ++i) {
-      const Finding* f = runs[i].results->find_finding(id);
+      const Finding* f = runs[i].index().finding(id);
       if (!drawable(f)) continue;
       const double v = number(*f);
       const auto at = [&](double x) { return kLabel + std::clamp(x / top, 0.0, 1.0) * kBar; };
@@ -377,11 +380,18 @@ Markup point_cell(const Point& p, const std::string& unit) {
   return s;
 }
 
-const Point* point_at(const Series* s, double x) {
-  if (!s) return nullptr;
-  for (const auto& p : s->points)
-    if (p.x == x) return &p;
-  return nullptr;
+// The first point of `s` at each x; a point with no x (NaN) is in no row.
+std::map<double, const Point*> points_by_x(const Series* s) {
+  std::map<double, const Point*> out;
+  if (s)
+    for (const auto& p : s->points)
+      if (!std::isnan(p.x)) out.try_emplace(p.x, &p);
+  return out;
+}
+
+const Point* point_at(const std::map<double, const Point*>& points, double x) {
+  const auto it = points.find(x);
+  return it == points.end() ? nullptr : it->second;
 }
 
 Markup fb_compression_table(const std::vector<ReportRun>& runs) {
@@ -392,12 +402,12 @@ Markup fb_compression_table(const std::vector<ReportRun>& runs) {
     const Series* storage = r.find_series(kFbStorageSeries);
     if (!rendered && !storage) continue;
     const Series& any = rendered ? *rendered : *storage;
+    const auto rendered_at = points_by_x(rendered), storage_at = points_by_x(storage);
     std::vector<double> xs;
-    for (const Series* s : {rendered, storage})
-      if (s)
-        for (const auto& p : s->points)
-          if (std::find(xs.begin(), xs.end(), p.x) == xs.end()) xs.push_back(p.x);
+    for (const auto* at : {&rendered_at, &storage_at})
+      for (const auto& [x, p] : *at) xs.push_back(x);
     std::sort(xs.begin(), xs.end());
+    xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
     const auto block = scalar(r, kFbBlock);
     out += run_heading(runs, i);
     out += html::format(
@@ -406,8 +416,8 @@ Markup fb_compression_table(const std::vector<ReportRun>& runs) {
         any.x.name, any.x.unit.empty() ? "count" : any.x.unit, chart_anchor(kFbRenderedSeries), any.y.name,
         chart_anchor(kFbStorageSeries), any.y.name);
     for (double x : xs) {
-      const Point* a = point_at(rendered, x);
-      const Point* b = point_at(storage, x);
+      const Point* a = point_at(rendered_at, x);
+      const Point* b = point_at(storage_at, x);
       const bool found = block && *block == x;
       out += html::format(
           "<tr{}><td class=\"num\">{}{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
@@ -437,8 +447,9 @@ Markup transaction_elimination_table(const std::vector<ReportRun>& runs) {
     const Results& r = *runs[i].results;
     const Series* s = r.find_series(kTxElimSeries);
     if (!s) continue;
-    const Point* same = point_at(s, 0);
-    const Point* changed = point_at(s, 1);
+    const auto at = points_by_x(s);
+    const Point* same = point_at(at, 0);
+    const Point* changed = point_at(at, 1);
     out += run_heading(runs, i);
     out += html::format("<table class=\"graphics\"><tr><th>redraw</th><th><a href=\"#{}\">{}</a></th></tr>\n",
                         chart_anchor(kTxElimSeries), s->y.name);

@@ -9,6 +9,8 @@
 #include <limits>
 #include <map>
 #include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "report/assets.hpp"
 #include "report/html_builder.hpp"
@@ -48,9 +50,10 @@ std::string chart_library_version() {
 // Series ids in order of first appearance over the runs (runs[0] first).
 std::vector<std::string> series_ids(const std::vector<ReportRun>& runs) {
   std::vector<std::string> ids;
+  std::unordered_set<std::string> seen;
   for (const auto& run : runs)
     for (const auto& s : run.results->series)
-      if (std::find(ids.begin(), ids.end(), s.id) == ids.end()) ids.push_back(s.id);
+      if (seen.insert(s.id).second) ids.push_back(s.id);
   return ids;
 }
 
@@ -60,28 +63,30 @@ std::vector<std::string> series_ids(const std::vector<ReportRun>& runs) {
 std::vector<std::pair<std::string, std::vector<std::string>>> findings_by_area(const std::vector<ReportRun>& runs,
                                                                                bool measured = true) {
   std::vector<std::pair<std::string, std::vector<std::string>>> areas;
-  for (const auto& title : area_titles()) areas.emplace_back(title, std::vector<std::string>{});
+  std::unordered_map<std::string, size_t> area_at;
+  for (const auto& title : area_titles()) {
+    area_at.try_emplace(title, areas.size());
+    areas.emplace_back(title, std::vector<std::string>{});
+  }
   const auto in_a_run = [&](const std::string& id) {
     return std::any_of(runs.begin(), runs.end(), [&](const ReportRun& r) {
-      return (!r.reference || &r == &runs[0]) && r.results->find_finding(id);
+      return (!r.reference || &r == &runs[0]) && r.index().finding(id);
     });
   };
+  // Each id's rank, from the first run that has it (core/finding_catalogue.hpp).
+  std::unordered_map<std::string, int> order;
   for (const auto& run : runs) {
     for (const auto& f : run.results->findings) {
-      if (in_a_run(f.id) != measured) continue;
-      for (auto& [title, ids] : areas)
-        if (title == f.display.area && std::find(ids.begin(), ids.end(), f.id) == ids.end()) ids.push_back(f.id);
+      const auto area = area_at.find(f.display.area);
+      if (area == area_at.end() || order.contains(f.id) || in_a_run(f.id) != measured) continue;
+      order.emplace(f.id, f.display.order);
+      areas[area->second].second.push_back(f.id);
     }
   }
-  // Within an area, by rank (core/finding_catalogue.hpp), then as listed.
-  const auto order_of = [&](const std::string& id) {
-    for (const auto& run : runs)
-      if (const Finding* f = run.results->find_finding(id)) return f->display.order;
-    return 0;
-  };
+  // Within an area, by rank, then as listed.
   for (auto& [title, ids] : areas)
     std::stable_sort(ids.begin(), ids.end(),
-                     [&](const std::string& a, const std::string& b) { return order_of(a) < order_of(b); });
+                     [&](const std::string& a, const std::string& b) { return order.at(a) < order.at(b); });
   std::erase_if(areas, [](const auto& a) { return a.second.empty(); });
   return areas;
 }
@@ -119,10 +124,10 @@ std::string marker_label(const Finding& f) {
 // The markers a run's findings put on a series: a finding citing the series
 // whose unit is the x unit is a vertical line (a knee: a capacity), the y
 // unit a horizontal one (a level: a latency, a bandwidth).
-json markers_for(const Series& axis_source, size_t run_index, const Results& r) {
+json markers_for(const Series& axis_source, size_t run_index, const ReportRun& run) {
   json out = json::array();
-  for (const auto& f : r.findings) {
-    if (std::find(f.evidence.begin(), f.evidence.end(), axis_source.id) == f.evidence.end()) continue;
+  for (const Finding* cites : run.index().citing(axis_source.id)) {
+    const Finding& f = *cites;
     const auto v = scalar(f);
     if (!v || !std::isfinite(*v)) continue;
     const char* axis = nullptr;
@@ -149,14 +154,15 @@ json chart_data(const std::vector<ReportRun>& runs) {
     // The axes come from the first run that has the series.
     const Series* first = nullptr;
     for (const auto& run : runs)
-      if (!first) first = run.results->find_series(id);
+      if (!first) first = run.index().series(id);
     json traces = json::array();
     json markers = json::array();
     json guides = json::array();
     bool log_x = wants_log_x(*first), log_y = wants_log_y(*first);
     for (size_t i = 0; i < runs.size(); ++i) {
       const Results& r = *runs[i].results;
-      if (const Series* s = r.find_series(id)) {
+      const Series* s = runs[i].index().series(id);
+      if (s) {
         json points = json::array();
         const json& sources = s->meta.contains("sources") ? s->meta["sources"] : json::array();
         for (size_t k = 0; k < s->points.size(); ++k)
@@ -170,11 +176,11 @@ json chart_data(const std::vector<ReportRun>& runs) {
       }
       // The tile-memory chart's knee is read through its own geometry (graphics_section.hpp).
       if (shown_in_graphics_section(id)) {
-        json overlays = tile_memory_overlays(r.find_series(id) ? *r.find_series(id) : *first, i, r);
+        json overlays = tile_memory_overlays(s ? *s : *first, i, r);
         for (auto& m : overlays["markers"]) markers.push_back(std::move(m));
         for (auto& g : overlays["guides"]) guides.push_back(std::move(g));
       } else {
-        for (auto& m : markers_for(*first, i, r)) markers.push_back(std::move(m));
+        for (auto& m : markers_for(*first, i, runs[i])) markers.push_back(std::move(m));
       }
     }
     charts.push_back({{"id", id},
@@ -289,10 +295,10 @@ Markup run_section(const std::vector<ReportRun>& runs) {
   return out;
 }
 
-Markup evidence_links(const Finding& f, const std::vector<std::string>& charted) {
+Markup evidence_links(const Finding& f, const std::unordered_set<std::string>& charted) {
   Markup out;
   for (const auto& e : f.evidence) {
-    const bool has_chart = std::find(charted.begin(), charted.end(), e) != charted.end();
+    const bool has_chart = charted.contains(e);
     if (!out.empty()) out += ", ";
     out += has_chart ? html::format("<a href=\"#{}\">{}</a>", chart_anchor(e), e) : html::text(e);
   }
@@ -309,7 +315,8 @@ Markup value_cell(const Finding* f) {
 }
 
 Markup findings_tables(const std::vector<ReportRun>& runs, bool measured) {
-  const auto charted = series_ids(runs);
+  const auto ids_charted = series_ids(runs);
+  const std::unordered_set<std::string> charted(ids_charted.begin(), ids_charted.end());
   Markup out;
   const bool single = runs.size() == 1;
   for (const auto& [area, ids] : findings_by_area(runs, measured)) {
@@ -323,7 +330,7 @@ Markup findings_tables(const std::vector<ReportRun>& runs, bool measured) {
     out += "<th class=\"evidence\">evidence</th><th>method and notes</th></tr>\n";
     for (const auto& id : ids) {
       std::vector<const Finding*> per_run;
-      for (const auto& run : runs) per_run.push_back(run.results->find_finding(id));
+      for (const auto& run : runs) per_run.push_back(run.index().finding(id));
       const Finding* any = *std::find_if(per_run.begin(), per_run.end(), [](const Finding* f) { return f; });
       out += html::format("<tr id=\"{}\"><td>{}<br><code class=\"dim\">{}</code></td>", finding_anchor(id),
                           any->display.name, id);
@@ -445,16 +452,15 @@ Markup charts_section(const std::vector<ReportRun>& runs) {
   for (const auto& id : ids) {
     const Series* first = nullptr;
     for (const auto& run : runs)
-      if (!first) first = run.results->find_series(id);
-    std::string cited_text;
+      if (!first) first = run.index().series(id);
+    std::unordered_set<std::string> anchors;
     Markup cited;
     for (const auto& run : runs) {
-      for (const auto& f : run.results->findings) {
-        if (std::find(f.evidence.begin(), f.evidence.end(), id) == f.evidence.end()) continue;
-        if (cited_text.find(finding_anchor(f.id)) != std::string::npos) continue;
-        cited_text += finding_anchor(f.id) + " ";
+      for (const Finding* f : run.index().citing(id)) {
+        const std::string anchor = finding_anchor(f->id);
+        if (!anchors.insert(anchor).second) continue;
         if (!cited.empty()) cited += ", ";
-        cited += html::format("<a href=\"#{}\">{}</a>", finding_anchor(f.id), f.id);
+        cited += html::format("<a href=\"#{}\">{}</a>", anchor, f->id);
       }
     }
     const std::string anchor = chart_anchor(id);
