@@ -107,7 +107,8 @@ json headline_data(const std::vector<ReportRun>& runs) {
       if (!s || s->points.empty()) continue;
       if (!first) first = s;
       json points = json::array();
-      for (const auto& p : s->points) {
+      for (const size_t k : drawn_points(*s)) {
+        const Point& p = s->points[k];
         if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
         points.push_back({p.x, p.y});
         if (p.x > 0) {

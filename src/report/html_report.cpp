@@ -164,9 +164,13 @@ json chart_data(const std::vector<ReportRun>& runs) {
       const Series* s = runs[i].index().series(id);
       if (s) {
         json points = json::array();
-        const json& sources = s->meta.contains("sources") ? s->meta["sources"] : json::array();
-        for (size_t k = 0; k < s->points.size(); ++k)
-          points.push_back(point_row(s->points[k], k < sources.size() ? sources[k].get<std::string>() : ""));
+        const json* sources = s->meta.is_object() && s->meta.contains("sources") && s->meta["sources"].is_array()
+                                  ? &s->meta["sources"]
+                                  : nullptr;
+        for (const size_t k : drawn_points(*s)) {
+          const bool named = sources && k < sources->size() && (*sources)[k].is_string();
+          points.push_back(point_row(s->points[k], named ? (*sources)[k].get<std::string>() : ""));
+        }
         traces.push_back({{"run", i}, {"points", std::move(points)}});
         // A reference's few points must not decide the axes of a measured curve.
         if (!runs[i].reference && s != first) {
@@ -466,9 +470,9 @@ Markup charts_section(const std::vector<ReportRun>& runs) {
     const std::string anchor = chart_anchor(id);
     out += html::format(
         "<figure id=\"{0}\">\n<h3>{1}</h3>\n<div class=\"chart-box\"><canvas id=\"canvas-{0}\" role=\"img\" "
-        "aria-label=\"{2} against {3}\"></canvas></div>\n<figcaption>{2} against {3}, {4} points{5}</figcaption>\n"
+        "aria-label=\"{2} against {3}\"></canvas></div>\n<figcaption>{2} against {3}, {4}{5}</figcaption>\n"
         "</figure>\n",
-        anchor, id, first->y.name, first->x.name, first->points.size(),
+        anchor, id, first->y.name, first->x.name, points_caption(*first),
         cited.empty() ? Markup() : "; findings: " + cited);
   }
   return out + "</div>\n";
@@ -477,6 +481,45 @@ Markup charts_section(const std::vector<ReportRun>& runs) {
 }  // namespace
 
 std::string html_escape(const std::string& s) { return html::escape(s); }
+
+std::vector<size_t> drawn_points(const Series& s) {
+  const size_t n = s.points.size();
+  std::vector<size_t> out;
+  if (n <= kChartPointsDrawn) {
+    out.resize(n);
+    for (size_t k = 0; k < n; ++k) out[k] = k;
+    return out;
+  }
+  constexpr size_t kRuns = kChartPointsDrawn / 2;
+  out.reserve(kChartPointsDrawn);
+  // A NaN y is neither the lowest nor the highest while a number is there.
+  const auto below = [&](size_t a, size_t b) {
+    const double ya = s.points[a].y, yb = s.points[b].y;
+    return std::isnan(yb) ? !std::isnan(ya) : ya < yb;
+  };
+  const auto above = [&](size_t a, size_t b) {
+    const double ya = s.points[a].y, yb = s.points[b].y;
+    return std::isnan(yb) ? !std::isnan(ya) : ya > yb;
+  };
+  for (size_t run = 0; run < kRuns; ++run) {
+    const size_t from = run * n / kRuns, to = (run + 1) * n / kRuns;
+    size_t lo = from, hi = from;
+    for (size_t k = from + 1; k < to; ++k) {
+      if (below(k, lo)) lo = k;
+      if (above(k, hi)) hi = k;
+    }
+    out.push_back(std::min(lo, hi));
+    if (lo != hi) out.push_back(std::max(lo, hi));
+  }
+  return out;
+}
+
+std::string points_caption(const Series& s) {
+  const size_t n = s.points.size();
+  if (n <= kChartPointsDrawn) return fmt::format("{} points", n);
+  return fmt::format("{} points, drawn as the lowest and highest of each of {} runs of them", n,
+                     kChartPointsDrawn / 2);
+}
 
 std::string json_for_script(const json& j) {
   // Invalid UTF-8 from a driver is replaced rather than thrown on.
