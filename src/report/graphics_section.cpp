@@ -83,7 +83,8 @@ std::optional<double> scalar(const Results& r, const char* id) {
 }
 
 std::string whole_or_three(double v) {
-  return std::isfinite(v) && v == std::floor(v) ? fmt::format("{:.0f}", v) : format_significant(v);
+  // format_significant writes the huge ones as 1e+308 (report/format.hpp).
+  return std::abs(v) < 1e15 && v == std::floor(v) ? fmt::format("{:.0f}", v) : format_significant(v);
 }
 
 Markup finding_link(const Finding& f, const std::string& text) {

@@ -106,7 +106,7 @@ std::string method_shape(const std::string& m) {
 
 const Finding* finding(const Results& r, const char* id) { return r.find_finding(id); }
 
-std::string mhz(double v) { return fmt::format("{:.0f} MHz", v); }
+std::string mhz(double v) { return format_significant(v) + " MHz"; }
 
 // A device feature that decides how findings under `prefix` are measured.
 struct FeatureRule {
