@@ -2,7 +2,9 @@
 // Markdown, HTML) over results read from fuzzed text and analysed, as
 // `gpuscope report`, `compare` and `analyze --out` write them. Whatever the
 // input, nothing they write may hold a control character other than
-// newline and tab: no escape sequence reaches a terminal, no NUL a report.
+// newline and tab, a bidirectional control or a line or paragraph
+// separator: no escape sequence reaches a terminal, no NUL a report, no text
+// shows in another order than it is stored (core/printable.hpp).
 #include "analysis/analyze.hpp"
 #include "core/error.hpp"
 #include "report/html_report.hpp"
@@ -22,6 +24,9 @@ void check_no_controls(const std::string& text) {
     const auto c = static_cast<unsigned char>(ch);
     if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) __builtin_trap();
   }
+  for (const char* deceiving : {"\u202A", "\u202B", "\u202C", "\u202D", "\u202E", "\u2066", "\u2067", "\u2068",
+                                "\u2069", "\u200E", "\u200F", "\u061C", "\u2028", "\u2029"})
+    if (text.find(deceiving) != std::string::npos) __builtin_trap();
 }
 
 }  // namespace

@@ -41,6 +41,23 @@ bool is_c1_control(std::string_view text, size_t i) {
   return static_cast<uint8_t>(text[i]) == 0xC2 && static_cast<uint8_t>(text[i + 1]) <= 0x9F;
 }
 
+// Characters that make text show in another order than it is stored or break
+// a line where the reader sees no newline, so that what a terminal, a
+// Markdown viewer or a browser shows is not what the bytes say: the
+// bidirectional embeddings and overrides U+202A..U+202E, the isolates
+// U+2066..U+2069, the marks U+200E, U+200F and U+061C, and the line and
+// paragraph separators U+2028 and U+2029. Each is 2 or 3 bytes of UTF-8;
+// returns its code point, or 0 for any other sequence.
+uint32_t deceiving_code_point(std::string_view text, size_t i, size_t n) {
+  const auto byte = [&](size_t k) { return static_cast<uint32_t>(static_cast<uint8_t>(text[i + k])); };
+  if (n == 2 && byte(0) == 0xD8 && byte(1) == 0x9C) return 0x061C;
+  if (n != 3 || byte(0) != 0xE2) return 0;
+  const uint32_t cp = ((byte(1) & 0x3F) << 6 | (byte(2) & 0x3F)) + 0x2000;
+  const bool deceiving = cp == 0x200E || cp == 0x200F || cp == 0x2028 || cp == 0x2029 ||
+                         (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+  return deceiving ? cp : 0;
+}
+
 }  // namespace
 
 std::string printable(std::string_view text) {
@@ -55,6 +72,9 @@ std::string printable(std::string_view text) {
     } else if (n == 2 && is_c1_control(text, i)) {
       out += fmt::format("\\u{:04x}", static_cast<uint8_t>(text[i + 1]));
       i += 2;
+    } else if (const uint32_t cp = deceiving_code_point(text, i, n)) {
+      out += fmt::format("\\u{:04x}", cp);
+      i += n;
     } else {
       out.append(text.substr(i, n));
       i += n;
@@ -76,7 +96,7 @@ bool is_printable(std::string_view text) {
   for (size_t i = 0; i < text.size();) {
     const size_t n = utf8_length(text, i);
     if (n == 0 || (n == 1 && is_c0_control(static_cast<uint8_t>(text[i]))) ||
-        (n == 2 && is_c1_control(text, i)))
+        (n == 2 && is_c1_control(text, i)) || deceiving_code_point(text, i, n))
       return false;
     i += n;
   }

@@ -1,6 +1,9 @@
 // Text from outside gpuscope (driver strings, results files, sim
 // descriptions) made safe to print: a terminal must not run escape sequences
-// a device name carries, and a report must not hold bytes no reader can show.
+// a device name carries, no output may show text in another order than it
+// is stored, and a report must not hold bytes no reader can show. Every
+// string read from outside passes here once, where it is read; the reports
+// print what results from it.
 #pragma once
 
 #include "core/device_info.hpp"
@@ -12,9 +15,12 @@
 
 namespace gpuscope {
 
-// `text` with every control character but newline and tab (C0, DEL, C1)
-// written as a visible escape ("\x1b", "\u009b") and every byte that is not
-// part of well-formed UTF-8 as "\xNN". Printable text passes unchanged.
+// `text` with every control character but newline and tab (C0, DEL, C1),
+// every bidirectional control (U+202A..U+202E, U+2066..U+2069, U+200E,
+// U+200F, U+061C) and the line and paragraph separators (U+2028, U+2029)
+// written as a visible escape ("\x1b", "\u009b", "\u202e"), and every byte
+// that is not part of well-formed UTF-8 as "\xNN". Printable text passes
+// unchanged.
 std::string printable(std::string_view text);
 
 // Offset of the first byte of `text` that is not part of well-formed UTF-8

@@ -6,11 +6,14 @@
 #include <cmath>
 #include <vector>
 
+#include "report/html_builder.hpp"
 #include "report/html_report.hpp"
 
 namespace gpuscope {
 
 namespace {
+
+using html::Markup;
 
 // Geometry in SVG user units (CSS pixels at 100%).
 constexpr double kWidth = 640;
@@ -53,13 +56,13 @@ std::string num(double v) { return fmt::format("{:.1f}", v); }
 
 // Text that is squeezed to `max_width` where its estimated width exceeds it,
 // so that no label runs out of its box whatever the font.
-std::string text(double x, double y, const std::string& s, double max_width, const std::string& attrs) {
+Markup text(double x, double y, const std::string& s, double max_width, const Markup& attrs) {
   const double estimate = kCharWidth * static_cast<double>(s.size());
-  const std::string fit =
+  const Markup fit =
       estimate > max_width
-          ? fmt::format(" textLength=\"{}\" lengthAdjust=\"spacingAndGlyphs\"", num(max_width))
-          : "";
-  return fmt::format("<text x=\"{}\" y=\"{}\"{} {}>{}</text>", num(x), num(y), fit, attrs, html_escape(s));
+          ? html::format(" textLength=\"{}\" lengthAdjust=\"spacingAndGlyphs\"", num(max_width))
+          : Markup();
+  return html::format("<text x=\"{}\" y=\"{}\"{} {}>{}</text>", num(x), num(y), fit, attrs, s);
 }
 
 size_t field_columns(double box_width) {
@@ -78,20 +81,18 @@ class Svg {
 
   void box(const DiagramBox& b, double x, double y, double w, double h) {
     const Style st = style_of(b.kind);
-    const std::string dash = b.uncertain ? " stroke-dasharray=\"5 3\"" : "";
+    const Markup dash = b.uncertain ? Markup(" stroke-dasharray=\"5 3\"") : Markup();
     const std::string target =
         b.chart.empty() ? finding_anchor(b.fields.front().finding_id) : chart_anchor(b.chart);
-    body_ += fmt::format("<g class=\"box{}\" data-box=\"{}\">\n", b.uncertain ? " uncertain" : "",
-                         html_escape(b.id));
-    body_ += fmt::format("<a href=\"{}#{}\" data-box=\"{}\" class=\"box-link\"><title>{}: {}</title>\n",
-                         html_escape(page_), html_escape(target), html_escape(b.id), html_escape(b.title),
-                         b.chart.empty() ? "its finding" : "evidence chart " + html_escape(b.chart));
-    body_ += fmt::format(
+    body_ += html::format("<g class=\"box{}\" data-box=\"{}\">\n", b.uncertain ? " uncertain" : "", b.id);
+    body_ += html::format("<a href=\"{}#{}\" data-box=\"{}\" class=\"box-link\"><title>{}: {}</title>\n", page_,
+                          target, b.id, b.title, b.chart.empty() ? "its finding" : "evidence chart " + b.chart);
+    body_ += html::format(
         "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"4\" fill=\"{}\" stroke=\"{}\" "
         "stroke-width=\"1.3\"{}/>\n",
         num(x), num(y), num(w), num(h), st.fill, st.stroke, dash);
     body_ += text(x + kPad, y + 14, b.title + (b.uncertain ? " ?" : ""), w - 2 * kPad,
-                  fmt::format("font-weight=\"700\" font-size=\"12\" fill=\"{}\"", st.stroke)) +
+                  html::format("font-weight=\"700\" font-size=\"12\" fill=\"{}\"", st.stroke)) +
              "\n</a>\n";
     const size_t cols = field_columns(w);
     const double col_width = (w - 2 * kPad) / static_cast<double>(cols);
@@ -100,12 +101,12 @@ class Svg {
       const size_t row = i / cols, col = i % cols;  // fields fill the columns row by row
       const double fx = x + kPad + col_width * static_cast<double>(col);
       const double fy = y + kBoxHead + 10 + kLine * static_cast<double>(row);
-      body_ += fmt::format("<a href=\"{}#{}\" data-box=\"{}\" data-finding=\"{}\"{}><title>{}</title>",
-                           html_escape(page_), html_escape(finding_anchor(f.finding_id)), html_escape(b.id),
-                           html_escape(f.finding_id), f.uncertain ? " class=\"uncertain\"" : "",
-                           html_escape(f.finding_id + (f.uncertain ? ": confidence below 0.5" : "")));
+      body_ += html::format("<a href=\"{}#{}\" data-box=\"{}\" data-finding=\"{}\"{}><title>{}</title>", page_,
+                            finding_anchor(f.finding_id), b.id, f.finding_id,
+                            f.uncertain ? Markup(" class=\"uncertain\"") : Markup(),
+                            f.finding_id + (f.uncertain ? ": confidence below 0.5" : ""));
       body_ += text(fx, fy, f.label + " " + f.value + (f.uncertain ? " ?" : ""), col_width - 6,
-                    f.uncertain ? "fill=\"#9a6700\" font-style=\"italic\"" : "fill=\"#222\"");
+                    f.uncertain ? Markup("fill=\"#9a6700\" font-style=\"italic\"") : Markup("fill=\"#222\""));
       body_ += "</a>\n";
     }
     body_ += "</g>\n";
@@ -115,22 +116,22 @@ class Svg {
              size_t stacked) {
     for (size_t k = stacked; k > 0; --k) {
       const double o = kStack * static_cast<double>(k);
-      body_ += fmt::format(
+      body_ += html::format(
           "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"6\" fill=\"#fafafa\" "
           "stroke=\"#9e9e9e\"/>\n",
           num(x + o), num(y + o), num(w), num(h));
     }
-    body_ += fmt::format(
+    body_ += html::format(
         "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"6\" fill=\"#ffffff\" stroke=\"#616161\" "
         "stroke-width=\"1.2\"{}/>\n",
-        num(x), num(y), num(w), num(h), dashed ? " stroke-dasharray=\"6 4\"" : "");
+        num(x), num(y), num(w), num(h), dashed ? Markup(" stroke-dasharray=\"6 4\"") : Markup());
     body_ += text(x + kPad, y + 15, heading, w - 2 * kPad,
                   "font-weight=\"700\" font-size=\"12\" fill=\"#424242\"") +
              "\n";
   }
 
   void connector(double x, double y0, double y1) {
-    body_ += fmt::format(
+    body_ += html::format(
         "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#616161\" stroke-width=\"2\"/>\n", num(x),
         num(y0), num(y1));
   }
@@ -140,18 +141,18 @@ class Svg {
   }
 
   // On a white ground of its own, so that the file reads on a dark page too.
-  std::string done(const std::string& title, double height) const {
-    return fmt::format(
+  Markup done(const std::string& title, double height) const {
+    return html::format(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"block-diagram\" viewBox=\"0 0 {0} {1}\" "
         "width=\"{0}\" height=\"{1}\" font-family=\"system-ui, -apple-system, 'Segoe UI', sans-serif\" "
         "font-size=\"11\" role=\"img\" aria-label=\"{2}\">\n<title>{2}</title>\n"
         "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n{3}</svg>\n",
-        num(kWidth), num(std::ceil(height)), html_escape(title), body_);
+        num(kWidth), num(std::ceil(height)), title, body_);
   }
 
  private:
   std::string page_;
-  std::string body_;
+  Markup body_;
 };
 
 std::vector<const DiagramBox*> placed(const BlockDiagram& d, Placement p) {
@@ -205,6 +206,10 @@ double rows(Svg* svg, const std::vector<const DiagramBox*>& boxes, double x, dou
 }  // namespace
 
 std::string render_block_diagram_svg(const BlockDiagram& d, const std::string& page) {
+  return block_diagram_svg_markup(d, page).str();
+}
+
+html::Markup block_diagram_svg_markup(const BlockDiagram& d, const std::string& page) {
   Svg svg(page);
   const double frame_w = kWidth - 2 * kMargin - 2 * kStack;
   const double center = kMargin + frame_w / 2;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "report/block_diagram.hpp"
+#include "report/html_builder.hpp"
 
 namespace gpuscope {
 
@@ -21,5 +22,7 @@ inline constexpr const char* kDiagramFileName = "diagram.svg";
 // anchors); every <a> of a box carries data-box="<box id>", and an uncertain
 // box or value carries class "uncertain" (drawn dashed, value marked "?").
 std::string render_block_diagram_svg(const BlockDiagram& d, const std::string& page = "");
+// The same, as markup for report.html (html_builder.hpp).
+html::Markup block_diagram_svg_markup(const BlockDiagram& d, const std::string& page = "");
 
 }  // namespace gpuscope

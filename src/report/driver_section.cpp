@@ -1,7 +1,7 @@
 #include "report/driver_section.hpp"
 
 #include "analysis/driver_agreement.hpp"
-#include "report/html_report.hpp"
+#include "report/html_builder.hpp"
 
 #include <fmt/format.h>
 
@@ -32,19 +32,19 @@ std::string format_driver_value(const DriverFact& f) {
   return f.unit.empty() ? v : v + " " + f.unit;
 }
 
-std::string driver_section_html(const Results& r) {
-  if (r.device.driver.empty()) return "";
-  std::string out = "<h2 id=\"driver\">What the driver says</h2>\n";
+html::Markup driver_section_html(const Results& r) {
+  using html::Markup;
+  if (r.device.driver.empty()) return Markup();
+  Markup out = "<h2 id=\"driver\">What the driver says</h2>\n";
   const auto checks = analysis::check_driver_facts(r);
   if (!checks.empty()) {
     out +=
         "<table class=\"driver-checks\">\n<tr><th></th><th>measured or the API's</th><th>the driver's</th>"
         "<th></th></tr>\n";
     for (const auto& c : checks)
-      out += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                         c.agrees ? "agrees" : "disagrees", html_escape(c.what), html_escape(c.measured),
-                         html_escape(c.claimed),
-                         c.agrees ? "agrees" : "<strong>disagrees</strong>: " + html_escape(c.note));
+      out += html::format("<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                          c.agrees ? "agrees" : "disagrees", c.what, c.measured, c.claimed,
+                          c.agrees ? Markup("agrees") : "<strong>disagrees</strong>: " + html::text(c.note));
     out += "</table>\n";
   }
   out +=
@@ -52,12 +52,11 @@ std::string driver_section_html(const Results& r) {
       "<th>source</th></tr>\n";
   for (const auto& s : r.device.driver) {
     for (const auto& f : s.facts)
-      out += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"dim\">{}</td></tr>\n",
-                         html_escape(s.when), html_escape(s.driver), html_escape(f.key),
-                         html_escape(format_driver_value(f)), html_escape(f.source));
+      out += html::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"dim\">{}</td></tr>\n",
+                          s.when, s.driver, f.key, format_driver_value(f), f.source);
     for (const auto& n : s.notes)
-      out += fmt::format("<tr><td>{}</td><td>{}</td><td colspan=\"3\" class=\"dim\">{}</td></tr>\n",
-                         html_escape(s.when), html_escape(s.driver), html_escape(n));
+      out += html::format("<tr><td>{}</td><td>{}</td><td colspan=\"3\" class=\"dim\">{}</td></tr>\n", s.when,
+                          s.driver, n);
   }
   return out + "</table>\n";
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "core/results.hpp"
+#include "report/html_builder.hpp"
 
 #include <string>
 
@@ -12,7 +13,7 @@ namespace gpuscope {
 // A fact's value with its unit: integers in full, other numbers to 6 digits.
 std::string format_driver_value(const DriverFact& f);
 
-std::string driver_section_html(const Results& r);
+html::Markup driver_section_html(const Results& r);
 std::string driver_section_markdown(const Results& r);
 // Plain text for the terminal spec sheet.
 std::string driver_section_text(const Results& r);

@@ -19,6 +19,7 @@ namespace gpuscope {
 namespace {
 
 using nlohmann::json;
+using html::Markup;
 
 // The deepest cache level a profile is read for.
 constexpr int kMaxLevels = 8;
@@ -106,7 +107,8 @@ json headline_data(const std::vector<ReportRun>& runs) {
       if (!s || s->points.empty()) continue;
       if (!first) first = s;
       json points = json::array();
-      for (const auto& p : s->points) {
+      for (const size_t k : drawn_points(*s)) {
+        const Point& p = s->points[k];
         if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
         points.push_back({p.x, p.y});
         if (p.x > 0) {
@@ -150,25 +152,25 @@ json headline_data(const std::vector<ReportRun>& runs) {
   return {{"charts", std::move(charts)}, {"references", std::move(references)}};
 }
 
-std::string first_screen_section(const std::vector<ReportRun>& runs) {
+Markup first_screen_section(const std::vector<ReportRun>& runs) {
   const BlockDiagram diagram = block_diagram(*runs[0].results);
   const json data = headline_data(runs);
-  std::string out = "<section id=\"first-screen\" class=\"first-screen\">\n<div class=\"diagram\">\n";
+  Markup out = "<section id=\"first-screen\" class=\"first-screen\">\n<div class=\"diagram\">\n";
   out += "<h2 id=\"diagram\">The device as measured</h2>\n";
-  out += diagram.boxes.empty() ? "<p class=\"note\">No findings to draw a diagram from.</p>\n"
-                               : render_block_diagram_svg(diagram);
+  out += diagram.boxes.empty() ? Markup("<p class=\"note\">No findings to draw a diagram from.</p>\n")
+                               : block_diagram_svg_markup(diagram);
   out += "</div>\n<div class=\"headline\">\n";
   for (const auto& c : data["charts"]) {
     const std::string name = c["name"].get<std::string>();
     const std::string title = c["title"].get<std::string>();
-    out += fmt::format(
+    out += html::format(
         "<figure id=\"headline-{0}\" class=\"headline-chart\">\n<h3>{1}</h3>\n<div "
         "class=\"chart-box\"><canvas "
         "id=\"canvas-headline-{0}\" role=\"img\" aria-label=\"{1}\"></canvas></div>\n<figcaption>Measured: "
         "lines; published figures: dotted steps over each level's footprints and triangles. <a "
         "href=\"#{2}\">The "
         "full chart</a>, with every sample's spread and the levels read off it.</figcaption>\n</figure>\n",
-        html_escape(name), html_escape(title), html_escape(c["chart"].get<std::string>()));
+        name, title, c["chart"].get<std::string>());
   }
   if (data["charts"].empty())
     out += "<p class=\"note\">This run has no latency or bandwidth curve to draw.</p>\n";
@@ -176,10 +178,10 @@ std::string first_screen_section(const std::vector<ReportRun>& runs) {
     out += "<fieldset class=\"references\"><legend>Published figures beside it</legend>\n";
     for (size_t i = 0; i < data["references"].size(); ++i) {
       const json& r = data["references"][i];
-      out += fmt::format(
+      out += html::format(
           "<label><input type=\"checkbox\" class=\"reference-toggle\" data-reference=\"{}\"{}>"
           "<span class=\"swatch\" data-reference=\"{}\"></span>{}</label>\n",
-          i, r["checked"].get<bool>() ? " checked" : "", i, html_escape(r["name"].get<std::string>()));
+          i, r["checked"].get<bool>() ? Markup(" checked") : Markup(), i, r["name"].get<std::string>());
     }
     out += "</fieldset>\n";
   }
@@ -187,22 +189,19 @@ std::string first_screen_section(const std::vector<ReportRun>& runs) {
   return out;
 }
 
-std::string unmeasured_section(const std::vector<ReportRun>& runs) {
-  std::string rows;
+Markup unmeasured_section(const std::vector<ReportRun>& runs) {
+  Markup rows;
   for (size_t i = 0; i < runs.size(); ++i) {
     for (const auto& u : unmeasured(*runs[i].results)) {
-      const Series* s = u.series.empty() ? nullptr : runs[i].results->find_series(u.series);
-      const std::string link =
-          s ? fmt::format(" <a href=\"#{}\">{}</a>", html_escape(chart_anchor(s->id)), html_escape(s->id))
-            : "";
+      const Series* s = u.series.empty() ? nullptr : runs[i].index().series(u.series);
+      const Markup link = s ? html::format(" <a href=\"#{}\">{}</a>", chart_anchor(s->id), s->id) : Markup();
       const bool multiline = u.reason.find('\n') != std::string::npos;
-      rows +=
-          fmt::format("<tr><td>{}{}</td><td>{}</td><td>{}</td></tr>\n",
-                      runs.size() > 1 ? html_escape(runs[i].label) + ": " : "", html_escape(u.what),
-                      multiline ? "<pre>" + html_escape(u.reason) + "</pre>" : html_escape(u.reason), link);
+      rows += html::format("<tr><td>{}{}</td><td>{}</td><td>{}</td></tr>\n",
+                           runs.size() > 1 ? runs[i].label + ": " : "", u.what,
+                           multiline ? "<pre>" + html::text(u.reason) + "</pre>" : html::text(u.reason), link);
     }
   }
-  if (rows.empty()) return "";
+  if (rows.empty()) return Markup();
   return "<h2 id=\"not-measured\">Not measured</h2>\n<p class=\"note\">What the run could not measure, as "
          "the "
          "probes recorded it.</p>\n<table class=\"not-measured\">\n<tr><th>what</th><th>why</th><th>"

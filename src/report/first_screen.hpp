@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "report/html_builder.hpp"
 #include "report/report_run.hpp"
 
 namespace gpuscope {
@@ -19,7 +20,7 @@ namespace gpuscope {
 // headline curve (id headline-<name>) and a checkbox per reference profile
 // (class "reference-toggle", data-reference=<index into headline_data's
 // references>).
-std::string first_screen_section(const std::vector<ReportRun>& runs);
+html::Markup first_screen_section(const std::vector<ReportRun>& runs);
 
 // What headline.js draws, as JSON:
 //   {charts: [{name, title, series, chart: <anchor of the full chart>,
@@ -36,6 +37,6 @@ nlohmann::json headline_data(const std::vector<ReportRun>& runs);
 
 // "Not measured": every run's unmeasured items (unmeasured.hpp), each with
 // its reason and a link to the series that records it; "" when none.
-std::string unmeasured_section(const std::vector<ReportRun>& runs);
+html::Markup unmeasured_section(const std::vector<ReportRun>& runs);
 
 }  // namespace gpuscope

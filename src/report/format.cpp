@@ -12,7 +12,17 @@ namespace {
 
 constexpr double kLowConfidence = 0.5;
 
-bool is_integral(double v) { return std::isfinite(v) && v == std::floor(v); }
+// From this magnitude on a number is written as "1e+15", not digit by digit:
+// no measured quantity needs more than 15 digits, and a results file may hold
+// 1e308 (309 digits).
+constexpr double kLargestWhole = 1e15;
+
+// A list of more values than this is written as its first kListShown, its
+// length and its range: a finding's list is a few sizes or widths; a list of
+// 400,000 made a report of 124 MB.
+constexpr size_t kListShown = 8;
+
+bool is_integral(double v) { return std::isfinite(v) && v == std::floor(v) && std::abs(v) < kLargestWhole; }
 
 // Unitless values: counts exact ("32"), ratios as short as they are exact
 // ("0.03125" is fp64 at 1/32 rate), else three figures ("0.499").
@@ -36,6 +46,7 @@ std::string format_quantity(double v, const std::string& unit) {
 // faster than "18.4172 ns".
 std::string format_significant(double v) {
   const double a = std::abs(v);
+  if (a >= kLargestWhole) return fmt::format("{:.3g}", v);
   if (a >= 100 || !std::isfinite(v)) return fmt::format("{:.0f}", v);
   if (a >= 10) return fmt::format("{:.1f}", v);
   if (a >= 1) return fmt::format("{:.2f}", v);
@@ -80,7 +91,13 @@ std::string format_value(const Finding& f) {
   if (const auto* list = std::get_if<std::vector<double>>(&f.value)) {
     if (list->empty()) return "none";
     std::string s;
-    for (double v : *list) s += (s.empty() ? "" : ", ") + format_quantity(v, f.unit);
+    for (size_t i = 0; i < std::min(list->size(), kListShown); ++i)
+      s += (s.empty() ? "" : ", ") + format_quantity((*list)[i], f.unit);
+    if (list->size() > kListShown) {
+      const auto [lo, hi] = std::minmax_element(list->begin(), list->end());
+      s += fmt::format(", ... ({} values, {} to {})", list->size(), format_quantity(*lo, f.unit),
+                       format_quantity(*hi, f.unit));
+    }
     return s;
   }
   return format_quantity(std::get<double>(f.value), f.unit);

@@ -23,10 +23,12 @@ std::string format_bytes(double bytes);
 
 // The value as a person reads it, chosen by unit: "B" -> format_bytes,
 // "ns" -> "18.4 ns", counts plain ("32"), booleans "yes"/"no",
-// lists "32, 64, 128".
+// lists "32, 64, 128"; a list of more than 8 values as its first 8, its
+// length and its range: "1, 2, ..., 8, ... (100 values, 1 to 100)".
 std::string format_value(const Finding& f);
 
-// Three significant figures, never scientific notation above 1.
+// Three significant figures, never scientific notation from 1 to 1e15;
+// from 1e15 on, "1e+308" (never hundreds of digits).
 std::string format_significant(double v);
 
 // The findings of `area` in report order: by their rank within the area

@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
+#include <unordered_set>
 
 #include "report/format.hpp"
+#include "report/html_builder.hpp"
 #include "report/html_report.hpp"
 #include "report/raster_picture.hpp"
 
@@ -16,6 +19,7 @@ namespace gpuscope {
 namespace {
 
 using nlohmann::json;
+using html::Markup;
 
 // The contract's ids (docs/results-format.md, issue 15).
 constexpr const char* kOrderSeries = "graphics.raster.order";
@@ -79,11 +83,12 @@ std::optional<double> scalar(const Results& r, const char* id) {
 }
 
 std::string whole_or_three(double v) {
-  return std::isfinite(v) && v == std::floor(v) ? fmt::format("{:.0f}", v) : format_significant(v);
+  // format_significant writes the huge ones as 1e+308 (report/format.hpp).
+  return std::abs(v) < 1e15 && v == std::floor(v) ? fmt::format("{:.0f}", v) : format_significant(v);
 }
 
-std::string finding_link(const Finding& f, const std::string& text) {
-  return fmt::format("<a href=\"#{}\">{}</a>", html_escape(finding_anchor(f.id)), html_escape(text));
+Markup finding_link(const Finding& f, const std::string& text) {
+  return html::format("<a href=\"#{}\">{}</a>", finding_anchor(f.id), text);
 }
 
 std::string conf_text(const Finding& f) {
@@ -91,21 +96,22 @@ std::string conf_text(const Finding& f) {
 }
 
 // The findings that cite `series` in any run, linked, for a caption.
-std::string cited_findings(const std::vector<ReportRun>& runs, const std::string& series) {
-  std::string out;
+Markup cited_findings(const std::vector<ReportRun>& runs, const std::string& series) {
+  Markup out;
+  std::unordered_set<std::string> anchors;
   for (const auto& run : runs)
-    for (const auto& f : run.results->findings) {
-      if (std::find(f.evidence.begin(), f.evidence.end(), series) == f.evidence.end()) continue;
-      if (out.find(finding_anchor(f.id) + "\"") != std::string::npos) continue;
-      out += (out.empty() ? "" : ", ") + finding_link(f, f.id);
+    for (const Finding* f : run.index().citing(series)) {
+      if (!anchors.insert(finding_anchor(f->id)).second) continue;
+      if (!out.empty()) out += ", ";
+      out += finding_link(*f, f->id);
     }
   return out;
 }
 
-std::string run_heading(const std::vector<ReportRun>& runs, size_t i) {
-  return runs.size() > 1 ? fmt::format("<h4><span class=\"swatch\" style=\"background:{}\"></span>{}</h4>\n",
-                                       run_colour(i), html_escape(runs[i].label))
-                         : std::string();
+Markup run_heading(const std::vector<ReportRun>& runs, size_t i) {
+  return runs.size() > 1 ? html::format("<h4><span class=\"swatch\" style=\"background:{}\"></span>{}</h4>\n",
+                                        run_colour(i), runs[i].label)
+                         : Markup();
 }
 
 // ---- Pictures ------------------------------------------------------------------
@@ -132,19 +138,19 @@ double grid_spacing_px(uint32_t width, const TileGrid& grid, double display_px) 
 // Grid lines closer than this on screen hide the picture under them.
 constexpr double kFinestGridPx = 6;
 
-std::string picture_html(const IndexedImage& img, const TileGrid& grid, double display_px,
-                         const std::string& alt) {
+Markup picture_html(const IndexedImage& img, const TileGrid& grid, double display_px,
+                    const std::string& alt) {
   std::string path;
   if (grid_spacing_px(img.width, grid, display_px) >= kFinestGridPx) {
     for (uint32_t x : grid.xs) path += fmt::format("M{} 0V{}", x, img.height);
     for (uint32_t y : grid.ys) path += fmt::format("M0 {}H{}", y, img.width);
   }
-  std::string out = fmt::format(
+  Markup out = html::format(
       "<div class=\"picture\" style=\"max-width:{:.0f}px\"><img class=\"gpuscope-picture\" width=\"{}\" "
       "height=\"{}\" alt=\"{}\" src=\"{}\">",
-      display_px, img.width, img.height, html_escape(alt), png_data_uri(img));
+      display_px, img.width, img.height, alt, png_data_uri(img));
   if (!path.empty())
-    out += fmt::format(
+    out += html::format(
         "<svg viewBox=\"0 0 {} {}\" preserveAspectRatio=\"none\" aria-hidden=\"true\"><path "
         "class=\"tile-grid\" "
         "d=\"{}\"/></svg>",
@@ -161,9 +167,9 @@ std::string ramp_css() {
   return "linear-gradient(to right," + stops + ")";
 }
 
-std::string ticket_legend(bool any_grid) {
+Markup ticket_legend(bool any_grid) {
   const Rgb grey = ticket_palette()[kGreyIndex];
-  std::string out = fmt::format(
+  Markup out = html::format(
       "<div class=\"ticket-legend\"><span>first shaded</span><span class=\"ramp\" "
       "style=\"background:{}\"></span>"
       "<span>last recorded</span><span class=\"swatch\" style=\"background:#{:02x}{:02x}{:02x}\"></span>"
@@ -174,11 +180,11 @@ std::string ticket_legend(bool any_grid) {
 }
 
 // One run's picture of one raster trace, with its caption and first-N views.
-std::string raster_run_html(const std::vector<ReportRun>& runs, size_t i, const Series& s, bool& any_grid) {
+Markup raster_run_html(const std::vector<ReportRun>& runs, size_t i, const Series& s, bool& any_grid) {
   const Results& r = *runs[i].results;
-  std::string body = "<div class=\"raster-run\">\n" + run_heading(runs, i);
+  Markup body = "<div class=\"raster-run\">\n" + run_heading(runs, i);
   const RasterPicture p = raster_picture(s);
-  if (!p.problem.empty()) return body + "<p class=\"note\">Not drawn: " + html_escape(p.problem) + ".</p>\n</div>\n";
+  if (!p.problem.empty()) return body + html::format("<p class=\"note\">Not drawn: {}.</p>\n</div>\n", p.problem);
   const TraceCells cells = trace_cells(s);
   const Finding* fw = r.find_finding(kTileWidth);
   const Finding* fh = r.find_finding(kTileHeight);
@@ -191,16 +197,16 @@ std::string raster_run_html(const std::vector<ReportRun>& runs, size_t i, const 
       ticket_image(p), grid, std::min<double>(p.width, 512),
       fmt::format("the raster order of a {}x{} framebuffer, each recorded pixel coloured by its ticket",
                   cells.width, cells.height));
-  std::string caption = fmt::format("{} x {} px framebuffer, {}: rectangle 0's tickets, 0 to {}", cells.width,
+  Markup caption = html::format("{} x {} px framebuffer, {}: rectangle 0's tickets, 0 to {}", cells.width,
                                     cells.height,
                                     p.stride == 1 ? std::string("every pixel recorded")
                                                   : fmt::format("every {}th pixel along each axis recorded",
                                                                 p.stride),
                                     p.last_ticket);
-  if (p.tickets_taken) caption += fmt::format(" of {} fragments shaded", p.tickets_taken);
-  if (p.ignored) caption += fmt::format("; {} records not whole tickets or repeated, left out", p.ignored);
+  if (p.tickets_taken) caption += html::format(" of {} fragments shaded", p.tickets_taken);
+  if (p.ignored) caption += html::format("; {} records not whole tickets or repeated, left out", p.ignored);
   if (fw && fh && tw && th)
-    caption += fmt::format(
+    caption += html::format(
         "; grid: tiles of {} x {} px{}", finding_link(*fw, whole_or_three(*tw)),
         finding_link(*fh, whole_or_three(*th)),
         grid_spacing_px(p.width, grid, std::min<double>(p.width, 512)) < kFinestGridPx
@@ -222,19 +228,19 @@ std::string raster_run_html(const std::vector<ReportRun>& runs, size_t i, const 
     for (uint64_t n : steps)
       body += "<figure class=\"thumb\">" +
               picture_html(ticket_image(p, n), grid, 160, fmt::format("the first {} fragments shaded", n)) +
-              fmt::format("<figcaption>first {} fragments</figcaption></figure>\n", n);
+              html::format("<figcaption>first {} fragments</figcaption></figure>\n", n);
     body += "</div>\n";
   }
   return body + "</div>\n";
 }
 
-std::string raster_figure(const std::vector<ReportRun>& runs) {
+Markup raster_figure(const std::vector<ReportRun>& runs) {
   bool any_grid = false;
-  std::string body;
+  Markup body;
   for (size_t i = 0; i < runs.size(); ++i)
     for (const char* id : {kOrderSeries, kWideSeries})
       if (const Series* s = runs[i].results->find_series(id)) body += raster_run_html(runs, i, *s, any_grid);
-  return fmt::format(
+  return html::format(
       "<figure id=\"{}\" class=\"raster\" data-series=\"{}\">\n<h3>Raster order</h3>\n"
       "<p class=\"note\">Every fragment of a pass of full-screen rectangles took a ticket from an atomic "
       "counter and recorded it at its pixel; the picture shows the first rectangle's: the colour runs from "
@@ -242,11 +248,11 @@ std::string raster_figure(const std::vector<ReportRun>& runs) {
       "tiles as the order of the shades. The small pictures show only the first fragments, coloured over "
       "their own range.</p>\n{}<div "
       "class=\"raster-runs\">\n{}</div>\n</figure>\n",
-      html_escape(chart_anchor(kOrderSeries)), kOrderSeries, ticket_legend(any_grid), body);
+      chart_anchor(kOrderSeries), kOrderSeries, ticket_legend(any_grid), body);
 }
 
-std::string binning_figure(const std::vector<ReportRun>& runs) {
-  std::string body;
+Markup binning_figure(const std::vector<ReportRun>& runs) {
+  Markup body;
   for (size_t i = 0; i < runs.size(); ++i) {
     const Results& r = *runs[i].results;
     const Series* s = r.find_series(kWideSeries);
@@ -255,40 +261,40 @@ std::string binning_figure(const std::vector<ReportRun>& runs) {
     body += run_heading(runs, i);
     const BinningPicture b = binning_picture(*s);
     if (!b.problem.empty()) {
-      body += "<p class=\"note\">Not drawn: " + html_escape(b.problem) + ".</p>\n";
+      body += html::format("<p class=\"note\">Not drawn: {}.</p>\n", b.problem);
       continue;
     }
     const uint32_t rows = b.image.height;
-    body += fmt::format(
+    body += html::format(
         "<div class=\"strip\"><span class=\"axis-y\">rectangle 0<br>to {}</span><img "
         "class=\"gpuscope-picture "
         "binning\" width=\"{}\" height=\"{}\" style=\"height:{}px\" alt=\"rectangle against ticket\" "
         "src=\"{}\"></div>\n",
         b.rects - 1, b.image.width, rows, std::clamp<uint32_t>(rows * 6, 48, 240), png_data_uri(b.image));
-    std::string caption =
-        fmt::format("{} fragments of {} rectangles; a column is {} ticket{}, first on the left", b.records,
-                    b.rects, b.tickets_per_column, b.tickets_per_column == 1 ? "" : "s");
+    Markup caption =
+        html::format("{} fragments of {} rectangles; a column is {} ticket{}, first on the left", b.records,
+                     b.rects, b.tickets_per_column, b.tickets_per_column == 1 ? "" : "s");
     if (const Finding* f = r.find_finding(kBinning))
-      caption += "; binning: " + finding_link(*f, format_value(*f)) + " (" + conf_text(*f) + ")";
+      caption += "; binning: " + finding_link(*f, format_value(*f)) + html::format(" ({})", conf_text(*f));
     body += "<p class=\"note\">" + caption + ".</p>\n";
   }
-  return fmt::format(
+  return html::format(
       "<figure id=\"{}\" class=\"binning\" data-series=\"{}\">\n<h3>Binning</h3>\n<p class=\"note\">Which "
       "rectangle each recorded fragment belonged to, by ticket (dark: all of a column's fragments), from the "
       "first two rectangles of the raster trace. A GPU that bins "
       "shades every rectangle of one tile before the next tile: the rectangles recur along the strip. One "
       "that "
       "renders each rectangle across the screen first draws a single staircase.</p>\n{}</figure>\n",
-      html_escape(chart_anchor(kOrderSeries)) + "-binning", kOrderSeries, body);
+      chart_anchor(kOrderSeries) + "-binning", kOrderSeries, body);
 }
 
-std::string tile_memory_figure(const std::vector<ReportRun>& runs) {
+Markup tile_memory_figure(const std::vector<ReportRun>& runs) {
   const Series* first = nullptr;
   for (const auto& run : runs)
     if (!first) first = run.results->find_series(kTileMemorySeries);
   const std::string anchor = chart_anchor(kTileMemorySeries);
-  const std::string cited = cited_findings(runs, kTileMemorySeries);
-  return fmt::format(
+  const Markup cited = cited_findings(runs, kTileMemorySeries);
+  return html::format(
       "<figure id=\"{0}\" data-series=\"{1}\">\n<h3>Tile memory</h3>\n<div class=\"chart-box\"><canvas "
       "id=\"canvas-{0}\" role=\"img\" aria-label=\"{2} against {3}\"></canvas></div>\n<figcaption>{2} "
       "against {3}, "
@@ -296,23 +302,24 @@ std::string tile_memory_figure(const std::vector<ReportRun>& runs) {
       "tile "
       "shrinks as memory / bytes per pixel (dashed); the knee is where the largest tile stops fitting{5}."
       "</figcaption>\n</figure>\n",
-      html_escape(anchor), kTileMemorySeries, html_escape(first->y.name), html_escape(first->x.name),
-      first->points.size(), cited.empty() ? "" : "; findings: " + cited);
+      anchor, kTileMemorySeries, first->y.name, first->x.name, first->points.size(),
+      cited.empty() ? Markup() : "; findings: " + cited);
 }
 
 // Horizontal bars, a group per rate and a bar per run that has it: the
 // value, its interval as a whisker, the bar's strength its confidence.
-std::string rate_bars(const std::vector<ReportRun>& runs, const RateKind& k) {
+Markup rate_bars(const std::vector<ReportRun>& runs, const RateKind& k) {
   std::vector<std::string> ids;
+  std::unordered_set<std::string> seen;
   for (const auto& run : runs)
     for (const Finding* f : rates(*run.results, k))
-      if (std::find(ids.begin(), ids.end(), f->id) == ids.end()) ids.push_back(f->id);
-  if (ids.empty()) return "";
+      if (seen.insert(f->id).second) ids.push_back(f->id);
+  if (ids.empty()) return Markup();
   double top = 0;
   size_t bars = 0;
   for (const auto& id : ids)
     for (const auto& run : runs)
-      if (const Finding* f = run.results->find_finding(id); drawable(f)) {
+      if (const Finding* f = run.index().finding(id); drawable(f)) {
         top = std::max(top, number(*f));
         if (f->high && std::isfinite(*f->high)) top = std::max(top, *f->high);
         ++bars;
@@ -320,7 +327,7 @@ std::string rate_bars(const std::vector<ReportRun>& runs, const RateKind& k) {
   if (!(top > 0)) top = 1;
   constexpr double kWidth = 660, kLabel = 150, kBar = 320, kRow = 20, kGap = 8, kHead = 18;
   const double height = kHead + bars * kRow + ids.size() * kGap;
-  std::string svg = fmt::format(
+  Markup svg = html::format(
       "<svg class=\"bars\" viewBox=\"0 0 {0} {1}\" width=\"{0}\" height=\"{1}\" role=\"img\" "
       "aria-label=\"{2}\">"
       "<text x=\"{3}\" y=\"12\" class=\"head\">value</text><text x=\"{4}\" y=\"12\" class=\"head\" "
@@ -331,97 +338,101 @@ std::string rate_bars(const std::vector<ReportRun>& runs, const RateKind& k) {
     y += kGap / 2;
     bool first_bar = true;
     for (size_t i = 0; i < runs.size(); ++i) {
-      const Finding* f = runs[i].results->find_finding(id);
+      const Finding* f = runs[i].index().finding(id);
       if (!drawable(f)) continue;
       const double v = number(*f);
       const auto at = [&](double x) { return kLabel + std::clamp(x / top, 0.0, 1.0) * kBar; };
       const double opacity =
           0.3 + 0.7 * (std::isfinite(f->confidence) ? std::clamp(f->confidence, 0.0, 1.0) : 0.0);
-      svg += fmt::format("<a href=\"#{}\"><title>{}: {} ({})</title>", html_escape(finding_anchor(id)),
-                         html_escape(id), html_escape(value_with_interval(*f)), conf_text(*f));
+      svg += html::format("<a href=\"#{}\"><title>{}: {} ({})</title>", finding_anchor(id), id,
+                          value_with_interval(*f), conf_text(*f));
       if (first_bar)
-        svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", kLabel - 8, y + 14,
-                           html_escape(rate_label(id, k)));
-      svg += fmt::format(
+        svg += html::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", kLabel - 8, y + 14,
+                            rate_label(id, k));
+      svg += html::format(
           "<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"14\" fill=\"{}\" fill-opacity=\"{:.2f}\"/>",
           kLabel, y + 3, at(v) - kLabel, run_colour(i), opacity);
       if (f->low && f->high && std::isfinite(*f->low) && std::isfinite(*f->high) && *f->high > *f->low)
-        svg += fmt::format(
+        svg += html::format(
             "<path class=\"whisker\" d=\"M{0:.1f} {2}H{1:.1f}M{0:.1f} {3}V{4}M{1:.1f} {3}V{4}\"/>",
             at(*f->low), at(*f->high), y + 10, y + 6, y + 14);
-      svg += fmt::format("<text x=\"{}\" y=\"{}\">{}{}</text>", kLabel + kBar + 10, y + 14,
-                         html_escape(format_value(*f)),
-                         is_low_confidence(*f) ? " <tspan class=\"low\">?</tspan>" : "");
-      svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{:.2f}</text></a>", kWidth - 2, y + 14,
-                         f->confidence);
+      svg += html::format("<text x=\"{}\" y=\"{}\">{}{}</text>", kLabel + kBar + 10, y + 14, format_value(*f),
+                          is_low_confidence(*f) ? Markup(" <tspan class=\"low\">?</tspan>") : Markup());
+      svg += html::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{:.2f}</text></a>", kWidth - 2, y + 14,
+                          f->confidence);
       y += kRow;
       first_bar = false;
     }
     y += kGap / 2;
   }
-  return fmt::format(
+  return html::format(
       "<figure class=\"rates\">\n<h3>{}</h3>\n{}</svg>\n<figcaption>Each bar links to its finding; "
       "whiskers: the interval; pale bars: low confidence.</figcaption>\n</figure>\n",
       k.title, svg);
 }
 
 // One point's y with its sample spread, as the tables show it.
-std::string point_cell(const Point& p, const std::string& unit) {
-  std::string s = format_significant(p.y) + (unit.empty() ? "" : " " + unit);
+Markup point_cell(const Point& p, const std::string& unit) {
+  Markup s = html::text(format_significant(p.y) + (unit.empty() ? "" : " " + unit));
   if (p.samples.size() > 1) {
     const auto [lo, hi] = std::minmax_element(p.samples.begin(), p.samples.end());
-    s += fmt::format(" <span class=\"dim\">[{} .. {}]</span>", format_significant(*lo),
-                     format_significant(*hi));
+    s += html::format(" <span class=\"dim\">[{} .. {}]</span>", format_significant(*lo), format_significant(*hi));
   }
   return s;
 }
 
-const Point* point_at(const Series* s, double x) {
-  if (!s) return nullptr;
-  for (const auto& p : s->points)
-    if (p.x == x) return &p;
-  return nullptr;
+// The first point of `s` at each x; a point with no x (NaN) is in no row.
+std::map<double, const Point*> points_by_x(const Series* s) {
+  std::map<double, const Point*> out;
+  if (s)
+    for (const auto& p : s->points)
+      if (!std::isnan(p.x)) out.try_emplace(p.x, &p);
+  return out;
 }
 
-std::string fb_compression_table(const std::vector<ReportRun>& runs) {
-  std::string out;
+const Point* point_at(const std::map<double, const Point*>& points, double x) {
+  const auto it = points.find(x);
+  return it == points.end() ? nullptr : it->second;
+}
+
+Markup fb_compression_table(const std::vector<ReportRun>& runs) {
+  Markup out;
   for (size_t i = 0; i < runs.size(); ++i) {
     const Results& r = *runs[i].results;
     const Series* rendered = r.find_series(kFbRenderedSeries);
     const Series* storage = r.find_series(kFbStorageSeries);
     if (!rendered && !storage) continue;
     const Series& any = rendered ? *rendered : *storage;
+    const auto rendered_at = points_by_x(rendered), storage_at = points_by_x(storage);
     std::vector<double> xs;
-    for (const Series* s : {rendered, storage})
-      if (s)
-        for (const auto& p : s->points)
-          if (std::find(xs.begin(), xs.end(), p.x) == xs.end()) xs.push_back(p.x);
+    for (const auto* at : {&rendered_at, &storage_at})
+      for (const auto& [x, p] : *at) xs.push_back(x);
     std::sort(xs.begin(), xs.end());
+    xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
     const auto block = scalar(r, kFbBlock);
     out += run_heading(runs, i);
-    out += fmt::format(
+    out += html::format(
         "<table class=\"graphics\"><tr><th>{} ({})</th><th><a href=\"#{}\">rendered</a> {}</th><th><a "
         "href=\"#{}\">storage image</a> {}</th><th>rendered / storage</th></tr>\n",
-        html_escape(any.x.name), html_escape(any.x.unit.empty() ? "count" : any.x.unit),
-        html_escape(chart_anchor(kFbRenderedSeries)), html_escape(any.y.name),
-        html_escape(chart_anchor(kFbStorageSeries)), html_escape(any.y.name));
+        any.x.name, any.x.unit.empty() ? "count" : any.x.unit, chart_anchor(kFbRenderedSeries), any.y.name,
+        chart_anchor(kFbStorageSeries), any.y.name);
     for (double x : xs) {
-      const Point* a = point_at(rendered, x);
-      const Point* b = point_at(storage, x);
+      const Point* a = point_at(rendered_at, x);
+      const Point* b = point_at(storage_at, x);
       const bool found = block && *block == x;
-      out += fmt::format(
+      out += html::format(
           "<tr{}><td class=\"num\">{}{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
           "<td class=\"num\">{}</td></tr>\n",
-          found ? " class=\"found\"" : "", whole_or_three(x), x == 0 ? " (flat)" : "",
-          a ? point_cell(*a, any.y.unit) : "-", b ? point_cell(*b, any.y.unit) : "-",
+          found ? Markup(" class=\"found\"") : Markup(), whole_or_three(x), x == 0 ? " (flat)" : "",
+          a ? point_cell(*a, any.y.unit) : Markup("-"), b ? point_cell(*b, any.y.unit) : Markup("-"),
           a && b && b->y != 0 ? fmt::format("{:.3g}x", a->y / b->y) : "");
     }
     out += "</table>\n";
     if (const Finding* f = r.find_finding(kFbBlock))
-      out += "<p class=\"note\">Compression block: " + finding_link(*f, value_with_interval(*f)) + " (" +
-             conf_text(*f) + "), the highlighted row.</p>\n";
+      out += "<p class=\"note\">Compression block: " + finding_link(*f, value_with_interval(*f)) +
+             html::format(" ({}), the highlighted row.</p>\n", conf_text(*f));
   }
-  if (out.empty()) return "";
+  if (out.empty()) return Markup();
   return "<figure class=\"graphics-table\">\n<h3>Framebuffer compression</h3>\n<p class=\"note\">Frames of "
          "flat "
          "colour, blocky noise and full noise, read back by compute: a rendered frame the driver compressed "
@@ -431,45 +442,47 @@ std::string fb_compression_table(const std::vector<ReportRun>& runs) {
          out + "</figure>\n";
 }
 
-std::string transaction_elimination_table(const std::vector<ReportRun>& runs) {
-  std::string out;
+Markup transaction_elimination_table(const std::vector<ReportRun>& runs) {
+  Markup out;
   for (size_t i = 0; i < runs.size(); ++i) {
     const Results& r = *runs[i].results;
     const Series* s = r.find_series(kTxElimSeries);
     if (!s) continue;
-    const Point* same = point_at(s, 0);
-    const Point* changed = point_at(s, 1);
+    const auto at = points_by_x(s);
+    const Point* same = point_at(at, 0);
+    const Point* changed = point_at(at, 1);
     out += run_heading(runs, i);
-    out += fmt::format("<table class=\"graphics\"><tr><th>redraw</th><th><a href=\"#{}\">{}</a></th></tr>\n",
-                       html_escape(chart_anchor(kTxElimSeries)), html_escape(s->y.name));
-    out += "<tr><td>identical content</td><td class=\"num\">" + (same ? point_cell(*same, s->y.unit) : "-") +
+    out += html::format("<table class=\"graphics\"><tr><th>redraw</th><th><a href=\"#{}\">{}</a></th></tr>\n",
+                        chart_anchor(kTxElimSeries), s->y.name);
+    out += "<tr><td>identical content</td><td class=\"num\">" +
+           (same ? point_cell(*same, s->y.unit) : Markup("-")) +
            "</td></tr>\n<tr><td>changed content</td><td class=\"num\">" +
-           (changed ? point_cell(*changed, s->y.unit) : "-") + "</td></tr>\n";
+           (changed ? point_cell(*changed, s->y.unit) : Markup("-")) + "</td></tr>\n";
     if (same && changed && same->y > 0)
-      out += fmt::format("<tr><td>changed / identical</td><td class=\"num\">{:.3g}x</td></tr>\n",
-                         changed->y / same->y);
+      out += html::format("<tr><td>changed / identical</td><td class=\"num\">{:.3g}x</td></tr>\n",
+                          changed->y / same->y);
     out += "</table>\n";
     if (const Finding* f = r.find_finding(kTxElim))
-      out += "<p class=\"note\">Unchanged tiles skipped: " + finding_link(*f, format_value(*f)) + " (" +
-             conf_text(*f) + ").</p>\n";
+      out += "<p class=\"note\">Unchanged tiles skipped: " + finding_link(*f, format_value(*f)) +
+             html::format(" ({}).</p>\n", conf_text(*f));
   }
-  if (out.empty()) return "";
+  if (out.empty()) return Markup();
   return "<figure class=\"graphics-table\">\n<h3>Transaction elimination <span class=\"dim\">(experimental)"
          "</span></h3>\n<p class=\"note\">The same frame drawn again against a changed one: a GPU that "
          "compares each tile with what memory holds writes only the tiles that changed.</p>\n" +
          out + "</figure>\n";
 }
 
-std::string summary_table(const std::vector<ReportRun>& runs) {
-  std::string out;
+Markup summary_table(const std::vector<ReportRun>& runs) {
+  Markup out;
   for (size_t i = 0; i < runs.size(); ++i) {
     if (runs[i].reference) continue;
     const auto lines = graphics_summary(*runs[i].results);
     if (lines.empty()) continue;
     out += run_heading(runs, i) + "<table class=\"graphics-summary\">\n";
     for (const auto& l : lines)
-      out += fmt::format("<tr><th>{}</th><td>{}</td><td class=\"num dim\">conf {:.2f}</td></tr>\n",
-                         html_escape(l.label), html_escape(l.text), l.confidence);
+      out += html::format("<tr><th>{}</th><td>{}</td><td class=\"num dim\">conf {:.2f}</td></tr>\n", l.label,
+                          l.text, l.confidence);
     out += "</table>\n";
   }
   return out;
@@ -487,7 +500,7 @@ bool shown_in_graphics_section(const std::string& series_id) {
   return drawn_as_picture(series_id) || series_id == kTileMemorySeries;
 }
 
-std::string graphics_section_html(const std::vector<ReportRun>& runs) {
+Markup graphics_section_html(const std::vector<ReportRun>& runs) {
   const auto has_series = [&](const char* id) {
     return std::any_of(runs.begin(), runs.end(),
                        [&](const ReportRun& r) { return r.results->find_series(id); });
@@ -498,8 +511,8 @@ std::string graphics_section_html(const std::vector<ReportRun>& runs) {
            std::any_of(r.results->findings.begin(), r.results->findings.end(),
                        [](const Finding& f) { return is_graphics(f.id); });
   });
-  if (!any) return "";
-  std::string out =
+  if (!any) return Markup();
+  Markup out =
       "<h2 id=\"graphics\">Graphics</h2>\n" + summary_table(runs) + "<div class=\"graphics\">\n";
   if (has_series(kOrderSeries) || has_series(kWideSeries)) out += raster_figure(runs);
   if (has_series(kOrderSeries) || has_series(kWideSeries)) out += binning_figure(runs);

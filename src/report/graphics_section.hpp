@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/results.hpp"
+#include "report/html_builder.hpp"
 #include "report/report_run.hpp"
 
 namespace gpuscope {
@@ -27,7 +28,7 @@ bool shown_in_graphics_section(const std::string& series_id);
 // The graphics section of report.html: "" when no run has a graphics series
 // or finding. Figures carry the anchors chart_anchor() gives their series,
 // so that findings' evidence links land on them.
-std::string graphics_section_html(const std::vector<ReportRun>& runs);
+html::Markup graphics_section_html(const std::vector<ReportRun>& runs);
 
 // What report.js draws over graphics.tile_memory for one run, from its
 // graphics.tile.memory_bytes: {"markers": [the knee, a vertical line at the

@@ -9,8 +9,11 @@
 #include <limits>
 #include <map>
 #include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "report/assets.hpp"
+#include "report/html_builder.hpp"
 #include "report/first_screen.hpp"
 #include "report/graphics_section.hpp"
 #include "core/finding_catalogue.hpp"
@@ -21,14 +24,19 @@ namespace gpuscope {
 namespace {
 
 using nlohmann::json;
+using html::Markup;
 
 // An asset inlined in a <script> or <style> element must not close it early.
-std::string inline_asset(std::string_view name, std::string_view closing) {
+Markup inline_asset(std::string_view name, std::string_view closing) {
   const std::string_view text = asset_text(name);
   if (text.find(closing) != std::string_view::npos)
     throw std::logic_error(fmt::format("asset {} contains {}: cannot be inlined", name, closing));
-  return std::string(text);
+  return Markup::trusted(std::string(text));
 }
+
+// JSON inside a <script> element: json_for_script leaves no < > & in it,
+// so no text in it can close the element or open another.
+Markup script_json(const json& j) { return Markup::trusted(json_for_script(j)); }
 
 // "Chart.js v3.9.1" from the library's licence banner, for the footer.
 std::string chart_library_version() {
@@ -42,9 +50,10 @@ std::string chart_library_version() {
 // Series ids in order of first appearance over the runs (runs[0] first).
 std::vector<std::string> series_ids(const std::vector<ReportRun>& runs) {
   std::vector<std::string> ids;
+  std::unordered_set<std::string> seen;
   for (const auto& run : runs)
     for (const auto& s : run.results->series)
-      if (std::find(ids.begin(), ids.end(), s.id) == ids.end()) ids.push_back(s.id);
+      if (seen.insert(s.id).second) ids.push_back(s.id);
   return ids;
 }
 
@@ -54,28 +63,30 @@ std::vector<std::string> series_ids(const std::vector<ReportRun>& runs) {
 std::vector<std::pair<std::string, std::vector<std::string>>> findings_by_area(const std::vector<ReportRun>& runs,
                                                                                bool measured = true) {
   std::vector<std::pair<std::string, std::vector<std::string>>> areas;
-  for (const auto& title : area_titles()) areas.emplace_back(title, std::vector<std::string>{});
+  std::unordered_map<std::string, size_t> area_at;
+  for (const auto& title : area_titles()) {
+    area_at.try_emplace(title, areas.size());
+    areas.emplace_back(title, std::vector<std::string>{});
+  }
   const auto in_a_run = [&](const std::string& id) {
     return std::any_of(runs.begin(), runs.end(), [&](const ReportRun& r) {
-      return (!r.reference || &r == &runs[0]) && r.results->find_finding(id);
+      return (!r.reference || &r == &runs[0]) && r.index().finding(id);
     });
   };
+  // Each id's rank, from the first run that has it (core/finding_catalogue.hpp).
+  std::unordered_map<std::string, int> order;
   for (const auto& run : runs) {
     for (const auto& f : run.results->findings) {
-      if (in_a_run(f.id) != measured) continue;
-      for (auto& [title, ids] : areas)
-        if (title == f.display.area && std::find(ids.begin(), ids.end(), f.id) == ids.end()) ids.push_back(f.id);
+      const auto area = area_at.find(f.display.area);
+      if (area == area_at.end() || order.contains(f.id) || in_a_run(f.id) != measured) continue;
+      order.emplace(f.id, f.display.order);
+      areas[area->second].second.push_back(f.id);
     }
   }
-  // Within an area, by rank (core/finding_catalogue.hpp), then as listed.
-  const auto order_of = [&](const std::string& id) {
-    for (const auto& run : runs)
-      if (const Finding* f = run.results->find_finding(id)) return f->display.order;
-    return 0;
-  };
+  // Within an area, by rank, then as listed.
   for (auto& [title, ids] : areas)
     std::stable_sort(ids.begin(), ids.end(),
-                     [&](const std::string& a, const std::string& b) { return order_of(a) < order_of(b); });
+                     [&](const std::string& a, const std::string& b) { return order.at(a) < order.at(b); });
   std::erase_if(areas, [](const auto& a) { return a.second.empty(); });
   return areas;
 }
@@ -113,10 +124,10 @@ std::string marker_label(const Finding& f) {
 // The markers a run's findings put on a series: a finding citing the series
 // whose unit is the x unit is a vertical line (a knee: a capacity), the y
 // unit a horizontal one (a level: a latency, a bandwidth).
-json markers_for(const Series& axis_source, size_t run_index, const Results& r) {
+json markers_for(const Series& axis_source, size_t run_index, const ReportRun& run) {
   json out = json::array();
-  for (const auto& f : r.findings) {
-    if (std::find(f.evidence.begin(), f.evidence.end(), axis_source.id) == f.evidence.end()) continue;
+  for (const Finding* cites : run.index().citing(axis_source.id)) {
+    const Finding& f = *cites;
     const auto v = scalar(f);
     if (!v || !std::isfinite(*v)) continue;
     const char* axis = nullptr;
@@ -143,18 +154,23 @@ json chart_data(const std::vector<ReportRun>& runs) {
     // The axes come from the first run that has the series.
     const Series* first = nullptr;
     for (const auto& run : runs)
-      if (!first) first = run.results->find_series(id);
+      if (!first) first = run.index().series(id);
     json traces = json::array();
     json markers = json::array();
     json guides = json::array();
     bool log_x = wants_log_x(*first), log_y = wants_log_y(*first);
     for (size_t i = 0; i < runs.size(); ++i) {
       const Results& r = *runs[i].results;
-      if (const Series* s = r.find_series(id)) {
+      const Series* s = runs[i].index().series(id);
+      if (s) {
         json points = json::array();
-        const json& sources = s->meta.contains("sources") ? s->meta["sources"] : json::array();
-        for (size_t k = 0; k < s->points.size(); ++k)
-          points.push_back(point_row(s->points[k], k < sources.size() ? sources[k].get<std::string>() : ""));
+        const json* sources = s->meta.is_object() && s->meta.contains("sources") && s->meta["sources"].is_array()
+                                  ? &s->meta["sources"]
+                                  : nullptr;
+        for (const size_t k : drawn_points(*s)) {
+          const bool named = sources && k < sources->size() && (*sources)[k].is_string();
+          points.push_back(point_row(s->points[k], named ? (*sources)[k].get<std::string>() : ""));
+        }
         traces.push_back({{"run", i}, {"points", std::move(points)}});
         // A reference's few points must not decide the axes of a measured curve.
         if (!runs[i].reference && s != first) {
@@ -164,11 +180,11 @@ json chart_data(const std::vector<ReportRun>& runs) {
       }
       // The tile-memory chart's knee is read through its own geometry (graphics_section.hpp).
       if (shown_in_graphics_section(id)) {
-        json overlays = tile_memory_overlays(r.find_series(id) ? *r.find_series(id) : *first, i, r);
+        json overlays = tile_memory_overlays(s ? *s : *first, i, r);
         for (auto& m : overlays["markers"]) markers.push_back(std::move(m));
         for (auto& g : overlays["guides"]) guides.push_back(std::move(g));
       } else {
-        for (auto& m : markers_for(*first, i, r)) markers.push_back(std::move(m));
+        for (auto& m : markers_for(*first, i, runs[i])) markers.push_back(std::move(m));
       }
     }
     charts.push_back({{"id", id},
@@ -184,11 +200,11 @@ json chart_data(const std::vector<ReportRun>& runs) {
 
 // ---- HTML sections -----------------------------------------------------------
 
-std::string swatch(size_t run_index) {
-  return fmt::format("<span class=\"swatch\" style=\"background:{}\"></span>", run_colour(run_index));
+Markup swatch(size_t run_index) {
+  return html::format("<span class=\"swatch\" style=\"background:{}\"></span>", run_colour(run_index));
 }
 
-std::string device_section(const std::vector<ReportRun>& runs) {
+Markup device_section(const std::vector<ReportRun>& runs) {
   const auto count = [](uint64_t v) { return v ? fmt::format("{}", v) : std::string(); };
   const auto bytes = [](uint64_t v) { return v ? format_bytes(static_cast<double>(v)) : std::string(); };
   using Getter = std::function<std::string(const DeviceInfo&)>;
@@ -217,21 +233,21 @@ std::string device_section(const std::vector<ReportRun>& runs) {
       {"max work-group size", [&](const DeviceInfo& d) { return count(d.max_work_group_size); }},
       {"vendor queries", [](const DeviceInfo& d) { return d.vendor_info.empty() ? "" : d.vendor_info.dump(); }},
   };
-  std::string out = "<h2 id=\"device\">Device</h2>\n<table class=\"device\">\n";
+  Markup out = "<h2 id=\"device\">Device</h2>\n<table class=\"device\">\n";
   if (runs.size() > 1) {
     out += "<tr><th></th>";
-    for (size_t i = 0; i < runs.size(); ++i) out += "<th>" + swatch(i) + html_escape(runs[i].label) + "</th>";
+    for (size_t i = 0; i < runs.size(); ++i) out += "<th>" + swatch(i) + html::text(runs[i].label) + "</th>";
     out += "</tr>\n";
   }
   for (const auto& [name, get] : rows) {
-    std::string cells;
+    Markup cells;
     bool any = false;
     for (const auto& run : runs) {
       const std::string v = get(run.results->device);
       any = any || !v.empty();
-      cells += "<td>" + html_escape(v) + "</td>";
+      cells += "<td>" + html::text(v) + "</td>";
     }
-    if (any) out += fmt::format("<tr><th>{}</th>{}</tr>\n", name, cells);
+    if (any) out += html::format("<tr><th>{}</th>{}</tr>\n", name, cells);
   }
   out += "</table>\n";
   // Extensions are long: folded away.
@@ -240,20 +256,21 @@ std::string device_section(const std::vector<ReportRun>& runs) {
     if (ext.empty()) continue;
     std::string list;
     for (const auto& e : ext) list += (list.empty() ? "" : " ") + e;
-    out += fmt::format("<details><summary>{} extensions of {}</summary><p class=\"note\">{}</p></details>\n",
-                       ext.size(), html_escape(runs[i].label), html_escape(list));
+    out += html::format("<details><summary>{} extensions of {}</summary><p class=\"note\">{}</p></details>\n",
+                        ext.size(), runs[i].label, list);
   }
   return out;
 }
 
-std::string run_section(const std::vector<ReportRun>& runs) {
-  std::string out = "<h2 id=\"run\">How this was measured</h2>\n";
+Markup run_section(const std::vector<ReportRun>& runs) {
+  Markup out = "<h2 id=\"run\">How this was measured</h2>\n";
   for (size_t i = 0; i < runs.size(); ++i) {
     const Results& r = *runs[i].results;
-    if (runs.size() > 1) out += "<h3>" + swatch(i) + html_escape(runs[i].label) + "</h3>\n";
+    if (runs.size() > 1) out += "<h3>" + swatch(i) + html::text(runs[i].label) + "</h3>\n";
     if (runs[i].reference) {
+      const json& about = r.run.contains("about") ? r.run["about"] : json();
       out += "<p class=\"note\">Published figures, not a run: " +
-             html_escape(r.run.value("about", std::string())) +
+             html::text(about.is_string() ? about.get<std::string>() : std::string()) +
              " Each value's source is in its row's method column.</p>\n";
       continue;
     }
@@ -261,19 +278,19 @@ std::string run_section(const std::vector<ReportRun>& runs) {
                                     ? r.run["command"].get<std::string>()
                                     : std::string("(not recorded)");
     out += "<table>\n";
-    out += "<tr><th>command</th><td><pre class=\"command\">" + html_escape(command) + "</pre></td></tr>\n";
-    out += "<tr><th>tool</th><td>gpuscope " + html_escape(r.tool_version) + "</td></tr>\n";
+    out += "<tr><th>command</th><td><pre class=\"command\">" + html::text(command) + "</pre></td></tr>\n";
+    out += "<tr><th>tool</th><td>gpuscope " + html::text(r.tool_version) + "</td></tr>\n";
     if (r.run.contains("started_utc") && r.run["started_utc"].is_string())
-      out += "<tr><th>started</th><td>" + html_escape(r.run["started_utc"].get<std::string>()) + "</td></tr>\n";
+      out += "<tr><th>started</th><td>" + html::text(r.run["started_utc"].get<std::string>()) + "</td></tr>\n";
     if (r.run.contains("quick") && r.run["quick"].is_boolean() && r.run["quick"].get<bool>())
       out += "<tr><th>mode</th><td>--quick: fewer points and samples</td></tr>\n";
     if (r.run.contains("probes") && r.run["probes"].is_object() && !r.run["probes"].empty()) {
-      std::string probes;
+      Markup probes;
       for (const auto& [name, p] : r.run["probes"].items()) {
         const double wall = p.is_object() && p.contains("wall_s") && p["wall_s"].is_number() ? p["wall_s"].get<double>()
                                                                                              : std::nan("");
-        probes += (probes.empty() ? "" : ", ") + html_escape(name) +
-                  (std::isfinite(wall) ? fmt::format(" {:.1f} s", wall) : "");
+        if (!probes.empty()) probes += ", ";
+        probes += html::text(name) + (std::isfinite(wall) ? html::format(" {:.1f} s", wall) : Markup());
       }
       out += "<tr><th>probes</th><td>" + probes + "</td></tr>\n";
     }
@@ -282,62 +299,62 @@ std::string run_section(const std::vector<ReportRun>& runs) {
   return out;
 }
 
-std::string evidence_links(const Finding& f, const std::vector<std::string>& charted) {
-  std::string out;
+Markup evidence_links(const Finding& f, const std::unordered_set<std::string>& charted) {
+  Markup out;
   for (const auto& e : f.evidence) {
-    const bool has_chart = std::find(charted.begin(), charted.end(), e) != charted.end();
-    out += (out.empty() ? "" : ", ") +
-           (has_chart ? fmt::format("<a href=\"#{}\">{}</a>", html_escape(chart_anchor(e)), html_escape(e))
-                      : html_escape(e));
+    const bool has_chart = charted.contains(e);
+    if (!out.empty()) out += ", ";
+    out += has_chart ? html::format("<a href=\"#{}\">{}</a>", chart_anchor(e), e) : html::text(e);
   }
   return out;
 }
 
-std::string value_cell(const Finding* f) {
+Markup value_cell(const Finding* f) {
   if (!f) return "<td class=\"num dim\">-</td>";
-  const std::string mark = is_low_confidence(*f) ? " <span class=\"low\" title=\"confidence below 0.5\">?</span>" : "";
+  const Markup mark =
+      is_low_confidence(*f) ? Markup(" <span class=\"low\" title=\"confidence below 0.5\">?</span>") : Markup();
   const std::string interval = format_interval(*f);
-  return fmt::format("<td class=\"num\">{}{}{}</td>", html_escape(format_value(*f)), mark,
-                     interval.empty() ? "" : "<br><span class=\"dim\">" + html_escape(interval) + "</span>");
+  return html::format("<td class=\"num\">{}{}{}</td>", format_value(*f), mark,
+                      interval.empty() ? Markup() : html::format("<br><span class=\"dim\">{}</span>", interval));
 }
 
-std::string findings_tables(const std::vector<ReportRun>& runs, bool measured) {
-  const auto charted = series_ids(runs);
-  std::string out;
+Markup findings_tables(const std::vector<ReportRun>& runs, bool measured) {
+  const auto ids_charted = series_ids(runs);
+  const std::unordered_set<std::string> charted(ids_charted.begin(), ids_charted.end());
+  Markup out;
   const bool single = runs.size() == 1;
   for (const auto& [area, ids] : findings_by_area(runs, measured)) {
-    out += "<h3>" + html_escape(area) + "</h3>\n<table class=\"findings\">\n<tr><th class=\"name\">finding</th>";
+    out += "<h3>" + html::text(area) + "</h3>\n<table class=\"findings\">\n<tr><th class=\"name\">finding</th>";
     for (size_t i = 0; i < runs.size(); ++i)
-      out += "<th class=\"value\">" + (single ? std::string("value") : swatch(i) + html_escape(runs[i].label)) +
+      out += "<th class=\"value\">" + (single ? Markup("value") : swatch(i) + html::text(runs[i].label)) +
              "</th>";
     for (size_t i = 1; i < runs.size(); ++i)
-      out += fmt::format("<th class=\"ratio\" title=\"{} / {}\">ratio</th>", html_escape(runs[i].label),
-                         html_escape(runs[0].label));
-    out += single ? "<th class=\"conf\">confidence</th>" : "";
+      out += html::format("<th class=\"ratio\" title=\"{} / {}\">ratio</th>", runs[i].label, runs[0].label);
+    out += single ? Markup("<th class=\"conf\">confidence</th>") : Markup();
     out += "<th class=\"evidence\">evidence</th><th>method and notes</th></tr>\n";
     for (const auto& id : ids) {
       std::vector<const Finding*> per_run;
-      for (const auto& run : runs) per_run.push_back(run.results->find_finding(id));
+      for (const auto& run : runs) per_run.push_back(run.index().finding(id));
       const Finding* any = *std::find_if(per_run.begin(), per_run.end(), [](const Finding* f) { return f; });
-      out += fmt::format("<tr id=\"{}\"><td>{}<br><code class=\"dim\">{}</code></td>", html_escape(finding_anchor(id)),
-                         html_escape(any->display.name), html_escape(id));
+      out += html::format("<tr id=\"{}\"><td>{}<br><code class=\"dim\">{}</code></td>", finding_anchor(id),
+                          any->display.name, id);
       for (const Finding* f : per_run) out += value_cell(f);
       for (size_t i = 1; i < runs.size(); ++i) {
         const auto a = per_run[0] ? scalar(*per_run[0]) : std::nullopt;
         const auto b = per_run[i] ? scalar(*per_run[i]) : std::nullopt;
-        out += (a && b && *a != 0) ? fmt::format("<td class=\"num\">{:.3g}x</td>", *b / *a) : "<td></td>";
+        out += (a && b && *a != 0) ? html::format("<td class=\"num\">{:.3g}x</td>", *b / *a) : Markup("<td></td>");
       }
-      if (single) out += fmt::format("<td class=\"num\">{:.2f}</td>", any->confidence);
-      std::string methods;
+      if (single) out += html::format("<td class=\"num\">{:.2f}</td>", any->confidence);
+      Markup methods;
       for (size_t i = 0; i < runs.size(); ++i) {
         const Finding* f = per_run[i];
         if (!f || f->method.empty()) continue;
         // A reference's method is its source: short, and the point of the row.
-        const std::string method = runs[i].reference
-                                       ? html_escape(f->method)
-                                       : "<details><summary>method</summary>" + html_escape(f->method) + "</details>";
-        methods += "<div>" + (single ? "" : swatch(i)) + method +
-                   (f->note.empty() ? "" : "<span class=\"note\">" + html_escape(f->note) + "</span>") + "</div>";
+        const Markup method = runs[i].reference
+                                  ? html::text(f->method)
+                                  : html::format("<details><summary>method</summary>{}</details>", f->method);
+        methods += "<div>" + (single ? Markup() : swatch(i)) + method +
+                   (f->note.empty() ? Markup() : html::format("<span class=\"note\">{}</span>", f->note)) + "</div>";
       }
       out += "<td>" + evidence_links(*any, charted) + "</td><td class=\"note\">" + methods + "</td></tr>\n";
     }
@@ -347,33 +364,33 @@ std::string findings_tables(const std::vector<ReportRun>& runs, bool measured) {
 }
 
 // Which measured runs are one GPU, said for every pair.
-std::string identity_notes(const std::vector<ReportRun>& runs) {
-  std::string out;
+Markup identity_notes(const std::vector<ReportRun>& runs) {
+  Markup out;
   for (size_t i = 0; i < runs.size(); ++i)
     for (size_t j = i + 1; j < runs.size(); ++j) {
       if (runs[i].reference || runs[j].reference) continue;
-      out += "<p class=\"identity\">" + swatch(i) + html_escape(runs[i].label) + " and " + swatch(j) +
-             html_escape(runs[j].label) + ": " + html_escape(identity_sentence(*runs[i].results, *runs[j].results)) +
+      out += "<p class=\"identity\">" + swatch(i) + html::text(runs[i].label) + " and " + swatch(j) +
+             html::text(runs[j].label) + ": " + html::text(identity_sentence(*runs[i].results, *runs[j].results)) +
              (match_device_identity(runs[i].results->device, runs[j].results->device).verdict ==
                       DeviceIdentityMatch::Verdict::same
-                  ? fmt::format(" (<a href=\"#reconcile-{}-{}\">reconciled below</a>)", i + 1, j + 1)
-                  : "") +
+                  ? html::format(" (<a href=\"#reconcile-{}-{}\">reconciled below</a>)", i + 1, j + 1)
+                  : Markup()) +
              "</p>\n";
     }
   return out;
 }
 
 // Every pair of runs of one GPU, finding by finding (reconcile_table.hpp).
-std::string reconciliation_section(const std::vector<ReportRun>& runs) {
+Markup reconciliation_section(const std::vector<ReportRun>& runs) {
   using Status = ReconciledFinding::Status;
-  std::string out;
+  Markup out;
   for (const ReconciledPair& p : reconciled_pairs(runs)) {
     const Reconciliation& rc = p.reconciliation;
     const std::string &la = p.label_a, &lb = p.label_b;
-    out += fmt::format("<h2 id=\"reconcile-{}-{}\">Reconciliation: {}{} and {}{}</h2>\n", p.a + 1, p.b + 1,
-                       swatch(p.a), html_escape(la), swatch(p.b), html_escape(lb));
-    out += "<p>" + html_escape(p.identity) + ". " +
-           html_escape(fmt::format("{} findings in both: {} within tolerance, {} outside, {} not compared; {} only "
+    out += html::format("<h2 id=\"reconcile-{}-{}\">Reconciliation: {}{} and {}{}</h2>\n", p.a + 1, p.b + 1,
+                        swatch(p.a), la, swatch(p.b), lb);
+    out += "<p>" + html::text(p.identity) + ". " +
+           html::text(fmt::format("{} findings in both: {} within tolerance, {} outside, {} not compared; {} only "
                                    "in {}, {} only in {}.",
                                    rc.both.size(), rc.count(Status::within), rc.count(Status::outside),
                                    rc.count(Status::not_compared), p.only_in_a, la, rc.only.size() - p.only_in_a,
@@ -382,38 +399,37 @@ std::string reconciliation_section(const std::vector<ReportRun>& runs) {
            "per clock, MHz, ratios of rates) 5%, counts and yes/no exactly; the larger value over the smaller "
            "decides. Each finding outside it lists the likely reasons the two results record.</p>\n";
     out += "<table class=\"findings reconcile\">\n<tr><th class=\"name\">finding</th><th class=\"value\">" +
-           swatch(p.a) + html_escape(la) + "</th><th class=\"value\">" + swatch(p.b) + html_escape(lb) +
+           swatch(p.a) + html::text(la) + "</th><th class=\"value\">" + swatch(p.b) + html::text(lb) +
            "</th><th class=\"ratio\">ratio</th><th class=\"conf\">tolerance</th><th>verdict and likely "
            "reasons</th></tr>\n";
     for (const auto& r : rc.both) {
       const ReconcileRow row = reconcile_row(r);
-      std::string reasons;
-      for (const auto& why : r.reasons) reasons += "<li>" + html_escape(why) + "</li>";
-      out += fmt::format(
+      Markup reasons;
+      for (const auto& why : r.reasons) reasons += "<li>" + html::text(why) + "</li>";
+      out += html::format(
           "<tr class=\"{}\"><td><a href=\"#{}\">{}</a><br><code class=\"dim\">{}</code></td>{}{}<td "
           "class=\"num\">{}</td><td>{}</td><td>{}{}</td></tr>\n",
-          r.status == Status::outside ? "outside" : "", html_escape(finding_anchor(r.id)),
-          html_escape(r.a->display.name), html_escape(r.id), value_cell(r.a), value_cell(r.b), row.ratio,
-          html_escape(row.tolerance_percent.empty() ? row.tolerance_class
-                                                    : row.tolerance_class + " " + row.tolerance_percent),
-          row.verdict, reasons.empty() ? "" : "<ul>" + reasons + "</ul>");
+          r.status == Status::outside ? "outside" : "", finding_anchor(r.id), r.a->display.name, r.id,
+          value_cell(r.a), value_cell(r.b), row.ratio,
+          row.tolerance_percent.empty() ? row.tolerance_class : row.tolerance_class + " " + row.tolerance_percent,
+          row.verdict, reasons.empty() ? Markup() : "<ul>" + reasons + "</ul>");
     }
     out += "</table>\n";
     if (!rc.only.empty()) {
       out += "<h3>In one run only</h3>\n<table class=\"findings\">\n<tr><th class=\"name\">finding</th>"
              "<th class=\"value\">value</th><th>why the other run has none</th></tr>\n";
       for (const auto& o : rc.only)
-        out += fmt::format("<tr><td>{}<br><code class=\"dim\">{}</code></td>{}<td>{}{}</td></tr>\n",
-                           html_escape(o.finding->display.name), html_escape(o.id), value_cell(o.finding),
-                           swatch(o.in_a ? p.b : p.a), html_escape(o.reason));
+        out += html::format("<tr><td>{}<br><code class=\"dim\">{}</code></td>{}<td>{}{}</td></tr>\n",
+                            o.finding->display.name, o.id, value_cell(o.finding), swatch(o.in_a ? p.b : p.a),
+                            o.reason);
       out += "</table>\n";
     }
   }
   return out;
 }
 
-std::string findings_section(const std::vector<ReportRun>& runs) {
-  std::string out = "<h2 id=\"findings\">Findings</h2>\n";
+Markup findings_section(const std::vector<ReportRun>& runs) {
+  Markup out = "<h2 id=\"findings\">Findings</h2>\n";
   out += "<p class=\"note\">Each value with its interval; <span class=\"low\">?</span> marks confidence below "
          "0.5 (a guess). The evidence links go to the chart each value was read from.</p>\n";
   out += findings_tables(runs, true);
@@ -424,13 +440,14 @@ std::string findings_section(const std::vector<ReportRun>& runs) {
   return out;
 }
 
-std::string charts_section(const std::vector<ReportRun>& runs) {
-  std::string out = "<h2 id=\"charts\">Charts</h2>\n";
+Markup charts_section(const std::vector<ReportRun>& runs) {
+  Markup out = "<h2 id=\"charts\">Charts</h2>\n";
   auto ids = series_ids(runs);
   const size_t all = ids.size();
   std::erase_if(ids, shown_in_graphics_section);
   if (ids.empty())
-    return out + (all ? "<p>Every series is drawn in the graphics section above.</p>\n" : "<p>No series.</p>\n");
+    return out + (all ? Markup("<p>Every series is drawn in the graphics section above.</p>\n")
+                      : Markup("<p>No series.</p>\n"));
   out += "<p class=\"note\">Lines: the measured estimate of each point; shading: from its fastest to its slowest "
          "sample. Dashed lines: levels and knees read off the curve, shaded over their interval";
   if (std::any_of(runs.begin(), runs.end(), [](const ReportRun& r) { return r.reference; }))
@@ -439,43 +456,69 @@ std::string charts_section(const std::vector<ReportRun>& runs) {
   for (const auto& id : ids) {
     const Series* first = nullptr;
     for (const auto& run : runs)
-      if (!first) first = run.results->find_series(id);
-    std::string cited;
+      if (!first) first = run.index().series(id);
+    std::unordered_set<std::string> anchors;
+    Markup cited;
     for (const auto& run : runs) {
-      for (const auto& f : run.results->findings) {
-        if (std::find(f.evidence.begin(), f.evidence.end(), id) == f.evidence.end()) continue;
-        if (cited.find(finding_anchor(f.id)) != std::string::npos) continue;
-        cited += (cited.empty() ? "" : ", ") +
-                 fmt::format("<a href=\"#{}\">{}</a>", html_escape(finding_anchor(f.id)), html_escape(f.id));
+      for (const Finding* f : run.index().citing(id)) {
+        const std::string anchor = finding_anchor(f->id);
+        if (!anchors.insert(anchor).second) continue;
+        if (!cited.empty()) cited += ", ";
+        cited += html::format("<a href=\"#{}\">{}</a>", anchor, f->id);
       }
     }
     const std::string anchor = chart_anchor(id);
-    out += fmt::format(
+    out += html::format(
         "<figure id=\"{0}\">\n<h3>{1}</h3>\n<div class=\"chart-box\"><canvas id=\"canvas-{0}\" role=\"img\" "
-        "aria-label=\"{2} against {3}\"></canvas></div>\n<figcaption>{2} against {3}, {4} points{5}</figcaption>\n"
+        "aria-label=\"{2} against {3}\"></canvas></div>\n<figcaption>{2} against {3}, {4}{5}</figcaption>\n"
         "</figure>\n",
-        html_escape(anchor), html_escape(id), html_escape(first->y.name), html_escape(first->x.name),
-        first->points.size(), cited.empty() ? "" : "; findings: " + cited);
+        anchor, id, first->y.name, first->x.name, points_caption(*first),
+        cited.empty() ? Markup() : "; findings: " + cited);
   }
   return out + "</div>\n";
 }
 
 }  // namespace
 
-std::string html_escape(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+std::string html_escape(const std::string& s) { return html::escape(s); }
+
+std::vector<size_t> drawn_points(const Series& s) {
+  const size_t n = s.points.size();
+  std::vector<size_t> out;
+  if (n <= kChartPointsDrawn) {
+    out.resize(n);
+    for (size_t k = 0; k < n; ++k) out[k] = k;
+    return out;
+  }
+  constexpr size_t kRuns = kChartPointsDrawn / 2;
+  out.reserve(kChartPointsDrawn);
+  // A NaN y is neither the lowest nor the highest while a number is there.
+  const auto below = [&](size_t a, size_t b) {
+    const double ya = s.points[a].y, yb = s.points[b].y;
+    return std::isnan(yb) ? !std::isnan(ya) : ya < yb;
+  };
+  const auto above = [&](size_t a, size_t b) {
+    const double ya = s.points[a].y, yb = s.points[b].y;
+    return std::isnan(yb) ? !std::isnan(ya) : ya > yb;
+  };
+  for (size_t run = 0; run < kRuns; ++run) {
+    const size_t from = run * n / kRuns, to = (run + 1) * n / kRuns;
+    size_t lo = from, hi = from;
+    for (size_t k = from + 1; k < to; ++k) {
+      if (below(k, lo)) lo = k;
+      if (above(k, hi)) hi = k;
     }
+    out.push_back(std::min(lo, hi));
+    if (lo != hi) out.push_back(std::max(lo, hi));
   }
   return out;
+}
+
+std::string points_caption(const Series& s) {
+  const size_t n = s.points.size();
+  if (n <= kChartPointsDrawn) return fmt::format("{} points", n);
+  return fmt::format("{} points, drawn as the lowest and highest of each of {} runs of them", n,
+                     kChartPointsDrawn / 2);
 }
 
 std::string json_for_script(const json& j) {
@@ -542,21 +585,21 @@ std::string render_html_report(const std::vector<ReportRun>& runs) {
   std::string title = "gpuscope: " + device;
   for (size_t i = 1; i < runs.size(); ++i) title += (i == 1 ? " vs " : ", ") + runs[i].label;
 
-  const std::string graphics = graphics_section_html(runs);
-  std::string html;
+  const Markup graphics = graphics_section_html(runs);
+  Markup html;
   html += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  html += "<meta name=\"generator\" content=\"gpuscope " + html_escape(GPUSCOPE_VERSION) + "\">\n";
-  html += "<title>" + html_escape(title) + "</title>\n";
+  html += html::format("<meta name=\"generator\" content=\"gpuscope {}\">\n", GPUSCOPE_VERSION);
+  html += html::format("<title>{}</title>\n", title);
   // Counts script errors for the real-browser test (and a curious reader).
   html += "<script>window.gpuscopeErrors = []; window.addEventListener('error', function (e) { "
           "window.gpuscopeErrors.push(String(e.message)); });</script>\n";
   html += "<style>\n" + inline_asset("report.css", "</style") + "\n</style>\n</head>\n<body>\n";
-  html += "<h1>" + html_escape(title) + "</h1>\n";
-  html += "<p class=\"dim\">" + html_escape(main.device.id) + (main.tool_version.empty() ? "" : " | gpuscope " +
-          html_escape(main.tool_version)) + " | <a href=\"#findings\">findings</a>" +
-          (graphics.empty() ? "" : " | <a href=\"#graphics\">graphics</a>") + " | <a href=\"#charts\">charts</a>"
-          " | <a href=\"#device\">device</a> | <a href=\"#run\">command</a></p>\n";
+  html += html::format("<h1>{}</h1>\n", title);
+  html += html::format("<p class=\"dim\">{}{} | <a href=\"#findings\">findings</a>{} | <a href=\"#charts\">charts</a>"
+                       " | <a href=\"#device\">device</a> | <a href=\"#run\">command</a></p>\n",
+                       main.device.id, main.tool_version.empty() ? Markup() : " | gpuscope " + html::text(main.tool_version),
+                       graphics.empty() ? Markup() : Markup(" | <a href=\"#graphics\">graphics</a>"));
   html += identity_notes(runs);
   html += first_screen_section(runs);
   html += unmeasured_section(runs);
@@ -567,17 +610,17 @@ std::string render_html_report(const std::vector<ReportRun>& runs) {
   html += device_section(runs);
   html += driver_section_html(main);
   html += run_section(runs);
-  html += "<p class=\"dim\">Written by gpuscope " + html_escape(GPUSCOPE_VERSION) + "; charts drawn by " +
-          html_escape(chart_library_version()) + " (MIT licence), embedded in this file.</p>\n";
-  html += "<script type=\"application/json\" id=\"gpuscope-data\">" + json_for_script(chart_data(runs)) +
-          "</script>\n";
+  html += html::format("<p class=\"dim\">Written by gpuscope {}; charts drawn by {} (MIT licence), embedded in this "
+                       "file.</p>\n",
+                       GPUSCOPE_VERSION, chart_library_version());
+  html += "<script type=\"application/json\" id=\"gpuscope-data\">" + script_json(chart_data(runs)) + "</script>\n";
   html += "<script>\n" + inline_asset("chart.min.js", "</script") + "\n</script>\n";
   html += "<script>\n" + inline_asset("report.js", "</script") + "\n</script>\n";
-  html += "<script type=\"application/json\" id=\"gpuscope-headline\">" + json_for_script(headline_data(runs)) +
+  html += "<script type=\"application/json\" id=\"gpuscope-headline\">" + script_json(headline_data(runs)) +
           "</script>\n";
   html += "<script>\n" + inline_asset("headline.js", "</script") + "\n</script>\n";
   html += "</body>\n</html>\n";
-  return html;
+  return html.str();
 }
 
 }  // namespace gpuscope

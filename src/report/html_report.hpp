@@ -22,8 +22,23 @@ namespace gpuscope {
 // report; `gpuscope compare` passes several.
 std::string render_html_report(const std::vector<ReportRun>& runs);
 
-// Text for HTML element content and attribute values: & < > " ' escaped.
+// Text for HTML element content and attribute values: & < > " ' escaped
+// (html::escape; the reports build their markup with html_builder.hpp).
 std::string html_escape(const std::string& s);
+
+// A chart draws at most this many points of a trace: a canvas about 1000 px
+// wide shows no more, and a 12-million-point series made a 289 MB page.
+// results.json keeps every point.
+inline constexpr size_t kChartPointsDrawn = 4000;
+
+// The points of `s` a chart draws, as indices into s.points in order: every
+// one up to kChartPointsDrawn; beyond, the lowest and the highest y of each
+// of kChartPointsDrawn / 2 runs of consecutive points, so that a peak or a
+// dip one point wide still shows.
+std::vector<size_t> drawn_points(const Series& s);
+
+// "42 points", or how a longer series was drawn (drawn_points).
+std::string points_caption(const Series& s);
 
 // JSON that is safe inside <script>: < > & escaped as \u003c \u003e \u0026
 // (they only ever occur inside JSON strings), so a driver's device name

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "core/finding_catalogue.hpp"
 #include "report/format.hpp"
@@ -127,17 +129,17 @@ std::string format_markdown(const std::vector<ReportRun>& runs, const std::strin
   // Rows: runs[0]'s findings by area; a comparison adds the ids only the
   // other runs have, except a reference's (they would be all dashes).
   std::vector<std::string> ids;
+  std::unordered_set<std::string> listed;
   for (const auto& run : runs) {
     if (&run != &runs[0] && run.reference) continue;
     for (const auto& f : run.results->findings)
-      if (std::find(ids.begin(), ids.end(), f.id) == ids.end()) ids.push_back(f.id);
+      if (listed.insert(f.id).second) ids.push_back(f.id);
   }
   // How the first run that has an id shows it.
-  const auto shown = [&](const std::string& id) -> const FindingDisplay& {
-    for (const auto& run : runs)
-      if (const Finding* f = run.results->find_finding(id)) return f->display;
-    throw std::logic_error("markdown report: no run has " + id);
-  };
+  std::unordered_map<std::string, const FindingDisplay*> display;
+  for (const auto& run : runs)
+    for (const auto& f : run.results->findings) display.try_emplace(f.id, &f.display);
+  const auto shown = [&](const std::string& id) -> const FindingDisplay& { return *display.at(id); };
   // The graphics block of runs[0] (graphics_section.hpp) heads the area of
   // its findings; the table below still lists each one.
   const std::vector<GraphicsLine> graphics =
@@ -152,10 +154,10 @@ std::string format_markdown(const std::vector<ReportRun>& runs, const std::strin
                      [&](const auto& a, const auto& b) { return shown(a).order < shown(b).order; });
     if (in_area.empty()) continue;
     out += "### " + area + "\n\n";
+    const std::unordered_set<std::string> in_this_area(in_area.begin(), in_area.end());
     const bool has_graphics = std::any_of(graphics.begin(), graphics.end(), [&](const GraphicsLine& l) {
-      return std::any_of(l.finding_ids.begin(), l.finding_ids.end(), [&](const std::string& id) {
-        return std::find(in_area.begin(), in_area.end(), id) != in_area.end();
-      });
+      return std::any_of(l.finding_ids.begin(), l.finding_ids.end(),
+                         [&](const std::string& id) { return in_this_area.contains(id); });
     });
     if (has_graphics && !graphics_shown) {
       graphics_shown = true;
@@ -185,7 +187,7 @@ std::string format_markdown(const std::vector<ReportRun>& runs, const std::strin
     out += rule;
     for (const auto& id : in_area) {
       std::vector<const Finding*> per_run;
-      for (const auto& run : runs) per_run.push_back(run.results->find_finding(id));
+      for (const auto& run : runs) per_run.push_back(run.index().finding(id));
       out += "| " + markdown_cell(shown(id).name) + " | ";
       if (runs.size() == 1) {
         const Finding& f = *per_run[0];

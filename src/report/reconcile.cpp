@@ -1,4 +1,5 @@
 #include "report/reconcile.hpp"
+#include "report/run_index.hpp"
 
 #include "report/format.hpp"
 #include "report/unmeasured.hpp"
@@ -105,7 +106,7 @@ std::string method_shape(const std::string& m) {
 
 const Finding* finding(const Results& r, const char* id) { return r.find_finding(id); }
 
-std::string mhz(double v) { return fmt::format("{:.0f} MHz", v); }
+std::string mhz(double v) { return format_significant(v) + " MHz"; }
 
 // A device feature that decides how findings under `prefix` are measured.
 struct FeatureRule {
@@ -202,13 +203,23 @@ std::vector<std::string> likely_reasons(const Results& ra, const Results& rb, co
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
+// What why_absent reads of a run, built once per reconciliation.
+struct RunFacts {
+  const Results& results;
+  RunIndex index;
+  std::vector<Unmeasured> unmeasured;
+  explicit RunFacts(const Results& r) : results(r), index(r), unmeasured(gpuscope::unmeasured(r)) {}
+};
+
 // Why `other` has no finding `f.id` that `has` has.
-std::string why_absent(const Results& has, const Finding& f, const Results& other, const std::string& lo) {
+std::string why_absent(const RunFacts& has_facts, const Finding& f, const RunFacts& other_facts,
+                       const std::string& lo) {
+  const Results& other = other_facts.results;
   for (const auto& u : other.unfound)
     if (u.id == f.id) return fmt::format("{} looked for it: {}", lo, first_line(u.reason));
   std::vector<std::string> probes;
   for (const auto& e : f.evidence) {
-    const Series* s = has.find_series(e);
+    const Series* s = has_facts.index.series(e);
     const std::string probe = s && !s->probe.empty() ? s->probe : e.substr(0, e.find('.'));
     if (std::find(probes.begin(), probes.end(), probe) == probes.end()) probes.push_back(probe);
   }
@@ -229,7 +240,7 @@ std::string why_absent(const Results& has, const Finding& f, const Results& othe
         return fmt::format("{}'s {} probe ran out of time before {}", lo, s.probe.empty() ? s.id : s.probe,
                            k.get<std::string>());
   }
-  for (const auto& m : unmeasured(other))
+  for (const auto& m : other_facts.unmeasured)
     if (names(m.what) || (!m.series.empty() && names(m.series)))
       return fmt::format("{} could not measure {}: {}", lo, m.what, first_line(m.reason));
   // Runs record the probes they ran; files without the record say nothing.
@@ -237,7 +248,7 @@ std::string why_absent(const Results& has, const Finding& f, const Results& othe
     for (const auto& p : probes)
       if (!other.run["probes"].contains(p)) return fmt::format("{} did not run {}", lo, p);
   for (const auto& e : f.evidence)
-    if (!other.find_series(e))
+    if (!other_facts.index.series(e))
       return fmt::format("{} has no series {} (its probe measured otherwise)", lo, e);
   return fmt::format("{}'s series gave no such finding", lo);
 }
@@ -293,10 +304,11 @@ Reconciliation reconcile(const Results& ra, const Results& rb, const std::string
   using Status = ReconciledFinding::Status;
   Reconciliation out;
   out.identity = match_device_identity(ra.device, rb.device);
+  const RunFacts a(ra), b(rb);
   for (const auto& fa : ra.findings) {
-    const Finding* fb = rb.find_finding(fa.id);
+    const Finding* fb = b.index.finding(fa.id);
     if (!fb) {
-      out.only.push_back({fa.id, &fa, true, why_absent(ra, fa, rb, lb)});
+      out.only.push_back({fa.id, &fa, true, why_absent(a, fa, b, lb)});
       continue;
     }
     ReconciledFinding r;
@@ -331,7 +343,7 @@ Reconciliation reconcile(const Results& ra, const Results& rb, const std::string
     out.both.push_back(std::move(r));
   }
   for (const auto& fb : rb.findings)
-    if (!ra.find_finding(fb.id)) out.only.push_back({fb.id, &fb, false, why_absent(rb, fb, ra, la)});
+    if (!a.index.finding(fb.id)) out.only.push_back({fb.id, &fb, false, why_absent(b, fb, a, la)});
   return out;
 }
 

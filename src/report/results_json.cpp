@@ -8,6 +8,7 @@
 
 #include <fmt/core.h>
 
+#include <cmath>
 #include <limits>
 #include <tuple>
 
@@ -30,9 +31,11 @@ constexpr size_t kDensePoints = 4096;
 
 bool dense(const Series& s) {
   if (s.points.size() <= kDensePoints) return false;
+  // A y that is not a number is written null either way, and read back as NaN.
+  const auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
   for (size_t i = 0; i < s.points.size(); ++i) {
     const Point& p = s.points[i];
-    if (p.x != static_cast<double>(i) || p.samples.size() != 1 || p.samples[0] != p.y) return false;
+    if (p.x != static_cast<double>(i) || p.samples.size() != 1 || !same(p.samples[0], p.y)) return false;
   }
   return true;
 }
@@ -274,6 +277,8 @@ DriverFact driver_fact_from_json(const json& j, const std::string& path) {
   o.get("key", f.key);
   f.value = o.required("value");
   if (!f.value.is_number() && !f.value.is_string()) fail_type(o.path_of("value"), "a number or a string", f.value);
+  // A driver's string reaches every report, as every other string read here does.
+  f.value = printable_json(f.value);
   o.get_optional("unit", f.unit);
   o.get("source", f.source);
   return f;
@@ -506,9 +511,23 @@ Results parse_results_text(const std::string& text, const std::string& path) {
   }
 }
 
-void write_results_file_atomic(const Results& r, const std::string& path) {
+std::string results_file_text(const Results& r, const std::string& path, size_t max_bytes) {
+  const json j = to_json(r);
   // Invalid UTF-8 in a driver-reported string must not lose the whole run.
-  write_file_atomic(to_json(r).dump(2, ' ', false, json::error_handler_t::replace) + "\n", path);
+  std::string text = j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  // Indented, a long series takes several times its compact size (a line
+  // per number): past the limit the file is written compact.
+  if (text.size() > max_bytes) text = j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  if (text.size() > max_bytes)
+    throw UsageError(fmt::format("results for '{}' would be {:.1f} MiB, more than the {:.1f} MiB gpuscope reads "
+                                 "back (core/json_input.hpp): not written",
+                                 path, static_cast<double>(text.size()) / (1 << 20),
+                                 static_cast<double>(max_bytes) / (1 << 20)));
+  return text;
+}
+
+void write_results_file_atomic(const Results& r, const std::string& path) {
+  write_file_atomic(results_file_text(r, path), path);
 }
 
 }  // namespace gpuscope

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/device_info.hpp"
+#include "core/json_input.hpp"
 #include "core/results.hpp"
 
 namespace gpuscope {
@@ -31,9 +32,16 @@ Results read_results_file(const std::string& path);
 // The same for text already read; `path` only names it in messages.
 Results parse_results_text(const std::string& text, const std::string& path);
 
-// Writes a temporary file beside `path`, fsyncs it and renames it over `path`,
-// so a run killed half-way leaves the previous complete file (or none).
-// Creates the directory if missing. Throws std::runtime_error on I/O failure.
+// The text of results.json for `r`: indented, or compact where indented
+// would be past `max_bytes`. Throws UsageError (exit code 2) naming `path`
+// where even compact is past it: whatever gpuscope writes, it reads back.
+std::string results_file_text(const Results& r, const std::string& path,
+                              size_t max_bytes = kResultsLimits.max_bytes);
+
+// Writes results_file_text to a temporary file beside `path`, fsyncs it and
+// renames it over `path`, so a run killed half-way leaves the previous
+// complete file (or none). Creates the directory if missing. Throws
+// UsageError as results_file_text does, std::runtime_error on I/O failure.
 void write_results_file_atomic(const Results& r, const std::string& path);
 
 nlohmann::json device_to_json(const DeviceInfo& d);

@@ -1,4 +1,5 @@
 #include "report/terminal_summary.hpp"
+#include "report/run_index.hpp"
 #include "report/driver_section.hpp"
 
 #include <fmt/core.h>
@@ -10,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "core/finding_catalogue.hpp"
@@ -319,12 +321,12 @@ std::string format_plain_comparison(const std::vector<ReportRun>& runs, const Pa
     for (const auto& f : run.results->findings)
       if (shown.emplace(f.id, &f.display).second) ids.push_back(f.id);
   const auto cell = [&](const ReportRun& run, const std::string& id) {
-    const Finding* f = run.results->find_finding(id);
+    const Finding* f = run.index().finding(id);
     return f ? value_with_interval(*f) : std::string("-");
   };
   const auto ratio = [&](size_t i, const std::string& id) {
-    const Finding* a = runs[0].results->find_finding(id);
-    const Finding* b = runs[i].results->find_finding(id);
+    const Finding* a = runs[0].index().finding(id);
+    const Finding* b = runs[i].index().finding(id);
     const auto* x = a ? std::get_if<double>(&a->value) : nullptr;
     const auto* y = b ? std::get_if<double>(&b->value) : nullptr;
     return x && y && *x != 0 ? fmt::format("{:.3g}x", *y / *x) : std::string();
@@ -352,7 +354,7 @@ std::string format_plain_comparison(const std::vector<ReportRun>& runs, const Pa
     for (const auto& id : in_area) {
       std::string line = "  " + pad(shown[id]->name, label_width);
       for (size_t i = 0; i < runs.size(); ++i) {
-        const Finding* f = runs[i].results->find_finding(id);
+        const Finding* f = runs[i].index().finding(id);
         line += "  " + pad(cell(runs[i], id), widths[i]) + paint.mark(f && !runs[i].reference && is_low_confidence(*f));
       }
       for (size_t i = 1; i < runs.size(); ++i) line += "  " + pad(ratio(i, id), 7);
@@ -475,30 +477,30 @@ std::string format_summary(const Results& r, const SummaryStyle& style, const Re
   if (reference)
     for (const auto& f : reference->findings)
       if (const Finding** slot = table_cell(ref_table, f)) *slot = &f;
-  const auto ref_of = [&](const Finding& f) { return reference ? reference->find_finding(f.id) : nullptr; };
+  const std::optional<RunIndex> ref_index = reference ? std::optional<RunIndex>(std::in_place, *reference) : std::nullopt;
+  const auto ref_of = [&](const Finding& f) { return ref_index ? ref_index->finding(f.id) : nullptr; };
+  const RunIndex index(r);
 
   // The level table takes the per-level capacity, latency and bandwidth;
   // everything else is one line each.
   LevelTable table;
-  std::vector<const Finding*> in_table;
+  std::unordered_set<const Finding*> in_table;
   for (const auto& f : r.findings) {
     if (const Finding** slot = table_cell(table, f)) {
       *slot = &f;
-      in_table.push_back(&f);
+      in_table.insert(&f);
     }
   }
   // The graphics block takes the tile, tile memory and fill-rate findings.
   const std::vector<GraphicsLine> graphics = graphics_summary(r);
+  std::unordered_set<std::string> graphics_ids;
   for (const auto& line : graphics)
-    for (const auto& id : line.finding_ids) in_table.push_back(r.find_finding(id));
-  const auto is_in_table = [&](const Finding* f) {
-    return std::find(in_table.begin(), in_table.end(), f) != in_table.end();
-  };
-  const auto in_graphics_block = [&](const Finding* f) {
-    return std::any_of(graphics.begin(), graphics.end(), [&](const GraphicsLine& l) {
-      return std::find(l.finding_ids.begin(), l.finding_ids.end(), f->id) != l.finding_ids.end();
-    });
-  };
+    for (const auto& id : line.finding_ids) {
+      in_table.insert(index.finding(id));
+      graphics_ids.insert(id);
+    }
+  const auto is_in_table = [&](const Finding* f) { return in_table.contains(f); };
+  const auto in_graphics_block = [&](const Finding* f) { return graphics_ids.contains(f->id); };
 
   std::vector<std::pair<std::string, std::vector<const Finding*>>> sections;
   for (const auto& area : area_titles()) sections.emplace_back(area, findings_in_area(r.findings, area));
@@ -536,7 +538,7 @@ std::string format_summary(const Results& r, const SummaryStyle& style, const Re
 
   if (reference) {
     size_t unmatched = 0;
-    for (const auto& f : reference->findings) unmatched += r.find_finding(f.id) ? 0 : 1;
+    for (const auto& f : reference->findings) unmatched += index.finding(f.id) ? 0 : 1;
     if (unmatched > 0)
       out += "\n" + paint.dim(fmt::format("{} more published figures for {} that this run did not measure "
                                            "(all in report.html)",

@@ -18,6 +18,23 @@ TEST(Printable, ControlCharactersAreEscapedAndTextKept) {
             "\\u009b31m");  // C1 CSI
 }
 
+// Text that shows in another order than it is stored (bidirectional
+// embeddings, overrides, isolates and marks) or breaks a line where no
+// newline is seen (line and paragraph separators) deceives a reader of a
+// terminal, a Markdown file or a page alike.
+TEST(Printable, BidiControlsAndSeparatorsAreEscaped) {
+  EXPECT_EQ(printable("abc\u202Edcb"), "abc\\u202edcb");
+  EXPECT_EQ(printable("\u202A\u202B\u202C\u202D"), "\\u202a\\u202b\\u202c\\u202d");
+  EXPECT_EQ(printable("\u2066\u2067\u2068\u2069"), "\\u2066\\u2067\\u2068\\u2069");
+  EXPECT_EQ(printable("\u200E\u200F\u061C"), "\\u200e\\u200f\\u061c");
+  EXPECT_EQ(printable("a\u2028b\u2029c"), "a\\u2028b\\u2029c");
+  EXPECT_FALSE(is_printable("\u202E"));
+  EXPECT_FALSE(is_printable("\u2028"));
+  EXPECT_TRUE(is_printable(printable("\u202E\u2069\u2029")));
+  // Their neighbours pass: a zero-width joiner, an em dash, Arabic text.
+  EXPECT_EQ(printable("\u200D\u2014\u0627\u0644"), "\u200D\u2014\u0627\u0644");
+}
+
 TEST(Printable, BytesThatAreNotUtf8AreEscaped) {
   EXPECT_EQ(printable("\xff\xfe"), "\\xff\\xfe");
   EXPECT_EQ(printable("\xc0\xaf"), "\\xc0\\xaf");           // overlong '/'

@@ -163,7 +163,7 @@ TEST(DriverAgreement, CoresAndClockAgreeOrSayWhyNot) {
   EXPECT_EQ(disagreements, 3);  // compute units, clock max, clock current
   const std::string text = driver_section_text(r);
   EXPECT_NE(text.find("DISAGREES"), std::string::npos) << text;
-  EXPECT_NE(driver_section_html(r).find("disagrees"), std::string::npos);
+  EXPECT_NE(driver_section_html(r).str().find("disagrees"), std::string::npos);
   EXPECT_NE(driver_section_markdown(r).find("**disagrees**"), std::string::npos);
 }
 
@@ -171,7 +171,7 @@ TEST(DriverAgreement, NoSnapshotsNoSection) {
   Results r;
   r.findings.push_back(measured("device.measured_clock_mhz", 795));
   EXPECT_TRUE(analysis::check_driver_facts(r).empty());
-  EXPECT_EQ(driver_section_html(r), "");
+  EXPECT_EQ(driver_section_html(r).str(), "");
   EXPECT_EQ(driver_section_text(r), "");
 }
 

@@ -290,12 +290,26 @@ TEST(GraphicsSection, SpecSheetAndMarkdownCarryTheBlock) {
   EXPECT_EQ(count_of(md, "- tile:"), 1u);
 }
 
+// A tile size of 1e308 px from a results file is written 1e+308, not as
+// 309 digits, in the block and in the page's caption and tables.
+TEST(GraphicsSection, HugeSizesAreNotWrittenDigitByDigit) {
+  Results r = graphics_results();
+  for (auto& f : r.findings)
+    if (f.id == "graphics.tile.width_px") f.value = 1e308;
+  for (auto& s : r.series)
+    if (s.id == "graphics.fb_compression.rendered") s.points.back().x = 1e300;
+  EXPECT_EQ(graphics_summary(r)[0].text, "1e+308 x 64 px, bins primitives");
+  const std::string page = graphics_section_html({{"gpu", &r, false}}).str();
+  EXPECT_EQ(page.find("1000000000000000"), std::string::npos);
+  EXPECT_NE(page.find("1e+300"), std::string::npos);
+}
+
 TEST(GraphicsSection, NothingWithoutGraphicsData) {
   Results r = graphics_results();
   std::erase_if(r.series, [](const Series& s) { return s.id.starts_with("graphics."); });
   std::erase_if(r.findings, [](const Finding& f) { return f.id.starts_with("graphics."); });
   r.findings.push_back(test::make_finding("memory.L1.latency_ns", 20.0, "ns", 0.9));
-  EXPECT_EQ(graphics_section_html({{"gpu", &r, false}}), "");
+  EXPECT_EQ(graphics_section_html({{"gpu", &r, false}}).str(), "");
   EXPECT_TRUE(graphics_summary(r).empty());
   const std::string html = render_html_report({{"gpu", &r, false}});
   EXPECT_EQ(html.find("id=\"graphics\""), std::string::npos);

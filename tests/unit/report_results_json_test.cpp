@@ -312,6 +312,37 @@ TEST(ResultsJson, LongTracesAreWrittenAsTheirYValuesAndReadBackWhole) {
   expect_same(r, back);
 }
 
+// Whatever gpuscope writes it reads back (issue 46: analyze wrote a 156 MB
+// results.json, a 24 MB file's long series indented a number a line, that
+// gpuscope then refused). Past the limit indented, the text is compact; past
+// it compact, nothing is written and the message says why.
+TEST(ResultsJson, WrittenTextStaysWithinWhatIsReadBack) {
+  Results r = populated_results();
+  Series trace;
+  trace.id = "x.long";
+  trace.probe = "x";
+  for (uint32_t i = 0; i < 20000; ++i) {
+    const double y = i % 2 ? std::numeric_limits<double>::quiet_NaN() : 1.0;  // a NaN keeps it a trace
+    trace.points.push_back({static_cast<double>(i), y, {y}});
+  }
+  r.series.push_back(trace);
+  const size_t indented = results_file_text(r, "results.json").size();
+  const size_t compact = to_json(r).dump().size() + 1;
+  ASSERT_LT(compact * 2, indented) << "the case needs a series that indenting makes much longer";
+  const std::string text = results_file_text(r, "results.json", compact + 16);
+  EXPECT_EQ(text.size(), compact);
+  expect_same(r, parse_results_text(text, "results.json"));
+  EXPECT_TRUE(to_json(r)["series"].back().contains("points_y")) << "NaN points are still a trace";
+  try {
+    results_file_text(r, "out/results.json", compact - 1);
+    FAIL() << "text past the limit was returned";
+  } catch (const UsageError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("out/results.json"), std::string::npos) << what;
+    EXPECT_NE(what.find("not written"), std::string::npos) << what;
+  }
+}
+
 TEST(ResultsJson, NonFiniteNumbersReadBackAsNaN) {
   Results r = populated_results();
   r.series[0].points[0].y = std::numeric_limits<double>::quiet_NaN();
