@@ -73,14 +73,13 @@ void set_findings(Results& r) {
 }
 
 // The closed loop after the analysis: model.json in `out` (none without
-// it), the replay when asked, the findings held to it; its one-line verdict
-// on stderr.
+// it), the replay when asked, the findings held to it.
 void close_loop(Results& r, const std::string& out, bool replay) {
   const std::string model_path = out.empty() ? "" : (std::filesystem::path(out) / "model.json").string();
   model::close_the_loop(r, model_path, replay);
-  if (r.model.contains("summary") && r.model["summary"].is_string())
-    std::cerr << "gpuscope: " << r.model["summary"].get<std::string>() << "\n";
-  else if (r.model.contains("error") && r.model["error"].is_string())
+  // The verdict itself is the spec sheet's second line; a model that could
+  // not be built is said here.
+  if (r.model.contains("error") && r.model["error"].is_string())
     std::cerr << "gpuscope: " << r.model["error"].get<std::string>() << "\n";
 }
 

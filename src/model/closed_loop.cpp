@@ -31,6 +31,8 @@ Replay recorded_replay(const nlohmann::json& j) {
     r.worst_error = num("worst_error");
     r.worst_x = num("worst_x");
     r.tolerance = num("tolerance");
+    if (s.contains("modelled_y") && s["modelled_y"].is_array())
+      for (const auto& y : s["modelled_y"]) r.modelled_y.push_back(y.is_number() ? y.get<double>() : std::nan(""));
     // A verdict whose numbers are not usable is not held to.
     if (!(r.tolerance > 0) || !std::isfinite(r.median_error)) continue;
     out.series.push_back(std::move(r));
@@ -73,11 +75,11 @@ void close_the_loop(Results& r, const std::string& model_path, bool replay) {
   r.model["gaps"] = m.gaps;
   if (replay) {
     const Replay rp = replay_on_model(r, m.description, replay_threads(r.device));
-    hold_findings_to_replay(r.findings, rp);
+    hold_findings_to_replay(r.findings, rp, r.series);
     r.model["replay"] = replay_json(rp);
     r.model["summary"] = replay_summary_line(rp);
   } else if (previous_replay.is_object()) {
-    hold_findings_to_replay(r.findings, recorded_replay(previous_replay));
+    hold_findings_to_replay(r.findings, recorded_replay(previous_replay), r.series);
     r.model["replay"] = previous_replay;
     r.model["summary"] = replay_summary_line(recorded_replay(previous_replay));
   }

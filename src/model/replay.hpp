@@ -56,12 +56,19 @@ Replay replay_on_model(const Results& measured, const nlohmann::json& descriptio
 SeriesReplay compare_series(const Series& measured, const Series& modelled);
 
 // Rule `replay-confidence`, the one place the replay moves confidence: a
-// finding whose evidence includes a series the model did not reproduce has
-// its confidence divided by how many times over its tolerance the series'
-// median error is (a series missed by twice its tolerance halves it), and
-// its note names the series, the median and worst error and where. Findings
-// of reproduced series, and findings with no replayed evidence, keep theirs.
-void hold_findings_to_replay(std::vector<Finding>& findings, const Replay& replay);
+// finding is judged on the points of each evidence series it was read from
+// (a value in the series' y unit: the points within 10% of it, its
+// plateau; in its x unit: the points within a factor 1.5 of it outside its
+// interval, the plateaus its step joins; otherwise every point). Where the median error over those points passes
+// the series' tolerance, the finding's confidence is divided by how many
+// times over (the worst evidence series decides: missed by twice the
+// tolerance halves it), and its note names the series, the points, the
+// median and worst error and where. Findings whose points the model
+// reproduces, and findings with no replayed evidence, keep theirs.
+// `measured`: the run's series, whose points the replay's modelled_y
+// follow in order.
+void hold_findings_to_replay(std::vector<Finding>& findings, const Replay& replay,
+                             const std::vector<Series>& measured);
 
 // results.json's "replay" section (docs/results-format.md).
 nlohmann::json replay_json(const Replay& replay);

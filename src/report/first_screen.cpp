@@ -157,6 +157,15 @@ Markup first_screen_section(const std::vector<ReportRun>& runs) {
   const json data = headline_data(runs);
   Markup out = "<section id=\"first-screen\" class=\"first-screen\">\n<div class=\"diagram\">\n";
   out += "<h2 id=\"diagram\">The device as measured</h2>\n";
+  // The closed loop's verdict (docs/closed-loop.md): how much of the run the
+  // model of this GPU reproduces.
+  const Results& first = *runs[0].results;
+  if (first.model.is_object() && first.model.contains("summary") && first.model["summary"].is_string())
+    out += html::format("<p class=\"model-verdict\">{} The model's curves are drawn dashed over the measured "
+                        "ones.</p>\n",
+                        first.model["summary"].get<std::string>());
+  else if (first.model.is_object() && first.model.contains("error") && first.model["error"].is_string())
+    out += html::format("<p class=\"model-verdict\">Model: {}</p>\n", first.model["error"].get<std::string>());
   out += diagram.boxes.empty() ? Markup("<p class=\"note\">No findings to draw a diagram from.</p>\n")
                                : block_diagram_svg_markup(diagram);
   out += "</div>\n<div class=\"headline\">\n";

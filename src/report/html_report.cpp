@@ -145,6 +145,30 @@ json markers_for(const Series& axis_source, size_t run_index, const ReportRun& r
   return out;
 }
 
+// The model's twin of series `id` in `r`'s replay (docs/closed-loop.md), as
+// a dashed guide over the measured trace at the same points; null when the
+// run has no replay of it.
+json model_guide(const Results& r, const Series& s, size_t run_index, const std::vector<size_t>& drawn) {
+  if (!r.model.is_object() || !r.model.contains("replay")) return nullptr;
+  const json& replay = r.model["replay"];
+  if (!replay.is_object() || !replay.contains("series") || !replay["series"].is_array()) return nullptr;
+  for (const auto& t : replay["series"]) {
+    if (!t.is_object() || !t.contains("id") || t["id"] != s.id || !t.contains("modelled_y") ||
+        !t["modelled_y"].is_array() || t["modelled_y"].size() != s.points.size())
+      continue;
+    json points = json::array();
+    for (const size_t k : drawn)
+      if (t["modelled_y"][k].is_number()) points.push_back(json::array({s.points[k].x, t["modelled_y"][k]}));
+    if (points.empty()) return nullptr;
+    const double median = t.contains("median_error") && t["median_error"].is_number() ? t["median_error"].get<double>() : 0;
+    const bool reproduced = t.contains("reproduced") && t["reproduced"].is_boolean() && t["reproduced"].get<bool>();
+    return {{"run", run_index},
+            {"label", fmt::format("model: {:.1f}% off{}", 100 * median, reproduced ? "" : " (missed)")},
+            {"points", std::move(points)}};
+  }
+  return nullptr;
+}
+
 json chart_data(const std::vector<ReportRun>& runs) {
   json runs_json = json::array();
   for (const auto& run : runs) runs_json.push_back({{"label", run.label}, {"reference", run.reference}});
@@ -167,11 +191,13 @@ json chart_data(const std::vector<ReportRun>& runs) {
         const json* sources = s->meta.is_object() && s->meta.contains("sources") && s->meta["sources"].is_array()
                                   ? &s->meta["sources"]
                                   : nullptr;
-        for (const size_t k : drawn_points(*s)) {
+        const std::vector<size_t> drawn = drawn_points(*s);
+        for (const size_t k : drawn) {
           const bool named = sources && k < sources->size() && (*sources)[k].is_string();
           points.push_back(point_row(s->points[k], named ? (*sources)[k].get<std::string>() : ""));
         }
         traces.push_back({{"run", i}, {"points", std::move(points)}});
+        if (json g = model_guide(r, *s, i, drawn); !g.is_null()) guides.push_back(std::move(g));
         // A reference's few points must not decide the axes of a measured curve.
         if (!runs[i].reference && s != first) {
           log_x = log_x && wants_log_x(*s);

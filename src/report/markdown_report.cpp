@@ -109,6 +109,9 @@ std::string format_markdown(const std::vector<ReportRun>& runs, const std::strin
     std::replace(flat.begin(), flat.end(), '\n', ' ');
     out += "Command: " + fence + " " + flat + " " + fence + " (gpuscope " + markdown_cell(main.tool_version) + ")\n\n";
   }
+  // The closed loop's verdict (docs/closed-loop.md).
+  if (main.model.is_object() && main.model.contains("summary") && main.model["summary"].is_string())
+    out += markdown_cell(main.model["summary"].get<std::string>()) + "\n\n";
   for (size_t i = 1; i < runs.size(); ++i) {
     const DeviceInfo& o = runs[i].results->device;
     out += fmt::format("Beside it: **{}**{}\n\n", markdown_cell(runs[i].label),

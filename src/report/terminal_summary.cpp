@@ -1,4 +1,6 @@
 #include "report/terminal_summary.hpp"
+
+#include "core/printable.hpp"
 #include "report/run_index.hpp"
 #include "report/driver_section.hpp"
 
@@ -469,6 +471,9 @@ std::string format_comparison(const std::vector<ReportRun>& runs, const SummaryS
 std::string format_summary(const Results& r, const SummaryStyle& style, const Results* reference) {
   const Painter paint(style);
   std::string out = format_header(r, paint);
+  // The closed loop's verdict (docs/closed-loop.md), under the header.
+  if (r.model.is_object() && r.model.contains("summary") && r.model["summary"].is_string())
+    out += printable(r.model["summary"].get<std::string>()) + "\n";
   if (const BlockDiagram d = block_diagram(r); !d.boxes.empty())
     out += "\n" + format_block_diagram_text(d, kWidthColumns);
   const std::string ref_name = reference ? reference->device.id.substr(reference->device.id.find(':') + 1) : "";

@@ -141,6 +141,8 @@ Series staircase(double l2_ns) {
   Series s;
   s.id = "latency.global";
   s.probe = "latency";
+  s.x = {"footprint", "B"};
+  s.y = {"latency", "ns"};
   for (double x = 4 * KiB; x <= 4 * MiB; x *= 2) {
     Point p;
     p.x = x;
@@ -189,25 +191,38 @@ TEST(Replay, ANoisySeriesIsHeldToItsOwnNoise) {
   EXPECT_TRUE(r.reproduced);  // 15% off, within three times its 10% spread
 }
 
-TEST(Replay, AMissedSeriesDividesItsFindingsConfidenceAndSaysWhy) {
+TEST(Replay, AFindingIsJudgedOnThePointsItWasReadFrom) {
+  // The L2's plateau is a third off in the twin; the L1's and DRAM's are not.
+  const Series measured = staircase(150);
   std::vector<Finding> findings = {
       make_finding("memory.L2.latency_ns", 150.0, "ns", 0.8, {}, {}, {"latency.global"}),
+      make_finding("memory.L1.latency_ns", 40.0, "ns", 0.9, {}, {}, {"latency.global"}),
+      make_finding("memory.L1.capacity_bytes", 16 * KiB, "B", 0.7, {}, {}, {"latency.global"}),
+      make_finding("memory.cache_levels", 2.0, "", 0.6, {}, {}, {"latency.global"}),
       make_finding("compute.fp32.fma.ops_per_clock_per_cu", 32.0, "", 0.7, {}, {}, {"compute.fp32.fma"})};
   Replay replay;
-  replay.series.push_back(compare_series(staircase(150), staircase(200)));
-  hold_findings_to_replay(findings, replay);
+  replay.series.push_back(compare_series(measured, staircase(200)));
+  hold_findings_to_replay(findings, replay, {measured});
   const double over = (1.0 / 3) / kReproducedMedianError;
+  // Its plateau's six points, all a third off.
   EXPECT_NEAR(findings[0].confidence, 0.8 / over, 1e-9);
-  EXPECT_NE(findings[0].note.find("does not reproduce latency.global"), std::string::npos);
-  EXPECT_DOUBLE_EQ(findings[1].confidence, 0.7);  // no replayed evidence: untouched
-  EXPECT_TRUE(findings[1].note.empty());
+  EXPECT_NE(findings[0].note.find("the 6 points of latency.global"), std::string::npos) << findings[0].note;
+  // The L1's plateau is reproduced: untouched.
+  EXPECT_DOUBLE_EQ(findings[1].confidence, 0.9);
+  // The L1's step (within a factor 1.5 of 16 KiB: the 16 KiB point) is reproduced.
+  EXPECT_DOUBLE_EQ(findings[2].confidence, 0.7);
+  // A count is read from the whole curve, whose median is off.
+  EXPECT_NEAR(findings[3].confidence, 0.6 / over, 1e-9);
+  // No replayed evidence: untouched.
+  EXPECT_DOUBLE_EQ(findings[4].confidence, 0.7);
+  EXPECT_TRUE(findings[4].note.empty());
 }
 
 TEST(Replay, AReproducedSeriesLeavesItsFindingsAlone) {
   std::vector<Finding> findings = {make_finding("memory.L2.latency_ns", 150.0, "ns", 0.8, {}, {}, {"latency.global"})};
   Replay replay;
   replay.series.push_back(compare_series(staircase(150), staircase(151)));
-  hold_findings_to_replay(findings, replay);
+  hold_findings_to_replay(findings, replay, {staircase(150)});
   EXPECT_DOUBLE_EQ(findings[0].confidence, 0.8);
   EXPECT_NE(replay_summary_line(replay).find("reproduces 1 of 1"), std::string::npos);
 }
