@@ -506,15 +506,15 @@ def finished(path, probes):
 
 
 def run_one(job):
-    gpuscope, out, name, device, quick, probes, reuse, budget_scale = job
+    gpuscope, out, name, device, quick, probes, reuse, budget_scale, loop = job
     if reuse:
         r = finished(os.path.join(out, "results.json"), probes)
         if r is not None and reuse == "reanalyze":
             # The stored series analysed afresh by this gpuscope (analysis
             # changes, without re-running the probes).
             p = subprocess.run([gpuscope, "analyze", os.path.join(out, "results.json"), "--out",
-                                os.path.join(out, "reanalysis")], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)
+                                os.path.join(out, "reanalysis")] + ([] if loop else ["--no-replay"]),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             r = finished(os.path.join(out, "reanalysis", "results.json"), probes) if p.returncode == 0 else None
             if r is None:
                 return name, None, 0, f"analyze failed: {p.stderr[-300:]}"
@@ -528,6 +528,8 @@ def run_one(job):
     cmd += ["--probes", probes or DEFAULT_PROBES]
     if budget_scale != 1:
         cmd += ["--budget-scale", str(budget_scale)]
+    if not loop:
+        cmd.append("--no-replay")
     t0 = time.monotonic()
     p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.monotonic() - t0
@@ -646,6 +648,9 @@ def main():
                     help="keep the runs under --out that finished (same seeds, same binary): resume or re-judge")
     ap.add_argument("--reanalyze", action="store_true",
                     help="with the runs under --out that finished, analyse their series afresh with --gpuscope")
+    ap.add_argument("--no-loop", action="store_true",
+                    help="judge the readers' confidences alone: runs with --no-replay, and with --reanalyze "
+                         "an analysis that holds the findings to no recorded replay (docs/closed-loop.md)")
     ap.add_argument("--check", action="store_true",
                     help="exit 1 on any confidently wrong finding or missing finding without a reason")
     ap.add_argument("--print-description", type=int, help="print the description of this seed and exit")
@@ -661,11 +666,11 @@ def main():
         path = os.path.join(args.out, "descriptions", f"{d['name']}.json")
         with open(path, "w") as f:
             json.dump(d, f, indent=1)
-        jobs.append((args.gpuscope, os.path.join(args.out, "runs", d["name"]), d["name"], f"sim:{path}", args.quick, args.probes, "reanalyze" if args.reanalyze else args.reuse, args.budget_scale))
+        jobs.append((args.gpuscope, os.path.join(args.out, "runs", d["name"]), d["name"], f"sim:{path}", args.quick, args.probes, "reanalyze" if args.reanalyze else args.reuse, args.budget_scale, not args.no_loop))
         drawn.add(d["name"])
     if not args.no_presets:
         for p in PRESETS:
-            jobs.append((args.gpuscope, os.path.join(args.out, "runs", p), p, f"sim:{p}", args.quick, args.probes, "reanalyze" if args.reanalyze else args.reuse, args.budget_scale))
+            jobs.append((args.gpuscope, os.path.join(args.out, "runs", p), p, f"sim:{p}", args.quick, args.probes, "reanalyze" if args.reanalyze else args.reuse, args.budget_scale, not args.no_loop))
     t0 = time.monotonic()
     rows, walls, failures = [], [], []
     with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
@@ -677,7 +682,8 @@ def main():
                 rows.extend(judge(results, name))
     print(f"## Recovery benchmark: {len(drawn)} drawn GPUs (seeds {seeds[0]}..{seeds[-1]})"
           f"{'' if args.no_presets else ' + ' + str(len(PRESETS)) + ' presets'}, "
-          f"{'--quick' if args.quick else 'default budgets'}{f', --budget-scale {args.budget_scale:g}' if args.budget_scale != 1 else ''}, {args.jobs} jobs, "
+          f"{'--quick' if args.quick else 'default budgets'}{f', --budget-scale {args.budget_scale:g}' if args.budget_scale != 1 else ''}, "
+          f"{'readers alone (--no-loop)' if args.no_loop else 'held to the replay'}, {args.jobs} jobs, "
           f"{time.monotonic() - t0:.0f} s wall")
     report(rows, walls, failures, drawn)
     if args.json:

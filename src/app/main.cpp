@@ -74,9 +74,9 @@ void set_findings(Results& r) {
 
 // The closed loop after the analysis: model.json in `out` (none without
 // it), the replay when asked, the findings held to it.
-void close_loop(Results& r, const std::string& out, bool replay) {
+void close_loop(Results& r, const std::string& out, model::LoopReplay mode) {
   const std::string model_path = out.empty() ? "" : (std::filesystem::path(out) / "model.json").string();
-  model::close_the_loop(r, model_path, replay);
+  model::close_the_loop(r, model_path, mode);
   // The verdict itself is the spec sheet's second line; a model that could
   // not be built is said here.
   if (r.model.contains("error") && r.model["error"].is_string())
@@ -260,7 +260,7 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
   r.run["build_ahead_s"] = device->build_ahead_s();
   saver.finish();
   if (saver.in_background()) set_findings(r);  // in line, the last save set them
-  close_loop(r, a.out, a.replay);
+  close_loop(r, a.out, a.replay ? model::LoopReplay::replay : model::LoopReplay::none);
   // Clocks again, now that the device has been under load.
   driver.when = "end";
   for (auto& snap : read_driver_facts(r.device, driver)) r.device.driver.push_back(std::move(snap));
@@ -282,7 +282,7 @@ int cmd_run_many(const RunPlan& a, const ReportArgs& ra, const std::string& comm
                          [&](const RunPlan& one) { return cmd_run(one, ra, command_line); });
 }
 
-int cmd_analyze(const std::string& path, const std::string& out, bool replay, const ReportArgs& ra) {
+int cmd_analyze(const std::string& path, const std::string& out, model::LoopReplay replay, const ReportArgs& ra) {
   const auto reference = load_reference(ra);
   Results r = read_results_file(path);
   // Each series analysis sets aside is said, and recorded once (an
@@ -465,13 +465,17 @@ int main_impl(int argc, char** argv) {
   add_report_options(run, "summary on stdout: text (spec sheet) or md (Markdown)");
 
   std::string analyze_path, analyze_out;
-  bool analyze_replay = false;
+  bool analyze_replay = false, analyze_no_replay = false;
   auto* analyze = app.add_subcommand("analyze", "recompute findings from a results.json, no device needed");
   analyze->add_option("results", analyze_path, "results.json of an earlier run")->required();
   analyze->add_option("--out", analyze_out,
                       "write DIR/results.json with the recomputed findings, and report.html, report.md");
-  analyze->add_flag("--replay", analyze_replay,
-                    "replay the run's probes on its model (model.json) and hold the findings to it");
+  auto* replay_flag = analyze->add_flag("--replay", analyze_replay,
+                                        "replay the run's probes on its model (model.json) and hold the findings "
+                                        "to it (default: hold them to the replay the file recorded, if any)");
+  analyze->add_flag("--no-replay", analyze_no_replay,
+                    "write the model but hold the findings to no replay: the readers' confidences alone")
+      ->excludes(replay_flag);
   add_report_options(analyze, "summary on stdout: text (spec sheet) or md (Markdown)");
 
   std::string report_path, report_out;
@@ -520,7 +524,11 @@ int main_impl(int argc, char** argv) {
     return plan.multi ? cmd_run_many(plan, report_args, join_args(argc, argv))
                       : cmd_run(plan, report_args, join_args(argc, argv));
   }
-  if (*analyze) return cmd_analyze(analyze_path, analyze_out, analyze_replay, report_args);
+  if (*analyze) return cmd_analyze(analyze_path, analyze_out,
+                                   analyze_replay      ? model::LoopReplay::replay
+                                   : analyze_no_replay ? model::LoopReplay::none
+                                                       : model::LoopReplay::hold_recorded,
+                                   report_args);
   if (*report) return cmd_report(report_path, report_out, report_args);
   if (*compare) return cmd_compare(compare_inputs, compare_out, report_args);
   return kExitUsage;

@@ -52,7 +52,7 @@ unsigned replay_threads(const DeviceInfo& d) {
 
 }  // namespace
 
-void close_the_loop(Results& r, const std::string& model_path, bool replay) {
+void close_the_loop(Results& r, const std::string& model_path, LoopReplay mode) {
   const nlohmann::json previous_replay = r.model.is_object() && r.model.contains("replay") ? r.model["replay"]
                                                                                          : nlohmann::json();
   r.model = nlohmann::json::object();
@@ -73,12 +73,12 @@ void close_the_loop(Results& r, const std::string& model_path, bool replay) {
   r.model["values"] = {{"measured", m.measured_values}, {"reported", m.reported_values}, {"assumed", m.assumed_values}};
   r.model["contradictions"] = contradictions;
   r.model["gaps"] = m.gaps;
-  if (replay) {
+  if (mode == LoopReplay::replay) {
     const Replay rp = replay_on_model(r, m.description, replay_threads(r.device));
     hold_findings_to_replay(r.findings, rp, r.series);
     r.model["replay"] = replay_json(rp);
     r.model["summary"] = replay_summary_line(rp);
-  } else if (previous_replay.is_object()) {
+  } else if (mode == LoopReplay::hold_recorded && previous_replay.is_object()) {
     hold_findings_to_replay(r.findings, recorded_replay(previous_replay), r.series);
     r.model["replay"] = previous_replay;
     r.model["summary"] = replay_summary_line(recorded_replay(previous_replay));

@@ -9,13 +9,19 @@
 
 namespace gpuscope::model {
 
-// Builds `r`'s model from its findings, writes it to `model_path` (nowhere when empty), and,
-// where `replay` is set, replays the run's probes on it and holds the
-// findings to the replay (replay.hpp's rule). Without `replay`, a replay
-// already recorded in r.model (a run's, read back by analyze) is held to
-// again, since the analysis it follows is deterministic. Records what it
-// did in r.model (docs/results-format.md). A model that cannot be built is
-// recorded there with the reason, and the run's results stand as they are.
-void close_the_loop(Results& r, const std::string& model_path, bool replay);
+// What the loop does after building the model.
+enum class LoopReplay {
+  replay,         // replay the run's probes on the model, hold the findings to it
+  hold_recorded,  // hold the findings to the replay r.model recorded (a run's,
+                  // read back by analyze: the analysis it follows is deterministic)
+  none,           // the model alone: the readers' confidences stand
+};
+
+// Builds `r`'s model from its findings, writes it to `model_path` (nowhere
+// when empty), then replays or holds as `mode` says (replay.hpp's rule).
+// Records what it did in r.model (docs/results-format.md). A model that
+// cannot be built is recorded there with the reason, and the run's results
+// stand as they are.
+void close_the_loop(Results& r, const std::string& model_path, LoopReplay mode);
 
 }  // namespace gpuscope::model
