@@ -39,7 +39,8 @@ struct GpuModel {
 // Builds the description from the run's findings and device facts. Never
 // throws on contradictory or missing findings (it resolves and lists them);
 // the result is checked against the sim's strict reader, and a description
-// it still rejects is a bug: InternalModelError says which field.
+// it still rejects (a bug, or a GPU past the sim's bounds) throws
+// std::logic_error naming the field.
 GpuModel build_model(const Results& results);
 
 // The description without its annotations (plain numbers), for a person
