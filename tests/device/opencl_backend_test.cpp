@@ -122,7 +122,7 @@ TEST(LatencyProbeOnPocl, FindsTheCpuL1AndL2) {
     // vCPUs are unannounced hyperthreads of one core they share the chase's
     // L1 (see tests/data/README.md): the cache would read a quarter its size.
     const auto r = test::run_gpuscope(
-        "run --quiet --probes latency --device " + cpu_device_id() + " --out " + dir.string(),
+        "run --quiet --no-replay --probes latency --device " + cpu_device_id() + " --out " + dir.string(),
         "POCL_DEVICES=basic");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const Results res = read_results_file((dir / "results.json").string());

@@ -22,7 +22,7 @@ TEST(ExecutionProbesOnPocl, QuickRunGivesSeriesAndFindings) {
   ASSERT_FALSE(id.empty());
   const auto dir = test::fresh_temp_dir("pocl_exec");
   const auto r = test::run_gpuscope(
-      "run --quiet --quick --probes divergence,occupancy,icache --device " + id + " --out " + dir.string(),
+      "run --quiet --no-replay --quick --probes divergence,occupancy,icache --device " + id + " --out " + dir.string(),
       "POCL_DEVICES=basic");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const Results res = read_results_file((dir / "results.json").string());

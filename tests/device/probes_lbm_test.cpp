@@ -18,7 +18,7 @@ namespace {
 TEST(LbmProbeOnPocl, KernelsMatchTheHostAndThePhysicsHolds) {
   const auto dir = test::fresh_temp_dir("pocl_lbm");
   const auto r = test::run_gpuscope(
-      "run --quiet --quick --probes lbm --device " + cpu_device_id() + " --out " + dir.string(),
+      "run --quiet --no-replay --quick --probes lbm --device " + cpu_device_id() + " --out " + dir.string(),
       "POCL_DEVICES=basic");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const Results res = read_results_file((dir / "results.json").string());

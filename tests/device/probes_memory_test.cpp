@@ -23,7 +23,7 @@ TEST(MemoryProbesOnPocl, QuickRunYieldsCurvesAndFindings) {
   ASSERT_FALSE(id.empty()) << "no OpenCL CPU device";
   const auto dir = test::fresh_temp_dir("pocl_mem2");
   const auto r = test::run_gpuscope(
-      "run --quiet --quick --probes coalescing,tlb,geometry --device " + id + " --out " + dir.string(),
+      "run --quiet --no-replay --quick --probes coalescing,tlb,geometry --device " + id + " --out " + dir.string(),
       "POCL_DEVICES=basic");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const Results res = read_results_file((dir / "results.json").string());

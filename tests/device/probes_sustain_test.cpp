@@ -16,7 +16,7 @@ namespace {
 TEST(SustainProbeOnPocl, RunsValidatesAndYieldsItsCurves) {
   const auto dir = test::fresh_temp_dir("pocl_sustain");
   const auto r = test::run_gpuscope(
-      "run --quiet --probes sustain --sustain-s 0.5 --device " + cpu_device_id() + " --out " + dir.string(),
+      "run --quiet --no-replay --probes sustain --sustain-s 0.5 --device " + cpu_device_id() + " --out " + dir.string(),
       "POCL_DEVICES=basic");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const Results res = read_results_file((dir / "results.json").string());

@@ -98,7 +98,7 @@ TEST(OpenClSystemMethods, SvmCapabilitiesAndMap) {
 TEST(SystemProbesOnPocl, RunAndFindWhatACpuIs) {
   const auto dir = test::fresh_temp_dir("pocl_system");
   const auto r =
-      test::run_gpuscope("run --quiet --quick --probes transfer,launch,atomics,scheduling,clock --device " +
+      test::run_gpuscope("run --quiet --no-replay --quick --probes transfer,launch,atomics,scheduling,clock --device " +
                              cpu_device_id() + " --out " + dir.string(),
                          "POCL_DEVICES=basic");
   ASSERT_EQ(r.exit_code, 0) << r.output;

@@ -114,7 +114,7 @@ TEST(TextureProbe, SkipsABackendWithoutImages) {
 // software image reads (~5-10 ns each) flatten the L1 step.
 void check_quick_run(const std::string& kind, const std::string& image) {
   const auto dir = test::fresh_temp_dir("pocl_texture_" + image);
-  const auto r = test::run_gpuscope("run --quiet --quick --probes texture --texture-image " + kind + " --device " +
+  const auto r = test::run_gpuscope("run --quiet --no-replay --quick --probes texture --texture-image " + kind + " --device " +
                                         cpu_device_id() + " --out " + dir.string(),
                                     "POCL_DEVICES=basic");
   ASSERT_EQ(r.exit_code, 0) << r.output;

@@ -342,7 +342,7 @@ TEST_P(VulkanProbes, QuickRunIsValidatedAndClean) {
   const auto dir = std::filesystem::temp_directory_path() / ("gpuscope_vulkan_" + std::string(c.probe));
   std::filesystem::remove_all(dir);
   const auto r = test::run_gpuscope(
-      "run --quiet --quick --probes " + std::string(c.probe) + " --device " + id + " --out " + dir.string(),
+      "run --quiet --no-replay --quick --probes " + std::string(c.probe) + " --device " + id + " --out " + dir.string(),
       "VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.output.find("Vulkan validation"), std::string::npos) << r.output;

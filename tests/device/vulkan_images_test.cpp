@@ -149,7 +149,7 @@ void check_quick_run(const std::string& kind, const std::string& image) {
   const std::string id = test::vulkan_device_id();
   if (id.empty()) GTEST_SKIP() << "no Vulkan device (install mesa-vulkan-drivers for lavapipe)";
   const auto dir = test::fresh_temp_dir("vulkan_texture_" + kind);
-  const auto r = test::run_gpuscope("run --quiet --quick --probes texture --texture-image " + kind +
+  const auto r = test::run_gpuscope("run --quiet --no-replay --quick --probes texture --texture-image " + kind +
                                         " --device " + id + " --out " + dir.string(),
                                     "VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation");
   ASSERT_EQ(r.exit_code, 0) << r.output;

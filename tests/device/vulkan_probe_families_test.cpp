@@ -200,7 +200,7 @@ TEST_F(VulkanProbeFamilies, ComputeFormsBuildOrSayWhyNot) {
 TEST_F(VulkanProbeFamilies, IntegerDotProductIsTimedWhereTheDeviceHasIt) {
   const auto dir = std::filesystem::temp_directory_path() / "gpuscope_vulkan_dp4a";
   std::filesystem::remove_all(dir);
-  const auto r = test::run_gpuscope("run --quiet --quick --probes compute,oplatency --ops int32.dp4a --device " +
+  const auto r = test::run_gpuscope("run --quiet --no-replay --quick --probes compute,oplatency --ops int32.dp4a --device " +
                                         test::vulkan_device_id() + " --out " + dir.string(),
                                     "VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation");
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -234,7 +234,7 @@ Results run_probe(const std::string& probe, const std::string& env, const std::s
                   const std::string& more_options = "", bool quick = true) {
   const auto dir = std::filesystem::temp_directory_path() / ("gpuscope_vulkan_" + probe + tag);
   std::filesystem::remove_all(dir);
-  const auto r = test::run_gpuscope(std::string("run --quiet") + (quick ? " --quick" : "") + " --probes " + probe +
+  const auto r = test::run_gpuscope(std::string("run --quiet --no-replay") + (quick ? " --quick" : "") + " --probes " + probe +
                                         " --device " + test::vulkan_device_id() + " --out " + dir.string() +
                                         more_options,
       "VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation " + env);
