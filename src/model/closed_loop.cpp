@@ -6,14 +6,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
 #include <exception>
+#include <thread>
 
 namespace gpuscope::model {
 namespace {
 
-// The verdicts of a replay recorded in results.json, enough to hold the
-// findings to it again (the modelled points are not needed for that).
+// The verdicts of a replay recorded in results.json and its modelled
+// points: what holding the findings to it again needs.
 Replay recorded_replay(const nlohmann::json& j) {
   Replay out;
   if (!j.is_object() || !j.contains("series") || !j["series"].is_array()) return out;
@@ -67,11 +67,8 @@ void close_the_loop(Results& r, const std::string& model_path, LoopReplay mode) 
     write_file_atomic(model_file_json(m).dump(2) + "\n", model_path);
     r.model["file"] = "model.json";
   }
-  nlohmann::json contradictions = nlohmann::json::array();
-  for (const auto& c : m.contradictions)
-    contradictions.push_back({{"field", c.field}, {"findings", c.findings}, {"resolution", c.resolution}});
   r.model["values"] = {{"measured", m.measured_values}, {"reported", m.reported_values}, {"assumed", m.assumed_values}};
-  r.model["contradictions"] = contradictions;
+  r.model["contradictions"] = contradictions_json(m);
   r.model["gaps"] = m.gaps;
   if (mode == LoopReplay::replay) {
     const Replay rp = replay_on_model(r, m.description, replay_threads(r.device));

@@ -254,11 +254,11 @@ class Builder {
     m.measured_values = a_.count(0);
     m.reported_values = a_.count(1);
     m.assumed_values = a_.count(2);
-    not_modelled_json_ = json::array();
-    for (const auto& [section, why] : not_modelled_) not_modelled_json_.push_back({{"section", section}, {"why", why}});
+    json not_modelled = json::array();
+    for (const auto& [section, why] : not_modelled_) not_modelled.push_back({{"section", section}, {"why", why}});
     m.description["comment"] = {{"made_by", "gpuscope model (docs/closed-loop.md)"},
                                 {"device", r_.device.id},
-                                {"not_modelled", not_modelled_json_}};
+                                {"not_modelled", not_modelled}};
     return m;
   }
 
@@ -497,9 +497,9 @@ class Builder {
       all.push_back({t, first_tex});
       first_tex = false;
     }
-    // Texture levels after the first that are texture-only but lie below a
-    // shared ("both") level on the texture path would break that path's
-    // growth; the sim checks it, and keep_texture_path_growing drops them.
+    // A texture-only level that does not grow past a shared ("both") level
+    // nearer on the texture path would break that path's growth (the sim
+    // checks it): drop_texture_path_inversions leaves it out.
     std::stable_sort(all.begin(), all.end(),
                      [](const auto& x, const auto& y) { return x.first.latency_ns < y.first.latency_ns; });
     drop_texture_path_inversions(all);
@@ -823,7 +823,6 @@ class Builder {
   std::vector<Contradiction> contradictions_;
   std::vector<std::string> gaps_, dropped_;
   std::vector<std::pair<std::string, std::string>> not_modelled_;
-  json not_modelled_json_;
 };
 
 json strip(const json& j) {
@@ -857,12 +856,16 @@ GpuModel build_model(const Results& results) {
 
 nlohmann::json plain_description(const nlohmann::json& annotated) { return strip(annotated); }
 
+nlohmann::json contradictions_json(const GpuModel& model) {
+  json out = json::array();
+  for (const auto& c : model.contradictions)
+    out.push_back({{"field", c.field}, {"findings", c.findings}, {"resolution", c.resolution}});
+  return out;
+}
+
 nlohmann::json model_file_json(const GpuModel& model) {
   json out = model.description;
-  json contradictions = json::array();
-  for (const auto& c : model.contradictions)
-    contradictions.push_back({{"field", c.field}, {"findings", c.findings}, {"resolution", c.resolution}});
-  out["comment"]["contradictions"] = contradictions;
+  out["comment"]["contradictions"] = contradictions_json(model);
   out["comment"]["gaps"] = model.gaps;
   out["comment"]["values"] = {{"measured", model.measured_values},
                               {"reported", model.reported_values},

@@ -47,6 +47,10 @@ GpuModel build_model(const Results& results);
 // or a test comparing values.
 nlohmann::json plain_description(const nlohmann::json& annotated);
 
+// The contradictions as results.json and model.json hold them:
+// [{"field", "findings", "resolution"}].
+nlohmann::json contradictions_json(const GpuModel& model);
+
 // model.json's content: the description, with the contradictions and gaps
 // in its free-text `comment`.
 nlohmann::json model_file_json(const GpuModel& model);
