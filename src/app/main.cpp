@@ -153,6 +153,10 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
 
   DriverQuery driver = driver_query(a.sysfs_root, "start");  // a bad --sysfs-root before any device time
   auto device = open_device(a.device);
+  // Every launch is waited for at most a multiple of the plan
+  // (backends/launch_bound.hpp), so a hung one cannot hold the run.
+  const LaunchBound bound{a.max_launch_ms};
+  device->set_launch_bound(bound);
   const std::string results_path = (std::filesystem::path(a.out) / "results.json").string();
 
   ProbeOptions options;
@@ -188,8 +192,27 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
   ResultsSaver saver(results_path, r.device.type == "gpu");
   BuildAhead ahead(*device, probes, options, r.device.type == "gpu");
   int status = 0;
+  // A device error reopens the device for the next probe; one that could
+  // not be, and may still be used by the failed launch, is kept to the end.
+  const auto reopen = [&] {
+    ahead.join();
+    try {
+      device = open_device(r.device.id);
+      device->set_launch_bound(bound);
+    } catch (const std::exception& reopen) {
+      r.skipped.back().reason += fmt::format("; reopening the device failed too: {}", reopen.what());
+      saver.save(r);
+      saver.finish();
+      throw;
+    }
+  };
+  std::string lost;  // why the device is lost; the probes after it are not run
   for (size_t i = 0; i < probes.size(); ++i) {
     const ProbeDef* p = probes[i];
+    if (!lost.empty()) {
+      r.skipped.push_back({p->name, "not run: " + lost});
+      continue;
+    }
     // A fresh context per probe: a device error reopens the device (below).
     ProbeContext ctx{*device, options, plan[i].budget_s,
                      [&](const std::string& line) { progress.point(line); }};
@@ -211,20 +234,24 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
       r.skipped.push_back({p->name, fmt::format("{}\nbuild log:\n{}", e.what(), e.log)});
     } catch (const OutOfResources& e) {
       r.skipped.push_back({p->name, fmt::format("out of resources: {}", e.what())});
+    } catch (const LaunchTimeout& e) {
+      // A launch past its bound. Lost: the launch may run on, and whatever a
+      // fresh context queues waits behind it, so the run stops with what
+      // finished. Only late: the next probe gets a fresh context, as below.
+      r.skipped.push_back({p->name, fmt::format("failed: {}", e.what())});
+      status = kExitFailure;
+      if (e.device_lost) {
+        lost = fmt::format("the device was lost in probe {}: {}", p->name, e.what());
+        std::cerr << "gpuscope: " << printable(lost) << "; the probes after it are not run\n";
+      } else {
+        reopen();
+      }
     } catch (const DeviceError& e) {
       // A failing API call can leave the context unusable (NVIDIA's driver
       // loses it after a kernel fault): the next probe gets a fresh one.
       r.skipped.push_back({p->name, fmt::format("failed: {}", e.what())});
       status = kExitFailure;
-      ahead.join();
-      try {
-        device = open_device(r.device.id);
-      } catch (const std::exception& reopen) {
-        r.skipped.back().reason += fmt::format("; reopening the device failed too: {}", reopen.what());
-        saver.save(r);
-        saver.finish();
-        throw;
-      }
+      reopen();
     } catch (const std::exception& e) {
       // A wrong kernel result: the run is a failure, but what finished is kept.
       r.skipped.push_back({p->name, fmt::format("failed: {}", e.what())});
