@@ -1,6 +1,7 @@
 // gpuscope's command line: list devices, run probes, re-analyse results.
-// Exit codes (docs/results-format.md): 0 success, 2 bad usage or unreadable input,
-// 1 a failure during a run (finished probes' results are still written).
+// Exit codes (docs/results-format.md): 0 success, 2 bad usage, unreadable input
+// or an unusable output, 1 a failure during a run (finished probes' results
+// are still written).
 #include "analysis/analyze.hpp"
 #include "app/build_ahead.hpp"
 #include "app/multi_device_run.hpp"
@@ -28,7 +29,9 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -150,6 +153,8 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
   // An output directory that cannot be made is bad input, found before any
   // device time is spent.
   prepare_output_dir(a.out);
+  for (const char* name : {"results.json", "report.html", "report.md", kDiagramFileName})
+    check_output_file((std::filesystem::path(a.out) / name).string());
 
   DriverQuery driver = driver_query(a.sysfs_root, "start");  // a bad --sysfs-root before any device time
   auto device = open_device(a.device);
@@ -331,6 +336,7 @@ int cmd_report(const std::string& path, std::string out, const ReportArgs& ra) {
   }
   if (out.empty())
     out = (std::filesystem::path(path).parent_path() / (md ? "report.md" : "report.html")).string();
+  check_output_file(out);
   if (md)
     write_markdown_report(runs, out);
   else
@@ -343,6 +349,7 @@ int cmd_report(const std::string& path, std::string out, const ReportArgs& ra) {
 // device's name (its published figures).
 int cmd_compare(const std::vector<std::string>& inputs, const std::string& out, const ReportArgs& ra) {
   if (inputs.size() < 2) throw UsageError("compare needs at least two results files (or known device names)");
+  check_output_file(out);
   std::vector<Results> results;
   std::vector<bool> is_reference;
   std::vector<std::string> stems, folders;
@@ -443,19 +450,26 @@ int main_impl(int argc, char** argv) {
   run->add_option("--out", run_args.out, "output directory")->capture_default_str();
   run->add_flag("--quick", run_args.quick, "fewer points and samples: a first look");
   run->add_flag("--quiet,-q", run_args.quiet, "no progress on stderr");
-  run->add_option("--max-launch-ms", run_args.max_launch_ms,
-                  fmt::format("ceiling on one timed launch, {:g} to {:g} (mobile drivers kill long kernels)",
-                              kMinLaunchMs, kMaxLaunchMs))
-      ->capture_default_str();
-  run->add_option("--budget-scale", run_args.budget_scale,
-                  fmt::format("multiply every probe's time budget, {:g} to {:g} (more refinement when > 1)",
-                              kMinBudgetScale, kMaxBudgetScale))
-      ->capture_default_str();
+  // Numbers are taken as text and converted by number_option, so that a
+  // message echoes what was typed and says the range.
+  std::string max_launch_text, budget_text, sustain_text;
+  auto* max_launch_option =
+      run->add_option("--max-launch-ms", max_launch_text,
+                      fmt::format("ceiling on one timed launch, {:g} to {:g} (mobile drivers kill long kernels; a "
+                                  "launch still running at 10x this, 5 s at least, is cut as a device fault)",
+                                  kMinLaunchMs, kMaxLaunchMs))
+          ->default_str(fmt::format("{:g}", RunArgs::kDefaultMaxLaunchMs));
+  auto* budget_option =
+      run->add_option("--budget-scale", budget_text,
+                      fmt::format("multiply every probe's time budget, {:g} to {:g} (more refinement when > 1)",
+                                  kMinBudgetScale, kMaxBudgetScale))
+          ->default_str("1");
 
-  run->add_option("--sustain-s", run_args.sustain_s,
-                  fmt::format("seconds of load for the sustain probe, {:g} to {:g} (default {:g}; 60 and more to "
-                              "see throttling)",
-                              kMinSustainS, kMaxSustainS, ProbeOptions{}.sustain_s));
+  auto* sustain_option =
+      run->add_option("--sustain-s", sustain_text,
+                      fmt::format("seconds of load for the sustain probe, {:g} to {:g} (default {:g}; 60 and more to "
+                                  "see throttling)",
+                                  kMinSustainS, kMaxSustainS, ProbeOptions{}.sustain_s));
 
   run->add_option("--sysfs-root", run_args.sysfs_root,
                   "read the driver's facts from this tree instead of /sys (tests, captured trees)");
@@ -501,6 +515,19 @@ int main_impl(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "md"}))
       ->capture_default_str();
 
+  // A first word that is no option and no subcommand is named, with the
+  // valid ones (CLI11 would only say a subcommand is required).
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string names;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+      known = known || sub->get_name() == argv[1];
+    }
+    if (!known)
+      throw UsageError(fmt::format("unknown subcommand '{}'; valid subcommands: {}", printable(argv[1]), names));
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -518,12 +545,32 @@ int main_impl(int argc, char** argv) {
   if (list->count("--opencl-library") + run->count("--opencl-library") > 0)
     backend_settings.opencl_library = opencl_library;
   configure_backends(backend_settings);
+  // An option given with an empty value is refused, never read as "not given".
+  for (CLI::App* cmd : {run, analyze, report}) {
+    if (*cmd && cmd->count("--compare") > 0 && report_args.compare.empty())
+      throw UsageError("--compare is empty; give a known device (`gpuscope list --references`) or a reference "
+                       "profile .json, or leave it out");
+  }
+  if (*analyze && analyze->count("--out") > 0 && analyze_out.empty())
+    throw UsageError("analyze --out is empty; give a directory, or leave it out to write nothing");
+  if (*report && report->count("--out") > 0 && report_out.empty())
+    throw UsageError("report --out is empty; give a file, - for standard output, or leave it out for report.html "
+                     "beside RESULTS");
+  if (*compare && compare_out.empty()) throw UsageError("compare --out is empty; give the HTML file to write");
+
   if (*list) return cmd_list(list_references, list_verbose, list_sysfs_root);
   if (*run) {
     if (device_option->count() > 0) run_args.device = run_device;
     if (probes_option->count() > 0) run_args.probes = run_probes;
     if (ops_option->count() > 0) run_args.ops = run_ops;
     if (plan_option->count() > 0) run_args.compute_plan = run_compute_plan;
+    if (max_launch_option->count() > 0)
+      run_args.max_launch_ms =
+          number_option("--max-launch-ms", max_launch_text, kMinLaunchMs, kMaxLaunchMs, " ms");
+    if (budget_option->count() > 0)
+      run_args.budget_scale = number_option("--budget-scale", budget_text, kMinBudgetScale, kMaxBudgetScale, "");
+    if (sustain_option->count() > 0)
+      run_args.sustain_s = number_option("--sustain-s", sustain_text, kMinSustainS, kMaxSustainS, " s");
     const RunPlan plan = plan_run(run_args);
     return plan.multi ? cmd_run_many(plan, report_args, join_args(argc, argv))
                       : cmd_run(plan, report_args, join_args(argc, argv));
@@ -537,18 +584,39 @@ int main_impl(int argc, char** argv) {
 }  // namespace
 }  // namespace gpuscope
 
-int main(int argc, char** argv) {
+namespace gpuscope {
+namespace {
+
+int main_reporting_errors(int argc, char** argv) {
   try {
-    return gpuscope::main_impl(argc, argv);
-  } catch (const gpuscope::UsageError& e) {
-    std::cerr << "gpuscope: " << gpuscope::printable(e.what()) << "\n";
-    return gpuscope::kExitUsage;
-  } catch (const gpuscope::BuildError& e) {
-    std::cerr << "gpuscope: " << gpuscope::printable(e.what()) << "\nbuild log:\n"
-              << gpuscope::printable(e.log) << "\n";
-    return gpuscope::kExitFailure;
+    return main_impl(argc, argv);
+  } catch (const UsageError& e) {
+    std::cerr << "gpuscope: " << printable(e.what()) << "\n";
+    return kExitUsage;
+  } catch (const BuildError& e) {
+    std::cerr << "gpuscope: " << printable(e.what()) << "\nbuild log:\n" << printable(e.log) << "\n";
+    return kExitFailure;
   } catch (const std::exception& e) {
-    std::cerr << "gpuscope: " << gpuscope::printable(e.what()) << "\n";
-    return gpuscope::kExitFailure;
+    std::cerr << "gpuscope: " << printable(e.what()) << "\n";
+    return kExitFailure;
   }
+}
+
+}  // namespace
+}  // namespace gpuscope
+
+int main(int argc, char** argv) {
+  const int status = gpuscope::main_reporting_errors(argc, argv);
+  // Standard output is written through a buffer: a stdout that refuses
+  // bytes (a full disk, /dev/full) shows here, at the last flush, if not
+  // before. An unusable output is exit code 2, unless the run failed already.
+  errno = 0;
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    const int error = errno;
+    std::cerr << "gpuscope: cannot write standard output: " << (error ? std::strerror(error) : "write error")
+              << "\n";
+    return status == 0 ? gpuscope::kExitUsage : status;
+  }
+  return status;
 }

@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "core/json_input.hpp"
 #include "core/printable.hpp"
+#include "kernels/compute_twin.hpp"
 
 #include <fmt/format.h>
 
@@ -425,7 +426,14 @@ SimConfig parse_sim_config(const nlohmann::json& j, const std::string& id_name) 
         ObjectReader o((*ops)[i], fmt::format("rates.ops[{}]", i));
         OpRate op;
         op.type = o.choice("type", {"char", "short", "int", "long", "half", "float", "double"});
-        op.op = o.string("op");
+        // Only the ops the compute models look up (compute_twin's table): a
+        // rate under any other name would never be read.
+        static const std::vector<std::string> known_ops = [] {
+          std::vector<std::string> names;
+          for (const compute_twin::Op& k : compute_twin::ops()) names.emplace_back(k.name);
+          return names;
+        }();
+        op.op = o.choice("op", known_ops);
         op.per_clock_per_core = o.number("per_clock_per_core", 1e-6, 1e6);
         op.latency_ns = o.number("latency_ns", 0, 1e6, 0);
         o.finish();
