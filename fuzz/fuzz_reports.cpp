@@ -5,6 +5,7 @@
 // newline and tab: no escape sequence reaches a terminal, no NUL a report.
 #include "analysis/analyze.hpp"
 #include "core/error.hpp"
+#include "json_mutator.hpp"
 #include "report/html_report.hpp"
 #include "report/markdown_report.hpp"
 #include "report/results_json.hpp"
@@ -25,6 +26,11 @@ void check_no_controls(const std::string& text) {
 }
 
 }  // namespace
+
+// Mutations of the document rather than its bytes (json_mutator.hpp).
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned int seed) {
+  return gpuscope::fuzz::mutate_json(data, size, max_size, seed);
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace gpuscope;
