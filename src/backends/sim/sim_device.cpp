@@ -321,12 +321,15 @@ void SimDevice::check_bound(const Kernel& k, double device_ns, int launches) {
   // device always comes back, so it is never lost.
   modelled_ns_ += 2 * wait_ms * 1e6;
   const std::string what = launches == 1 ? "a launch" : fmt::format("a batch of {} launches", launches);
+  // Named as the real backends name it: family/entry{params}.
+  const auto* sk = dynamic_cast<const SimKernel*>(&k);
+  const std::string name = sk ? sk->spec().key() : k.name();
   throw LaunchTimeout(std::isfinite(device_ns)
                           ? fmt::format("{} of {} ran past its bound of {:.0f} ms (modelled: {:.0f} ms)", what,
-                                        k.name(), wait_ms, device_ns * 1e-6)
+                                        name, wait_ms, device_ns * 1e-6)
                           : fmt::format("{} of {} ran past its bound of {:.0f} ms (the description's launch.endless: "
                                         "it never ends)",
-                                        what, k.name(), wait_ms),
+                                        what, name, wait_ms),
                       false);
 }
 
