@@ -587,9 +587,23 @@ int main_impl(int argc, char** argv) {
 namespace gpuscope {
 namespace {
 
+// Standard output refused bytes: a full disk, /dev/full. Exit code 2, an
+// unusable output, unless the run failed already.
+int stdout_failed(int error, int status) {
+  // std::cerr flushes std::cout first (tie()): that flush must not throw again.
+  std::cout.exceptions(std::ios::goodbit);
+  std::cerr << "gpuscope: cannot write standard output: " << (error ? std::strerror(error) : "write error") << "\n";
+  return status == 0 ? kExitUsage : status;
+}
+
 int main_reporting_errors(int argc, char** argv) {
+  // A write to standard output that fails throws at once, while errno still
+  // says why (the write(2) under the buffer that failed).
+  std::cout.exceptions(std::ios::badbit);
   try {
     return main_impl(argc, argv);
+  } catch (const std::ios_base::failure&) {
+    return stdout_failed(errno, 0);
   } catch (const UsageError& e) {
     std::cerr << "gpuscope: " << printable(e.what()) << "\n";
     return kExitUsage;
@@ -606,17 +620,17 @@ int main_reporting_errors(int argc, char** argv) {
 }  // namespace gpuscope
 
 int main(int argc, char** argv) {
-  const int status = gpuscope::main_reporting_errors(argc, argv);
-  // Standard output is written through a buffer: a stdout that refuses
-  // bytes (a full disk, /dev/full) shows here, at the last flush, if not
-  // before. An unusable output is exit code 2, unless the run failed already.
-  errno = 0;
-  std::cout.flush();
-  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    const int error = errno;
-    std::cerr << "gpuscope: cannot write standard output: " << (error ? std::strerror(error) : "write error")
-              << "\n";
-    return status == 0 ? gpuscope::kExitUsage : status;
+  int status = gpuscope::main_reporting_errors(argc, argv);
+  // What is still buffered meets the file at the last flush.
+  if (!std::cout.bad()) {
+    try {
+      std::cout.flush();
+      if (std::fflush(stdout) != 0) status = gpuscope::stdout_failed(errno, status);
+    } catch (const std::ios_base::failure&) {
+      status = gpuscope::stdout_failed(errno, status);
+    }
   }
+  // The flush at exit must not throw (std::terminate); it has been said.
+  std::cout.exceptions(std::ios::goodbit);
   return status;
 }
