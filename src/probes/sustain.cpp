@@ -267,8 +267,9 @@ std::vector<Series> run_sustain_probe(ProbeContext& ctx) {
   tp.meta["method"] = "fp32 fma chains, 8 per work-item; flops over each launch's profiling-event time";
   if (timestamps_miss) {
     tp.meta["note"] = fmt::format(
-        "the device's timestamps missed most of some launches (under {:.0f}% of the host's time for launches of "
-        "{:.0f} ms and more), so those were timed, sized and put on the time axis by the host's clock",
+        "the device's timestamps missed nearly all of a launch (under {:.0f}% of the host's time, on a launch of "
+        "{:.0f} ms or more), so from then on the launches were timed, sized and put on the time axis by the "
+        "host's clock",
         100 * kMinTimestampShare, kTimestampCheckFloorNs * 1e-6);
   } else if (!counter_note.empty()) {
     tp.meta["note"] = counter_note;
