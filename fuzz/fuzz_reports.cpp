@@ -7,6 +7,7 @@
 // shows in another order than it is stored (core/printable.hpp).
 #include "analysis/analyze.hpp"
 #include "core/error.hpp"
+#include "json_mutator.hpp"
 #include "report/html_report.hpp"
 #include "report/markdown_report.hpp"
 #include "report/results_json.hpp"
@@ -30,6 +31,11 @@ void check_no_controls(const std::string& text) {
 }
 
 }  // namespace
+
+// Mutations of the document rather than its bytes (json_mutator.hpp).
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned int seed) {
+  return gpuscope::fuzz::mutate_json(data, size, max_size, seed);
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace gpuscope;

@@ -3,11 +3,17 @@
 // anything else escaping, a crash, a hang or a sanitizer report is a finding.
 #include "analysis/analyze.hpp"
 #include "core/error.hpp"
+#include "json_mutator.hpp"
 #include "report/results_json.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+
+// Mutations of the document rather than its bytes (json_mutator.hpp).
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned int seed) {
+  return gpuscope::fuzz::mutate_json(data, size, max_size, seed);
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace gpuscope;

@@ -5,10 +5,16 @@
 #include "backends/sim/raster_model.hpp"
 #include "backends/sim/sim_config.hpp"
 #include "core/error.hpp"
+#include "json_mutator.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+
+// Mutations of the document rather than its bytes (json_mutator.hpp).
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned int seed) {
+  return gpuscope::fuzz::mutate_json(data, size, max_size, seed);
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace gpuscope;

@@ -1,6 +1,7 @@
 // gpuscope's command line: list devices, run probes, re-analyse results.
-// Exit codes (docs/results-format.md): 0 success, 2 bad usage or unreadable input,
-// 1 a failure during a run (finished probes' results are still written).
+// Exit codes (docs/results-format.md): 0 success, 2 bad usage, unreadable input
+// or an unusable output, 1 a failure during a run (finished probes' results
+// are still written).
 #include "analysis/analyze.hpp"
 #include "app/build_ahead.hpp"
 #include "app/multi_device_run.hpp"
@@ -29,7 +30,9 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -162,9 +165,15 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
   // An output directory that cannot be made is bad input, found before any
   // device time is spent.
   prepare_output_dir(a.out);
+  for (const char* name : {"results.json", "report.html", "report.md", kDiagramFileName})
+    check_output_file((std::filesystem::path(a.out) / name).string());
 
   DriverQuery driver = driver_query(a.sysfs_root, "start");  // a bad --sysfs-root before any device time
   auto device = open_device(a.device);
+  // Every launch is waited for at most a multiple of the plan
+  // (backends/launch_bound.hpp), so a hung one cannot hold the run.
+  const LaunchBound bound{a.max_launch_ms};
+  device->set_launch_bound(bound);
   const std::string results_path = (std::filesystem::path(a.out) / "results.json").string();
 
   ProbeOptions options;
@@ -200,8 +209,27 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
   ResultsSaver saver(results_path, r.device.type == "gpu");
   BuildAhead ahead(*device, probes, options, r.device.type == "gpu");
   int status = 0;
+  // A device error reopens the device for the next probe; one that could
+  // not be, and may still be used by the failed launch, is kept to the end.
+  const auto reopen = [&] {
+    ahead.join();
+    try {
+      device = open_device(r.device.id);
+      device->set_launch_bound(bound);
+    } catch (const std::exception& reopen) {
+      r.skipped.back().reason += fmt::format("; reopening the device failed too: {}", reopen.what());
+      saver.save(r);
+      saver.finish();
+      throw;
+    }
+  };
+  std::string lost;  // why the device is lost; the probes after it are not run
   for (size_t i = 0; i < probes.size(); ++i) {
     const ProbeDef* p = probes[i];
+    if (!lost.empty()) {
+      r.skipped.push_back({p->name, "not run: " + lost});
+      continue;
+    }
     // A fresh context per probe: a device error reopens the device (below).
     ProbeContext ctx{*device, options, plan[i].budget_s,
                      [&](const std::string& line) { progress.point(line); }};
@@ -223,20 +251,24 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
       r.skipped.push_back({p->name, fmt::format("{}\nbuild log:\n{}", e.what(), e.log)});
     } catch (const OutOfResources& e) {
       r.skipped.push_back({p->name, fmt::format("out of resources: {}", e.what())});
+    } catch (const LaunchTimeout& e) {
+      // A launch past its bound. Lost: the launch may run on, and whatever a
+      // fresh context queues waits behind it, so the run stops with what
+      // finished. Only late: the next probe gets a fresh context, as below.
+      r.skipped.push_back({p->name, fmt::format("failed: {}", e.what())});
+      status = kExitFailure;
+      if (e.device_lost) {
+        lost = fmt::format("the device was lost in probe {}: {}", p->name, e.what());
+        std::cerr << "gpuscope: " << printable(lost) << "; the probes after it are not run\n";
+      } else {
+        reopen();
+      }
     } catch (const DeviceError& e) {
       // A failing API call can leave the context unusable (NVIDIA's driver
       // loses it after a kernel fault): the next probe gets a fresh one.
       r.skipped.push_back({p->name, fmt::format("failed: {}", e.what())});
       status = kExitFailure;
-      ahead.join();
-      try {
-        device = open_device(r.device.id);
-      } catch (const std::exception& reopen) {
-        r.skipped.back().reason += fmt::format("; reopening the device failed too: {}", reopen.what());
-        saver.save(r);
-        saver.finish();
-        throw;
-      }
+      reopen();
     } catch (const std::exception& e) {
       // A wrong kernel result: the run is a failure, but what finished is kept.
       r.skipped.push_back({p->name, fmt::format("failed: {}", e.what())});
@@ -318,6 +350,7 @@ int cmd_report(const std::string& path, std::string out, const ReportArgs& ra) {
   }
   if (out.empty())
     out = (std::filesystem::path(path).parent_path() / (md ? "report.md" : "report.html")).string();
+  check_output_file(out);
   if (md)
     write_markdown_report(runs, out);
   else
@@ -330,6 +363,7 @@ int cmd_report(const std::string& path, std::string out, const ReportArgs& ra) {
 // device's name (its published figures).
 int cmd_compare(const std::vector<std::string>& inputs, const std::string& out, const ReportArgs& ra) {
   if (inputs.size() < 2) throw UsageError("compare needs at least two results files (or known device names)");
+  check_output_file(out);
   std::vector<Results> results;
   std::vector<bool> is_reference;
   std::vector<std::string> stems, folders;
@@ -432,19 +466,26 @@ int main_impl(int argc, char** argv) {
   run->add_flag("--quiet,-q", run_args.quiet, "no progress on stderr");
   run->add_flag("--no-replay", run_args.no_replay,
                 "write model.json but do not replay the run on it (a phone: `analyze --replay` later, anywhere)");
-  run->add_option("--max-launch-ms", run_args.max_launch_ms,
-                  fmt::format("ceiling on one timed launch, {:g} to {:g} (mobile drivers kill long kernels)",
-                              kMinLaunchMs, kMaxLaunchMs))
-      ->capture_default_str();
-  run->add_option("--budget-scale", run_args.budget_scale,
-                  fmt::format("multiply every probe's time budget, {:g} to {:g} (more refinement when > 1)",
-                              kMinBudgetScale, kMaxBudgetScale))
-      ->capture_default_str();
+  // Numbers are taken as text and converted by number_option, so that a
+  // message echoes what was typed and says the range.
+  std::string max_launch_text, budget_text, sustain_text;
+  auto* max_launch_option =
+      run->add_option("--max-launch-ms", max_launch_text,
+                      fmt::format("ceiling on one timed launch, {:g} to {:g} (mobile drivers kill long kernels; a "
+                                  "launch still running at 10x this, 5 s at least, is cut as a device fault)",
+                                  kMinLaunchMs, kMaxLaunchMs))
+          ->default_str(fmt::format("{:g}", RunArgs::kDefaultMaxLaunchMs));
+  auto* budget_option =
+      run->add_option("--budget-scale", budget_text,
+                      fmt::format("multiply every probe's time budget, {:g} to {:g} (more refinement when > 1)",
+                                  kMinBudgetScale, kMaxBudgetScale))
+          ->default_str("1");
 
-  run->add_option("--sustain-s", run_args.sustain_s,
-                  fmt::format("seconds of load for the sustain probe, {:g} to {:g} (default {:g}; 60 and more to "
-                              "see throttling)",
-                              kMinSustainS, kMaxSustainS, ProbeOptions{}.sustain_s));
+  auto* sustain_option =
+      run->add_option("--sustain-s", sustain_text,
+                      fmt::format("seconds of load for the sustain probe, {:g} to {:g} (default {:g}; 60 and more to "
+                                  "see throttling)",
+                                  kMinSustainS, kMaxSustainS, ProbeOptions{}.sustain_s));
 
   run->add_option("--sysfs-root", run_args.sysfs_root,
                   "read the driver's facts from this tree instead of /sys (tests, captured trees)");
@@ -497,6 +538,19 @@ int main_impl(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "md"}))
       ->capture_default_str();
 
+  // A first word that is no option and no subcommand is named, with the
+  // valid ones (CLI11 would only say a subcommand is required).
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string names;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+      known = known || sub->get_name() == argv[1];
+    }
+    if (!known)
+      throw UsageError(fmt::format("unknown subcommand '{}'; valid subcommands: {}", printable(argv[1]), names));
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -514,12 +568,32 @@ int main_impl(int argc, char** argv) {
   if (list->count("--opencl-library") + run->count("--opencl-library") > 0)
     backend_settings.opencl_library = opencl_library;
   configure_backends(backend_settings);
+  // An option given with an empty value is refused, never read as "not given".
+  for (CLI::App* cmd : {run, analyze, report}) {
+    if (*cmd && cmd->count("--compare") > 0 && report_args.compare.empty())
+      throw UsageError("--compare is empty; give a known device (`gpuscope list --references`) or a reference "
+                       "profile .json, or leave it out");
+  }
+  if (*analyze && analyze->count("--out") > 0 && analyze_out.empty())
+    throw UsageError("analyze --out is empty; give a directory, or leave it out to write nothing");
+  if (*report && report->count("--out") > 0 && report_out.empty())
+    throw UsageError("report --out is empty; give a file, - for standard output, or leave it out for report.html "
+                     "beside RESULTS");
+  if (*compare && compare_out.empty()) throw UsageError("compare --out is empty; give the HTML file to write");
+
   if (*list) return cmd_list(list_references, list_verbose, list_sysfs_root);
   if (*run) {
     if (device_option->count() > 0) run_args.device = run_device;
     if (probes_option->count() > 0) run_args.probes = run_probes;
     if (ops_option->count() > 0) run_args.ops = run_ops;
     if (plan_option->count() > 0) run_args.compute_plan = run_compute_plan;
+    if (max_launch_option->count() > 0)
+      run_args.max_launch_ms =
+          number_option("--max-launch-ms", max_launch_text, kMinLaunchMs, kMaxLaunchMs, " ms");
+    if (budget_option->count() > 0)
+      run_args.budget_scale = number_option("--budget-scale", budget_text, kMinBudgetScale, kMaxBudgetScale, "");
+    if (sustain_option->count() > 0)
+      run_args.sustain_s = number_option("--sustain-s", sustain_text, kMinSustainS, kMaxSustainS, " s");
     const RunPlan plan = plan_run(run_args);
     return plan.multi ? cmd_run_many(plan, report_args, join_args(argc, argv))
                       : cmd_run(plan, report_args, join_args(argc, argv));
@@ -537,18 +611,53 @@ int main_impl(int argc, char** argv) {
 }  // namespace
 }  // namespace gpuscope
 
-int main(int argc, char** argv) {
+namespace gpuscope {
+namespace {
+
+// Standard output refused bytes: a full disk, /dev/full. Exit code 2, an
+// unusable output, unless the run failed already.
+int stdout_failed(int error, int status) {
+  // std::cerr flushes std::cout first (tie()): that flush must not throw again.
+  std::cout.exceptions(std::ios::goodbit);
+  std::cerr << "gpuscope: cannot write standard output: " << (error ? std::strerror(error) : "write error") << "\n";
+  return status == 0 ? kExitUsage : status;
+}
+
+int main_reporting_errors(int argc, char** argv) {
+  // A write to standard output that fails throws at once, while errno still
+  // says why (the write(2) under the buffer that failed).
+  std::cout.exceptions(std::ios::badbit);
   try {
-    return gpuscope::main_impl(argc, argv);
-  } catch (const gpuscope::UsageError& e) {
-    std::cerr << "gpuscope: " << gpuscope::printable(e.what()) << "\n";
-    return gpuscope::kExitUsage;
-  } catch (const gpuscope::BuildError& e) {
-    std::cerr << "gpuscope: " << gpuscope::printable(e.what()) << "\nbuild log:\n"
-              << gpuscope::printable(e.log) << "\n";
-    return gpuscope::kExitFailure;
+    return main_impl(argc, argv);
+  } catch (const std::ios_base::failure&) {
+    return stdout_failed(errno, 0);
+  } catch (const UsageError& e) {
+    std::cerr << "gpuscope: " << printable(e.what()) << "\n";
+    return kExitUsage;
+  } catch (const BuildError& e) {
+    std::cerr << "gpuscope: " << printable(e.what()) << "\nbuild log:\n" << printable(e.log) << "\n";
+    return kExitFailure;
   } catch (const std::exception& e) {
-    std::cerr << "gpuscope: " << gpuscope::printable(e.what()) << "\n";
-    return gpuscope::kExitFailure;
+    std::cerr << "gpuscope: " << printable(e.what()) << "\n";
+    return kExitFailure;
   }
+}
+
+}  // namespace
+}  // namespace gpuscope
+
+int main(int argc, char** argv) {
+  int status = gpuscope::main_reporting_errors(argc, argv);
+  // What is still buffered meets the file at the last flush.
+  if (!std::cout.bad()) {
+    try {
+      std::cout.flush();
+      if (std::fflush(stdout) != 0) status = gpuscope::stdout_failed(errno, status);
+    } catch (const std::ios_base::failure&) {
+      status = gpuscope::stdout_failed(errno, status);
+    }
+  }
+  // The flush at exit must not throw (std::terminate); it has been said.
+  std::cout.exceptions(std::ios::goodbit);
+  return status;
 }

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <ios>
 #include <iostream>
 #include <vector>
 
@@ -123,6 +124,8 @@ int run_each_device(const RunPlan& plan, const std::string& command_line, bool c
         said = "a probe failed (its reason is in results.json)";
         status = kExitFailure;
       }
+    } catch (const std::ios_base::failure&) {
+      throw;  // standard output refused bytes: no device's failure (main says so, exit 2)
     } catch (const std::exception& e) {
       std::string what = e.what();
       if (const auto* b = dynamic_cast<const BuildError*>(&e)) what += "\nbuild log:\n" + b->log;

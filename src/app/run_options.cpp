@@ -1,11 +1,14 @@
 #include "app/run_options.hpp"
 
 #include "core/error.hpp"
+#include "core/printable.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <cmath>
 #include <ctime>
 #include <filesystem>
@@ -99,6 +102,22 @@ std::vector<const ProbeDef*> probes_named(const std::string& list) {
 }
 
 }  // namespace
+
+double number_option(const char* option, const std::string& text, double lo, double hi, const char* unit) {
+  const std::string range = fmt::format("a number from {:g} to {:g}{}", lo, hi, unit);
+  if (text.empty()) throw UsageError(fmt::format("{} is empty; give {}", option, range));
+  // The whole text must be the number ("5ms" is not); NaN, infinity and
+  // numbers past a double's range (ERANGE) are outside every range.
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(begin, &end);
+  const bool whole = end == begin + text.size();
+  if (!whole) throw UsageError(fmt::format("{} '{}' is not a number; give {}", option, printable(text), range));
+  if (errno == ERANGE || !std::isfinite(v) || v < lo || v > hi)
+    throw UsageError(fmt::format("{} {} is outside [{:g}, {:g}]{}", option, printable(text), lo, hi, unit));
+  return v;
+}
 
 RunPlan plan_run(const RunArgs& a) {
   RunPlan p;

@@ -44,6 +44,13 @@ inline constexpr double kMinBudgetScale = 0.01, kMaxBudgetScale = 100;
 // at most an hour (throttling shows within minutes).
 inline constexpr double kMinSustainS = 0.1, kMaxSustainS = 3600;
 
+// The number an option's text holds, as the user typed it: throws
+// UsageError naming the option, what was typed and the range [lo, hi] (with
+// `unit`, " ms") when the text is empty, is not wholly a number, or is one
+// outside the range (NaN and infinity, and numbers past a double's range
+// such as 1e309, included).
+double number_option(const char* option, const std::string& text, double lo, double hi, const char* unit);
+
 struct RunPlan {
   std::string device;  // empty: the default device
   // --device with commas or `all`: every device in turn, each into its own

@@ -6,6 +6,7 @@
 
 #include "backends/graphics.hpp"
 #include "backends/kernel_spec.hpp"
+#include "backends/launch_bound.hpp"
 #include "core/device_info.hpp"
 #include "core/error.hpp"
 
@@ -258,6 +259,13 @@ class Device {
   virtual void build_ahead(std::span<const KernelSpec> /*specs*/, const LaunchShape& /*shape*/) {}
   virtual double build_ahead_s() const { return 0; }
 
+  // How long launch() and launch_batch() wait for their launches
+  // (launch_bound.hpp); a run sets it from --max-launch-ms before its first
+  // probe. A launch past its wait throws LaunchTimeout; once one has left
+  // the device lost, every further call throws DeviceLost.
+  void set_launch_bound(const LaunchBound& b) { launch_bound_ = b; }
+  const LaunchBound& launch_bound() const { return launch_bound_; }
+
   // Runs one launch to completion and returns its device time in ns, from
   // the API's own timestamps (queued work excluded).
   virtual double launch(Kernel& k, const LaunchShape& shape, std::span<const KernelArg> args) = 0;
@@ -300,6 +308,8 @@ class Device {
     read(src, offset_elems * sizeof(T), std::as_writable_bytes(std::span<T>(out)));
     return out;
   }
+ private:
+  LaunchBound launch_bound_;
 };
 
 class Backend {

@@ -1,5 +1,6 @@
 // Error kinds that map to the command line's exit codes (see docs/results-format.md):
-// UsageError -> 2 (bad input), everything else -> 1 (failure during a run).
+// UsageError -> 2 (bad input or an unusable output), everything else -> 1
+// (failure during a run).
 #pragma once
 
 #include <stdexcept>
@@ -12,6 +13,13 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An output gpuscope cannot write: a target that exists and is not a
+// regular file, a directory it cannot create, a full disk, a standard output
+// that refuses bytes. Exit code 2, as for input it cannot read.
+struct OutputError : UsageError {
+  using UsageError::UsageError;
+};
+
 // A device API call failed.
 struct DeviceError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -19,6 +27,24 @@ struct DeviceError : std::runtime_error {
 
 // An allocation the device refused; callers may retry smaller.
 struct OutOfResources : DeviceError {
+  using DeviceError::DeviceError;
+};
+
+// A launch (or another command on the device's queue) ran past the time its
+// backend waits for it (backends/launch_bound.hpp): the device hangs, or runs
+// far slower than the launch was planned for. No API gpuscope uses cancels a
+// launch, so the backend waits a further grace as long as the bound:
+// device_lost is false when the launch ended within it (the device is
+// usable again; the probe failed, the run goes on), true when it was still
+// running (the device object that ran it is abandoned, never waited for or
+// freed again, and the run stops with what finished).
+struct LaunchTimeout : DeviceError {
+  LaunchTimeout(const std::string& what, bool lost) : DeviceError(what), device_lost(lost) {}
+  bool device_lost;
+};
+
+// A call on a device abandoned after a LaunchTimeout with device_lost.
+struct DeviceLost : DeviceError {
   using DeviceError::DeviceError;
 };
 

@@ -209,6 +209,13 @@ nlohmann::json parse_json_input(std::string_view text, size_t max_depth) {
     throw UsageError(fmt::format("byte 0x{:02x} at line {}, column {} is not UTF-8",
                                  static_cast<unsigned char>(text[bad]), at.line, at.column));
   }
+  // nlohmann's reader takes a NUL byte for the end of the text and would
+  // call the rest missing; JSON holds none, raw or in a string.
+  if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    const TextPosition at = position_of(text, nul);
+    throw UsageError(fmt::format("a NUL byte at offset {} (line {}, column {}); JSON text holds none", nul, at.line,
+                                 at.column));
+  }
   BoundedBuilder builder(text, max_depth);
   json::sax_parse(text, &builder);
   return builder.take();

@@ -19,6 +19,15 @@
 //   inserted (the host's few microseconds between launches left out, 0.1% of
 //   a 25 ms launch), so a simulated device, whose launches take no wall time,
 //   sees the same timeline.
+// - Each launch is also timed on the device's budget clock (wall time; the
+//   sim's modelled time), and once the device's timestamps miss nearly all
+//   of a launch, that clock times every launch instead, for sizing,
+//   throughput and the time axis alike: lavapipe's timestamps stop bracketing compute work once its
+//   context has run a render pass (the graphics probes), reading ~80 us for a
+//   launch of seconds, and launches sized and summed by them grew to the
+//   largest round count and ran for hours before the summed time reached
+//   --sustain-s. The load also ends after kMaxLoadOverrun x --sustain-s on
+//   the budget clock whatever the device's clock says.
 // - Meanwhile a second thread reads the driver's facts (clock, temperature,
 //   power, throttle reasons) every 200 ms on the same time axis (wall time
 //   since the load began).
@@ -52,6 +61,18 @@ constexpr double kDriverPeriodS = 0.2;
 constexpr size_t kMaxPoints = 2000;
 const std::vector<double> kGapsMs = {0, 1, 10, 100, 300};
 constexpr int kGapRepeats = 3;
+// A launch's device time under this share of its host-side time means the
+// device's timestamps miss nearly all of it: a real launch's host time is
+// its device time plus tens of microseconds of API cost (a GPU waking from
+// idle adds a few ms at most), where lavapipe's missed launches read 1e-4.
+constexpr double kMinTimestampShare = 0.1;
+// ... judged only on launches of at least this much host time, in ns, so
+// that the API cost of a short launch is never the gap.
+constexpr double kTimestampCheckFloorNs = 1e6;
+// The load ends after this many times --sustain-s on the budget clock
+// however little time the device's clock has counted: a bound on the loop
+// that does not rest on the clock being measured.
+constexpr double kMaxLoadOverrun = 3;
 
 struct DriverSample {
   double t_s = 0;
@@ -130,13 +151,24 @@ std::vector<Series> run_sustain_probe(ProbeContext& ctx) {
   auto clock = dev.create_buffer(2 * sizeof(uint64_t));
 
   struct Launch {
-    double ns = 0;
+    double ns = 0;   // the launch's time: the device's, or the budget clock's where the device's misses it
     double mhz = 0;  // 0 without counters
   };
-  auto launch = [&](uint32_t rounds) {
+  // Set by a calibration or load launch whose device time misses nearly
+  // all of its host time; from then on every launch is timed by the host.
+  // The gap launches never set it: a clock waking from idle is what they
+  // measure, on the device's own time.
+  bool timestamps_miss = false;
+  enum class Judge { yes, no };
+  auto launch = [&](uint32_t rounds, Judge judge = Judge::yes) {
     const KernelArg args[] = {out.get(), clock.get(), rounds, kA, kB};
     Launch l;
+    const double t0_s = dev.budget_clock_s();
     l.ns = dev.launch(*k, Range::d1(items), Range::d1(local), args);
+    const double host_ns = (dev.budget_clock_s() - t0_s) * 1e9;
+    if (judge == Judge::yes && host_ns >= kTimestampCheckFloorNs && l.ns < kMinTimestampShare * host_ns)
+      timestamps_miss = true;
+    if (timestamps_miss) l.ns = host_ns;
     if (reads) {
       // Work-item 0's counter ticks over its timer ticks, on the timer's
       // measured rate; a torn reading gives this launch no clock (mhz 0).
@@ -162,6 +194,9 @@ std::vector<Series> run_sustain_probe(ProbeContext& ctx) {
   const double load_ms = std::clamp(h.max_launch_ms / 8, 1.0, 25.0);
   const double short_ms = std::min(2.0, load_ms);
   uint32_t rounds = 4;
+  // Untimed first: a first launch may carry the driver's compile of the
+  // kernel (PoCL compiles at the first enqueue), seconds no timestamp sees.
+  launch(rounds, Judge::no);
   double ns = launch(rounds).ns;
   const auto max_rounds = static_cast<double>(loop_trip_cap(info.features, 1u << 28, 8));
   while (ns < 0.3 * load_ms * 1e6 && rounds < max_rounds) {
@@ -184,7 +219,8 @@ std::vector<Series> run_sustain_probe(ProbeContext& ctx) {
   std::vector<std::pair<double, double>> gflops, mhz;
   double t = 0;
   size_t launches = 0;
-  while (t < sustain_s) {
+  const TimeBudget load_bound = ctx.budget_for(kMaxLoadOverrun * sustain_s);
+  while (t < sustain_s && !load_bound.exhausted()) {
     const Launch l = launch(load_rounds);
     const double mid = t + 0.5 * l.ns * 1e-9;
     t += l.ns * 1e-9;
@@ -204,7 +240,7 @@ std::vector<Series> run_sustain_probe(ProbeContext& ctx) {
     std::vector<double> tp, clk;
     for (int rep = 0; rep < kGapRepeats; ++rep) {
       if (gap > 0) sleep_s(gap * 1e-3);
-      const Launch l = launch(short_rounds);
+      const Launch l = launch(short_rounds, Judge::no);
       tp.push_back(flops_per_round * short_rounds / l.ns);
       if (l.mhz > 0) clk.push_back(l.mhz);
     }
@@ -229,7 +265,13 @@ std::vector<Series> run_sustain_probe(ProbeContext& ctx) {
   add_binned(tp, gflops);
   tp.meta = common;
   tp.meta["method"] = "fp32 fma chains, 8 per work-item; flops over each launch's profiling-event time";
-  if (!counter_note.empty()) {
+  if (timestamps_miss) {
+    tp.meta["note"] = fmt::format(
+        "the device's timestamps missed nearly all of a launch (under {:.0f}% of the host's time, on a launch of "
+        "{:.0f} ms or more), so from then on the launches were timed, sized and put on the time axis by the "
+        "host's clock",
+        100 * kMinTimestampShare, kTimestampCheckFloorNs * 1e-6);
+  } else if (!counter_note.empty()) {
     tp.meta["note"] = counter_note;
   } else if (reads && !(timer_mhz > 0)) {
     tp.meta["note"] = "the cycle counter is read, but kernels read no device timer beside it "

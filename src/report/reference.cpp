@@ -220,8 +220,13 @@ ReferenceProfile find_reference(const std::string& name_or_path) {
       if (folded(alias) == want) return p;
     names += (names.empty() ? "" : ", ") + p.name;
   }
+  // Anything on disk by that name (symlink_status: a link that loops or
+  // dangles is there too) is read as a profile, so that a directory, a
+  // device, a FIFO or a link loop is refused as what it is, not as a name.
   std::error_code ec;
-  if (name_or_path.ends_with(".json") && std::filesystem::exists(name_or_path, ec)) {
+  const bool on_disk = std::filesystem::symlink_status(name_or_path, ec).type() != std::filesystem::file_type::not_found &&
+                       !ec;
+  if (on_disk || name_or_path.ends_with(".json")) {
     // A profile is results-sized at most, and read under the same bounds.
     const std::string text = read_input_file(name_or_path, "reference profile", kResultsLimits.max_bytes);
     json j;

@@ -184,6 +184,48 @@ Point point_from_json(const json& j, const std::string& path) {
   return p;
 }
 
+// The series meta keys the analysis and the reports read, and the JSON type
+// each must have. Meta is otherwise free-form; these are checked here, where
+// every command reads a results file, so that analyze, report and compare
+// accept and refuse the same files with one message naming the key.
+enum class MetaType { number, string, array };
+constexpr std::pair<const char*, MetaType> kMetaTypes[] = {
+    {"active_waves_per_group", MetaType::number}, {"bytes_per_cell_update", MetaType::number},
+    {"calibration_deviation_us", MetaType::number}, {"compute_units", MetaType::number},
+    {"cycles_per_step", MetaType::number}, {"element_bytes", MetaType::number},
+    {"flop_per_op", MetaType::number}, {"footprint_bytes", MetaType::number},
+    {"group_size", MetaType::number}, {"groups", MetaType::number},
+    {"launch_ms_planned", MetaType::number}, {"line_bytes", MetaType::number},
+    {"machine_bytes_per_op", MetaType::number}, {"region_bytes", MetaType::number},
+    {"reported_bytes", MetaType::number}, {"required_subgroup_size", MetaType::number},
+    {"stride_bytes", MetaType::number}, {"texture_bytes", MetaType::number},
+    {"texture_first_level_bytes", MetaType::number}, {"wave_width_assumed", MetaType::number},
+    {"rects_drawn", MetaType::number}, {"binary_format", MetaType::string},
+    {"caveat", MetaType::string}, {"chase_method", MetaType::string},
+    {"image", MetaType::string}, {"machine_bytes_source", MetaType::string},
+    {"method", MetaType::string}, {"note", MetaType::string},
+    {"refinement", MetaType::string}, {"sharing_not_run", MetaType::string},
+    {"sharing_skipped", MetaType::string}, {"cycles_per_op", MetaType::array},
+    {"detail", MetaType::array}, {"sources", MetaType::array},
+};
+
+void check_meta_types(const json& meta, const std::string& meta_path, const std::string& series_id) {
+  for (const auto& [key, type] : kMetaTypes) {
+    const auto it = meta.find(key);
+    if (it == meta.end()) continue;
+    const bool ok = type == MetaType::number   ? it->is_number()
+                    : type == MetaType::string ? it->is_string()
+                                               : it->is_array();
+    if (!ok)
+      fail(json_key_path(meta_path, key),
+           fmt::format("expected {}, got {} (series '{}')",
+                       type == MetaType::number   ? "a number"
+                       : type == MetaType::string ? "a string"
+                                                  : "an array",
+                       it->type_name(), printable(series_id)));
+  }
+}
+
 Series series_from_json(const json& j, const std::string& path) {
   const ObjectReader o(j, path);
   Series s;
@@ -203,7 +245,10 @@ Series series_from_json(const json& j, const std::string& path) {
     for (size_t i = 0; i < points.size(); ++i)
       s.points.push_back(point_from_json(points[i], element_path(points_path, i)));
   }
-  if (const json* meta = o.optional("meta")) read_object(*meta, o.path_of("meta"), s.meta);
+  if (const json* meta = o.optional("meta")) {
+    read_object(*meta, o.path_of("meta"), s.meta);
+    check_meta_types(*meta, o.path_of("meta"), s.id);
+  }
   return s;
 }
 

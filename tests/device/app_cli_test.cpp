@@ -153,6 +153,144 @@ TEST(Cli, ControlCharactersInDeviceStringsAreEscapedEverywhere) {
   }
 }
 
+TEST(Cli, UnknownSubcommandIsNamedWithTheValidOnes) {
+  const auto r = run_gpuscope("frobnicate --quick");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("unknown subcommand 'frobnicate'; valid subcommands: list, run, analyze, report, compare"),
+            std::string::npos)
+      << r.output;
+}
+
+// CLI11 read an empty number as 0 (or took it), and echoed 1e309 as "inf".
+TEST(Cli, NumbersAreRefusedAsTypedWithTheirRange) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"run --sustain-s ''", "--sustain-s is empty; give a number from 0.1 to 3600 s"},
+      {"run --max-launch-ms ''", "--max-launch-ms is empty; give a number from 1 to 10000 ms"},
+      {"run --budget-scale ''", "--budget-scale is empty; give a number from 0.01 to 100"},
+      {"run --sustain-s 1e309", "--sustain-s 1e309 is outside [0.1, 3600] s"},
+      {"run --max-launch-ms abc", "--max-launch-ms 'abc' is not a number; give a number from 1 to 10000 ms"},
+  };
+  for (const auto& [args, expect] : cases) {
+    const auto r = run_gpuscope(std::string(args) + " --out " + test::fresh_temp_dir("cli_numbers").string());
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+    EXPECT_NE(r.output.find(expect), std::string::npos) << args << ": " << r.output;
+    EXPECT_EQ(r.output.find("inf"), std::string::npos) << args << ": " << r.output;
+  }
+}
+
+// Given but empty is refused, never read as "not given" (they exited 0
+// doing nothing).
+TEST(Cli, EmptyCompareAndOutAreRefused) {
+  const auto dir = test::fresh_temp_dir("cli_empty");
+  const std::string results = recorded_path("h100/divergence_triples_first.json");
+  const std::pair<std::string, const char*> cases[] = {
+      {"run --probes launch --compare '' --out " + dir.string(), "--compare is empty"},
+      {"analyze " + results + " --compare ''", "--compare is empty"},
+      {"analyze " + results + " --out ''", "analyze --out is empty"},
+      {"report " + results + " --out ''", "report --out is empty"},
+      {"compare " + results + " " + results + " --out ''", "compare --out is empty"},
+  };
+  for (const auto& [args, expect] : cases) {
+    const auto r = run_gpuscope(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+    EXPECT_NE(r.output.find(expect), std::string::npos) << args << ": " << r.output;
+  }
+}
+
+// They were "unknown reference".
+TEST(Cli, CompareWithADeviceFileOrALinkLoopSaysWhatItIs) {
+  const auto dir = test::fresh_temp_dir("cli_compare_kinds");
+  std::filesystem::create_symlink("loop_b", dir / "loop_a");
+  std::filesystem::create_symlink("loop_a", dir / "loop_b");
+  const std::string results = recorded_path("h100/divergence_triples_first.json");
+  const auto dev = run_gpuscope("analyze " + results + " --compare /dev/null");
+  EXPECT_EQ(dev.exit_code, 2) << dev.output;
+  EXPECT_NE(dev.output.find("reference profile '/dev/null' is a device; it must be a regular file"), std::string::npos)
+      << dev.output;
+  const auto loop = run_gpuscope("analyze " + results + " --compare " + (dir / "loop_a").string());
+  EXPECT_EQ(loop.exit_code, 2) << loop.output;
+  EXPECT_NE(loop.output.find("Too many levels of symbolic links"), std::string::npos) << loop.output;
+  const auto compared = run_gpuscope("compare " + results + " " + (dir / "loop_a").string() + " --out " +
+                                     (dir / "c.html").string());
+  EXPECT_EQ(compared.exit_code, 2) << compared.output;
+  EXPECT_EQ(compared.output.find("unknown reference"), std::string::npos) << compared.output;
+}
+
+bool is_character_device(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
+}
+
+// As root, the rename over the target put a regular file in /dev/null's
+// place. Only regular files are replaced; a device is refused (exit 2).
+TEST(Cli, OutputsThatAreNotRegularFilesAreRefusedAndLeftAlone) {
+  ASSERT_TRUE(is_character_device("/dev/null"));
+  const auto dir = test::fresh_temp_dir("cli_outputs");
+  const std::string results = recorded_path("h100/divergence_triples_first.json");
+  for (const std::string& args :
+       {"report " + results + " --out /dev/null", "compare " + results + " " + results + " --out /dev/null"}) {
+    const auto r = run_gpuscope(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+    EXPECT_NE(r.output.find("'/dev/null': it is a character device, and only a regular file is replaced"),
+              std::string::npos)
+        << args << ": " << r.output;
+    EXPECT_TRUE(is_character_device("/dev/null")) << args;
+  }
+  // run: refused before any device time.
+  std::filesystem::create_symlink("/dev/null", dir / "results.json");
+  const auto run = run_gpuscope("run --quiet --probes launch --device sim:mali-g52 --out " + dir.string());
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("it is a character device"), std::string::npos) << run.output;
+  EXPECT_TRUE(is_character_device("/dev/null"));
+}
+
+// `> /dev/full` was exit 0 with no message.
+TEST(Cli, StandardOutputThatRefusesBytesIsExit2WithAMessage) {
+  const auto dir = test::fresh_temp_dir("cli_full");
+  const std::string results = recorded_path("h100/divergence_triples_first.json");
+  for (const std::string& args :
+       {std::string("list"), std::string("list --references"), "analyze " + results,
+        "report " + results + " --out -", "compare " + results + " " + results + " --out " + (dir / "c.html").string(),
+        "run --quiet --probes launch --device sim:mali-g52 --out " + dir.string(), std::string("--help")}) {
+    const auto r = run_gpuscope(args, "", "/dev/full");
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+    EXPECT_NE(r.output.find("cannot write standard output: No space left on device"), std::string::npos)
+        << args << ": " << r.output;
+  }
+}
+
+// analyze refused a meta value of the wrong type without naming it, while
+// report and compare took the file: now one reader refuses it for all.
+TEST(Cli, WrongTypedMetaIsRefusedAlikeByEveryCommandNamingFileSeriesAndKey) {
+  const auto dir = test::fresh_temp_dir("cli_meta");
+  std::stringstream text;
+  text << std::ifstream(recorded_path("h100/divergence_triples_first.json")).rdbuf();
+  nlohmann::json j = nlohmann::json::parse(text.str());
+  j["series"][0]["meta"]["stride_bytes"] = "wide";
+  const std::string id = j["series"][0]["id"];
+  const std::string path = (dir / "results.json").string();
+  std::ofstream(path) << j.dump();
+  for (const std::string& args : {"analyze " + path, "report " + path + " --out -",
+                                  "compare " + path + " " + path + " --out " + (dir / "c.html").string()}) {
+    const auto r = run_gpuscope(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.output;
+    EXPECT_NE(r.output.find("results file '" + path + "'"), std::string::npos) << args << ": " << r.output;
+    EXPECT_NE(r.output.find("series[0].meta.stride_bytes: expected a number, got string (series '" + id + "')"),
+              std::string::npos)
+        << args << ": " << r.output;
+  }
+}
+
+TEST(Cli, NulByteMidFileIsNamedWithItsOffset) {
+  const auto dir = test::fresh_temp_dir("cli_nul");
+  const std::string path = (dir / "results.json").string();
+  std::ofstream(path) << std::string("{\"schema\": ") + '\0' + "\"gpuscope.results/1\"}";
+  const auto r = run_gpuscope("analyze " + path);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("a NUL byte at offset 11"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("ends early"), std::string::npos) << r.output;
+}
+
 // The reproducer: y = -1 in a partition series crashed `analyze`.
 TEST(Cli, AnalyzeSetsAsideASeriesWithANegativeValueAndSaysWhy) {
   const auto dir = test::fresh_temp_dir("cli_negative");

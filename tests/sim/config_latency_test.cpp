@@ -5,7 +5,9 @@
 #include "analysis/cache_hierarchy.hpp"
 #include "backends/sim/family.hpp"
 #include "backends/sim/sim_device.hpp"
+#include "report/results_json.hpp"
 #include "support/cli.hpp"
+#include "support/temp_dir.hpp"
 #include "core/error.hpp"
 #include "core/random.hpp"
 #include "probes/probe.hpp"
@@ -13,6 +15,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -97,6 +100,55 @@ TEST(SimConfig, RejectsMalformedDescriptionsNamingTheField) {
   nlohmann::json missing = minimal_description();
   missing["memory"].erase("dram");
   EXPECT_NE(rejection(missing).find("memory.dram: missing"), std::string::npos);
+}
+
+// A rate under a name the compute models never look up would be ignored.
+TEST(SimConfig, RateOpsAreOnlyTheOpsTheSimKnowsAndTheMessageListsThem) {
+  nlohmann::json j = minimal_description();
+  j["rates"] = {{"ops", {{{"type", "float"}, {"op", "fma"}, {"per_clock_per_core", 64}}}}};
+  EXPECT_EQ(rejection(j), "");
+  j["rates"]["ops"][0]["op"] = "<b>teleport</b>";
+  const std::string msg = rejection(j);
+  EXPECT_NE(msg.find("rates.ops[0].op: '<b>teleport</b>' is not one of add, mul, fma, mad"), std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("native_sin"), std::string::npos) << msg;
+}
+
+// launch.endless: kernels that never end, for the launch bound's tests.
+TEST(SimConfig, EndlessKernelsAreNamedFamilySlashEntry) {
+  nlohmann::json j = minimal_description();
+  j["launch"] = {{"endless", {"sustain/fma_load"}}};
+  EXPECT_EQ(rejection(j), "");
+  EXPECT_EQ(parse_sim_config(j, "test").launch.endless, std::vector<std::string>{"sustain/fma_load"});
+  j["launch"]["endless"] = {"sustain"};
+  EXPECT_NE(rejection(j).find("launch.endless[0]: expected a kernel name \"family/entry\""), std::string::npos)
+      << rejection(j);
+  j["launch"]["endless"] = "sustain/fma_load";
+  EXPECT_NE(rejection(j).find("launch.endless: expected an array"), std::string::npos) << rejection(j);
+}
+
+// A launch that never ends is cut at its bound (LaunchBound): the probe is
+// recorded as failed with the reason, the run goes on to the next probe and
+// ends with exit code 1. A modelled device comes back, so it is not lost.
+TEST(SimConfig, EndlessLaunchIsCutAtItsBoundAndTheRunGoesOn) {
+  const auto dir = test::fresh_temp_dir("sim_endless");
+  nlohmann::json j;
+  std::ifstream(std::string(GPUSCOPE_SOURCE_DIR) + "/src/backends/sim/presets/mali-g52.json") >> j;
+  j["launch"]["endless"] = {"sustain/fma_load"};
+  std::ofstream(dir / "endless.json") << j.dump();
+  const auto r = test::run_gpuscope("run --quiet --probes sustain,launch --max-launch-ms 50 --device sim:" +
+                                        (dir / "endless.json").string() + " --out " + (dir / "out").string(),
+                                    "timeout 120");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  const Results res = read_results_file((dir / "out" / "results.json").string());
+  ASSERT_EQ(res.skipped.size(), 1u) << r.output;
+  EXPECT_EQ(res.skipped[0].probe, "sustain");
+  EXPECT_NE(res.skipped[0].reason.find("a launch of sustain/fma_load"), std::string::npos) << res.skipped[0].reason;
+  EXPECT_NE(res.skipped[0].reason.find("ran past its bound of 5000 ms"), std::string::npos) << res.skipped[0].reason;
+  EXPECT_NE(res.skipped[0].reason.find("launch.endless"), std::string::npos) << res.skipped[0].reason;
+  const bool launch_ran = std::any_of(res.series.begin(), res.series.end(),
+                                      [](const Series& s) { return s.probe == "launch"; });
+  EXPECT_TRUE(launch_ran) << r.output;
 }
 
 TEST(SimConfig, CommandLineLoadsAFileAndRejectsABadOneWithExit2) {

@@ -91,7 +91,10 @@ TEST(SimSystemKernels, LonePlayerAndWrappingAdds) {
 
   Kernel& add = dev.kernel({"atomics", "add_throughput", {{"use_64", false}}});
   auto words = dev.create_buffer(64 * sizeof(uint32_t));
-  const uint32_t iters = 0x4000'0001u;
+  // 64 x (2^26 + 1) adds pass 2^32 once: about 43 s of modelled time, which
+  // the launch bound allows only at its ceiling (--max-launch-ms 10000 plans).
+  dev.set_launch_bound(LaunchBound{10000});
+  const uint32_t iters = 0x0400'0001u;
   const KernelArg a[] = {words.get(), iters, uint32_t{1}};
   dev.launch(add, Range::d1(64), Range::d1(32), a);
   EXPECT_EQ(dev.read_values<uint32_t>(*words, 2),

@@ -15,9 +15,12 @@ struct CommandResult {
 };
 
 // `env`: variable assignments to put before the command, e.g. "A=1 B=2".
-inline CommandResult run_gpuscope(const std::string& args, const std::string& env = "") {
-  const std::string cmd =
-      env + (env.empty() ? "" : " ") + std::string(GPUSCOPE_BINARY) + " " + args + " 2>&1";
+// `stdout_to`: a file standard output goes to instead (e.g. /dev/full);
+// `output` then holds stderr alone.
+inline CommandResult run_gpuscope(const std::string& args, const std::string& env = "",
+                                  const std::string& stdout_to = "") {
+  const std::string cmd = env + (env.empty() ? "" : " ") + std::string(GPUSCOPE_BINARY) + " " + args +
+                          (stdout_to.empty() ? " 2>&1" : " 2>&1 >" + stdout_to);
   CommandResult r;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) return r;

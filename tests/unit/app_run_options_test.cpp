@@ -81,6 +81,28 @@ TEST(RunOptions, NumbersOutsideTheirRangeNameIt) {
   EXPECT_EQ(rejection(ok), "");
 }
 
+// The text of a numeric option as typed: empty, not a number, or out of
+// range, each named with the range, and the number echoed as typed.
+TEST(RunOptions, NumberOptionsEchoWhatWasTypedAndSayTheRange) {
+  const auto refusal = [](const std::string& text) {
+    try {
+      number_option("--sustain-s", text, kMinSustainS, kMaxSustainS, " s");
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(refusal(""), "--sustain-s is empty; give a number from 0.1 to 3600 s");
+  EXPECT_EQ(refusal("abc"), "--sustain-s 'abc' is not a number; give a number from 0.1 to 3600 s");
+  EXPECT_EQ(refusal("5s"), "--sustain-s '5s' is not a number; give a number from 0.1 to 3600 s");
+  EXPECT_EQ(refusal("1e309"), "--sustain-s 1e309 is outside [0.1, 3600] s");
+  EXPECT_EQ(refusal("-1e309"), "--sustain-s -1e309 is outside [0.1, 3600] s");
+  EXPECT_EQ(refusal("nan"), "--sustain-s nan is outside [0.1, 3600] s");
+  EXPECT_EQ(refusal("0"), "--sustain-s 0 is outside [0.1, 3600] s");
+  EXPECT_EQ(number_option("--sustain-s", "2.5", kMinSustainS, kMaxSustainS, " s"), 2.5);
+  EXPECT_EQ(number_option("--max-launch-ms", "10000", kMinLaunchMs, kMaxLaunchMs, " ms"), 10000);
+}
+
 TEST(RunOptions, OpsMustBeKnownEntriesOfTheComputeLists) {
   RunArgs a;
   a.ops = "fp64.fma,fp32.native_sin";

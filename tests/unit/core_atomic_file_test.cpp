@@ -2,10 +2,13 @@
 // temporary file, and says why.
 #include "core/atomic_file.hpp"
 
+#include "core/error.hpp"
+
 #include "support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <csignal>
 #include <filesystem>
@@ -46,6 +49,57 @@ TEST(AtomicFile, FullDiskLeavesNoTemporaryFileAndSaysWhy) {
   std::stringstream content;
   content << std::ifstream(path).rdbuf();
   EXPECT_EQ(content.str(), "old");
+}
+
+std::string refusal(const std::string& path) {
+  try {
+    write_file_atomic("text", path);
+  } catch (const OutputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool is_character_device(const char* path) {
+  struct stat st {};
+  return ::stat(path, &st) == 0 && S_ISCHR(st.st_mode);
+}
+
+// The rename would put a regular file where the device node was (as root,
+// /dev/null itself); only a regular file is replaced.
+TEST(AtomicFile, DevicesDirectoriesAndFifosAreRefusedNotReplaced) {
+  ASSERT_TRUE(is_character_device("/dev/null"));
+  const std::string dev = refusal("/dev/null");
+  EXPECT_NE(dev.find("'/dev/null': it is a character device, and only a regular file is replaced"),
+            std::string::npos)
+      << dev;
+  EXPECT_TRUE(is_character_device("/dev/null"));
+
+  const fs::path dir = test::fresh_temp_dir("atomic_file_kinds");
+  fs::create_directory(dir / "sub");
+  EXPECT_NE(refusal((dir / "sub").string()).find("it is a directory"), std::string::npos);
+  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+  EXPECT_NE(refusal((dir / "fifo").string()).find("it is a FIFO"), std::string::npos);
+  EXPECT_THROW(check_output_file("/dev/null"), OutputError);
+  EXPECT_NO_THROW(check_output_file((dir / "not-yet.html").string()));
+}
+
+TEST(AtomicFile, LinkToAFileStaysALinkAndLoopsAreRefused) {
+  const fs::path dir = test::fresh_temp_dir("atomic_file_links");
+  write_file_atomic("old", (dir / "target.json").string());
+  fs::create_symlink("target.json", dir / "link.json");
+  write_file_atomic("new", (dir / "link.json").string());
+  EXPECT_TRUE(fs::is_symlink(dir / "link.json"));
+  std::stringstream content;
+  content << std::ifstream(dir / "target.json").rdbuf();
+  EXPECT_EQ(content.str(), "new");
+
+  fs::create_symlink("loop_b", dir / "loop_a");
+  fs::create_symlink("loop_a", dir / "loop_b");
+  EXPECT_NE(refusal((dir / "loop_a").string()).find("a symbolic link that"), std::string::npos);
+  fs::create_symlink("nowhere", dir / "dangling");
+  EXPECT_NE(refusal((dir / "dangling").string()).find("a symbolic link that leads to no file"), std::string::npos);
+  EXPECT_TRUE(fs::is_symlink(dir / "dangling"));
 }
 
 }  // namespace

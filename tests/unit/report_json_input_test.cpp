@@ -87,6 +87,15 @@ TEST(JsonInput, OnlyInputThatEndsEarlySaysTruncated) {
   EXPECT_NE(trailing.find("line 1, column 9"), std::string::npos) << trailing;
 }
 
+// nlohmann's reader stops at a NUL as if the text ended there.
+TEST(JsonInput, NulByteIsNamedWithItsOffsetNotCalledTruncation) {
+  const std::string text = std::string("{\"a\": 1,\n \"b\"") + '\0' + ": 2}";
+  const std::string e = rejection(text);
+  EXPECT_NE(e.find("a NUL byte at offset 13 (line 2, column 5)"), std::string::npos) << e;
+  EXPECT_EQ(e.find("ends early"), std::string::npos) << e;
+  EXPECT_NE(rejection(std::string("\"x") + '\0' + "\"").find("NUL byte at offset 2"), std::string::npos);
+}
+
 TEST(JsonInput, BadUtf8SaysSoWithItsPlace) {
   const std::string msg = rejection("{\"name\": \"caf\xe9\"}");
   EXPECT_NE(msg.find("byte 0xe9 at line 1, column 14 is not UTF-8"), std::string::npos) << msg;

@@ -465,6 +465,19 @@ TEST(ResultsJson, MalformedInputsNameThePath) {
   j = good;
   j["series"][0]["meta"] = "stride 64";
   expect_malformed(j, {"series[0].meta: expected an object, got string"});
+
+  // A meta value the analysis reads, of the wrong type: refused here, by
+  // the one reader every command uses, naming the series and the key.
+  j = good;
+  j["series"][0]["meta"]["stride_bytes"] = "64";
+  expect_malformed(j, {"series[0].meta.stride_bytes: expected a number, got string",
+                       "(series '" + j["series"][0]["id"].get<std::string>() + "')"});
+  j = good;
+  j["series"][0]["meta"]["method"] = 3;
+  expect_malformed(j, {"series[0].meta.method: expected a string, got number"});
+  j = good;
+  j["series"][0]["meta"]["detail"] = json::object();
+  expect_malformed(j, {"series[0].meta.detail: expected an array, got object"});
 }
 
 TEST_F(ResultsFileTest, RoundTripThroughFile) {

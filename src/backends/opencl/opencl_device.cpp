@@ -78,12 +78,24 @@ ClDevice::ClDevice(cl::Device device, DeviceInfo info) : device_(std::move(devic
   }
 }
 
+ClDevice::~ClDevice() {
+  if (lost_->empty()) return;
+  // One more reference, never released: releasing the queue could wait for
+  // the launch that never ends. The queue holds its context.
+  clRetainCommandQueue(queue_());
+}
+
+void ClDevice::check_usable() const {
+  if (!lost_->empty()) throw DeviceLost(fmt::format("the device was lost: {} never finished", *lost_));
+}
+
 const DeviceInfo& ClDevice::info() const { return info_; }
 ImageFacet* ClDevice::images() { return info_.features.images ? this : nullptr; }
 HostTransferFacet* ClDevice::host_transfers() { return this; }
 SvmFacet* ClDevice::svm() { return info_.features.shared_virtual_memory ? this : nullptr; }
 
 std::unique_ptr<Buffer> ClDevice::create_buffer(size_t bytes) {
+  check_usable();
   if (bytes == 0 || bytes > info_.max_alloc_bytes)
     throw OutOfResources(fmt::format("{} bytes exceeds the device's max allocation of {} bytes", bytes,
                                      info_.max_alloc_bytes));
@@ -103,13 +115,14 @@ std::unique_ptr<Buffer> ClDevice::create_buffer(size_t bytes) {
     queue_.enqueueWriteBuffer(b, CL_FALSE, 0, 1, &zero);
     queue_.enqueueWriteBuffer(b, CL_FALSE, bytes - 1, 1, &zero);
     queue_.finish();
-    return std::make_unique<ClBuffer>(std::move(b), bytes, std::move(host));
+    return std::make_unique<ClBuffer>(std::move(b), bytes, std::move(host), lost_);
   } catch (const cl::Error& e) {
     rethrow(e, fmt::format("allocating {} bytes", bytes));
   }
 }
 
 void ClDevice::write(Buffer& dst, size_t offset, std::span<const std::byte> src) {
+  check_usable();
   try {
     queue_.enqueueWriteBuffer(as_cl(dst).buffer, CL_TRUE, offset, src.size(), src.data());
   } catch (const cl::Error& e) {
@@ -118,6 +131,7 @@ void ClDevice::write(Buffer& dst, size_t offset, std::span<const std::byte> src)
 }
 
 void ClDevice::read(const Buffer& src, size_t offset, std::span<std::byte> dst) {
+  check_usable();
   try {
     queue_.enqueueReadBuffer(as_cl(src).buffer, CL_TRUE, offset, dst.size(), dst.data());
   } catch (const cl::Error& e) {
@@ -126,13 +140,14 @@ void ClDevice::read(const Buffer& src, size_t offset, std::span<std::byte> dst) 
 }
 
 double ClDevice::launch(Kernel& k, const LaunchShape& shape, std::span<const KernelArg> args) {
+  check_usable();
   auto& ck = static_cast<ClKernel&>(k);
   try {
     set_args(ck.kernel, shape, args);
     cl::Event ev;
     queue_.enqueueNDRangeKernel(ck.kernel, cl::NullRange, nd_range(shape.global), local_range(shape), nullptr,
                                 &ev);
-    wait_politely(ev);
+    wait_politely(ev, "a launch of " + k.name(), launch_bound().wait_ms());
     const auto start = ev.getProfilingInfo<CL_PROFILING_COMMAND_START>();
     const auto end = ev.getProfilingInfo<CL_PROFILING_COMMAND_END>();
     return static_cast<double>(end - start);
@@ -143,6 +158,7 @@ double ClDevice::launch(Kernel& k, const LaunchShape& shape, std::span<const Ker
 
 LaunchBatch ClDevice::launch_batch(Kernel& k, const LaunchShape& shape, std::span<const KernelArg> args,
                                    int count) {
+  check_usable();
   auto& ck = static_cast<ClKernel&>(k);
   try {
     set_args(ck.kernel, shape, args);
@@ -152,7 +168,8 @@ LaunchBatch ClDevice::launch_batch(Kernel& k, const LaunchShape& shape, std::spa
     for (auto& ev : evs)
       queue_.enqueueNDRangeKernel(ck.kernel, cl::NullRange, nd_range(shape.global), local_range(shape),
                                   nullptr, &ev);
-    spin_wait(evs.back());
+    spin_wait(evs.back(), fmt::format("a batch of {} launches of {}", evs.size(), k.name()),
+              launch_bound().wait_ms(static_cast<int>(evs.size())));
     b.host_ns = ns_since(t0);
     queue_.finish();  // in-order queue: the others are done too; this only settles the events
     const auto origin = evs.front().getProfilingInfo<CL_PROFILING_COMMAND_QUEUED>();
@@ -171,18 +188,35 @@ LaunchBatch ClDevice::launch_batch(Kernel& k, const LaunchShape& shape, std::spa
   }
 }
 
-void ClDevice::wait_for(const cl::Event& ev, Poll poll, const char* what) {
-  static constexpr auto kWaitLimit = std::chrono::seconds(60);
+void ClDevice::wait_for(const cl::Event& ev, Poll poll, const std::string& what, double wait_ms) {
   queue_.flush();
   const auto start = std::chrono::steady_clock::now();
+  const auto bound = std::chrono::duration<double, std::milli>(wait_ms);
+  // Past the bound, a grace as long before the device is called lost: no
+  // OpenCL call cancels a launch, so one that was only late leaves the
+  // queue usable.
+  bool late = false;
   auto nap = std::chrono::microseconds(20);
   for (;;) {
     const cl_int status = ev.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>();
-    if (status == CL_COMPLETE) return;
     if (status < 0) throw DeviceError(fmt::format("{} failed on the device (status {})", what, status));
-    if (std::chrono::steady_clock::now() - start > kWaitLimit)
-      throw DeviceError(fmt::format("{} did not finish within 60 s; the device may be hung", what));
-    if (poll == Poll::nap) {
+    const auto waited = std::chrono::steady_clock::now() - start;
+    if (status == CL_COMPLETE) {
+      if (!late) return;
+      throw LaunchTimeout(fmt::format("{} ran past its bound of {:.0f} ms and ended after {:.0f} ms", what, wait_ms,
+                                      ns_since(start) * 1e-6),
+                          false);
+    }
+    if (waited > 2 * bound) {
+      *lost_ = what;
+      throw LaunchTimeout(fmt::format("{} ran past its bound of {:.0f} ms and was still running after {:.0f} ms: "
+                                      "no OpenCL call ends it, so the device is lost",
+                                      what, wait_ms, ns_since(start) * 1e-6),
+                          true);
+    }
+    // Spinning past the bound only takes a core from the late launch.
+    if (waited > bound) late = true;
+    if (poll == Poll::nap || late) {
       std::this_thread::sleep_for(nap);
       nap = std::min(nap * 2, std::chrono::microseconds(1000));
     }

@@ -58,10 +58,21 @@ struct HostMemory {
   HostMemory& operator=(const HostMemory&) = delete;
 };
 
+// Set once a launch outlived its wait and grace (ClDevice::wait_for): the
+// launch may still run, reading and writing its buffers, so nothing it may
+// touch is freed or waited for again. Shared by a device and the objects it
+// made, which may outlive it.
+using LostFlag = std::shared_ptr<std::string>;  // the launch that lost the device; empty while usable
+
 class ClBuffer final : public Buffer {
  public:
-  ClBuffer(cl::Buffer b, size_t bytes, std::unique_ptr<HostMemory> host = nullptr)
-      : host_(std::move(host)), buffer(std::move(b)), bytes_(bytes) {}
+  ClBuffer(cl::Buffer b, size_t bytes, std::unique_ptr<HostMemory> host = nullptr, LostFlag lost = nullptr)
+      : host_(std::move(host)), buffer(std::move(b)), bytes_(bytes), lost_(std::move(lost)) {}
+  ~ClBuffer() override {
+    // The host memory under a CPU device's buffer, which a lost launch may
+    // still write, is left to the process' exit.
+    if (lost_ && !lost_->empty()) (void)host_.release();
+  }
   size_t size_bytes() const override { return bytes_; }
 
  private:
@@ -72,18 +83,20 @@ class ClBuffer final : public Buffer {
 
  private:
   size_t bytes_;
+  LostFlag lost_;
 };
 
 // A CL_MEM_ALLOC_HOST_PTR buffer mapped once for its whole life: the usual
 // way to get page-locked host memory through OpenCL.
 class ClPinned final : public HostStaging {
  public:
-  ClPinned(cl::CommandQueue queue, cl::Buffer buffer, size_t bytes)
-      : queue_(std::move(queue)), buffer_(std::move(buffer)), bytes_(bytes) {
+  ClPinned(cl::CommandQueue queue, cl::Buffer buffer, size_t bytes, LostFlag lost)
+      : queue_(std::move(queue)), buffer_(std::move(buffer)), bytes_(bytes), lost_(std::move(lost)) {
     ptr_ = static_cast<std::byte*>(
         queue_.enqueueMapBuffer(buffer_, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes_));
   }
   ~ClPinned() override {
+    if (!lost_->empty()) return;  // the unmap would wait behind the lost launch forever
     try {
       queue_.enqueueUnmapMemObject(buffer_, ptr_);
       queue_.finish();
@@ -99,6 +112,7 @@ class ClPinned final : public HostStaging {
   cl::CommandQueue queue_;
   cl::Buffer buffer_;
   size_t bytes_;
+  LostFlag lost_;
   std::byte* ptr_ = nullptr;
 };
 
@@ -148,6 +162,9 @@ class ClDevice final : public Device, public ImageFacet, public HostTransferFace
  public:
   // Creates the context and an in-order profiling queue on `device`.
   ClDevice(cl::Device device, DeviceInfo info);
+  // A lost device's queue and context are kept to the process' exit:
+  // releasing them could wait behind the launch that never ends.
+  ~ClDevice() override;
 
   const DeviceInfo& info() const override;
   ImageFacet* images() override;
@@ -187,18 +204,28 @@ class ClDevice final : public Device, public ImageFacet, public HostTransferFace
   // How wait_for polls the event's status: `spin` without pause, `nap`
   // with sleeps of 20 us doubling to 1 ms.
   enum class Poll { spin, nap };
-  // Waits for `ev`, bounded: throws DeviceError naming `what` ("a launch")
-  // when it fails on the device or does not finish within 60 s. Never
-  // clWaitForEvents: some runtimes spin inside it (PoCL's CPU driver keeps
-  // the host thread at 100%), which on a CPU device takes a core, and its
-  // cache footprint, from the kernel being measured.
-  void wait_for(const cl::Event& ev, Poll poll, const char* what);
+  // Waits for `ev` at most `wait_ms` (the LaunchBound's wait for what it
+  // is): throws DeviceError naming `what` ("a launch of sustain/fma_load")
+  // when it fails on the device, LaunchTimeout when it runs past the wait
+  // (after a grace as long: lost when it still runs). Never clWaitForEvents
+  // or clFinish, which wait without a bound; and some runtimes spin inside
+  // them (PoCL's CPU driver keeps the host thread at 100%), which on a CPU
+  // device takes a core, and its cache footprint, from the kernel measured.
+  void wait_for(const cl::Event& ev, Poll poll, const std::string& what, double wait_ms);
   // For host-side latencies (transfers, launch overhead), where a sleep's
   // granularity (tens of us) would be the measurement.
-  void spin_wait(const cl::Event& ev) { wait_for(ev, Poll::spin, "a command"); }
+  void spin_wait(const cl::Event& ev, const std::string& what = "a command",
+                 double wait_ms = LaunchBound::command_wait_ms()) {
+    wait_for(ev, Poll::spin, what, wait_ms);
+  }
   // For timed launches: napping costs no accuracy because the timing comes
   // from the event's own timestamps.
-  void wait_politely(const cl::Event& ev) { wait_for(ev, Poll::nap, "a launch"); }
+  void wait_politely(const cl::Event& ev, const std::string& what, double wait_ms) {
+    wait_for(ev, Poll::nap, what, wait_ms);
+  }
+  // Throws DeviceLost once a launch has lost the device: every queue call
+  // would wait behind it. Called first by every call that enqueues.
+  void check_usable() const;
 
   // Times one enqueued copy (opencl_transfers.cpp).
   template <class Enqueue>
@@ -211,6 +238,7 @@ class ClDevice final : public Device, public ImageFacet, public HostTransferFace
   std::optional<std::vector<std::byte>> program_binary(const cl::Program& program) const;
   cl::Program uncached_build(const ClKernel& k);
 
+  LostFlag lost_ = std::make_shared<std::string>();
   cl::Device device_;
   DeviceInfo info_;
   cl::Context context_;

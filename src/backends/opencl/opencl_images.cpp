@@ -61,6 +61,7 @@ std::unique_ptr<Image> ClDevice::create_image(const ImageDesc& desc, Buffer* bac
 }
 
 void ClDevice::write_image(Image& dst, std::span<const std::byte> pixels) {
+  check_usable();
   auto& img = static_cast<ClImage&>(dst);
   const ImageDesc& d = img.desc();
   check_image_write(d, pixels.size());

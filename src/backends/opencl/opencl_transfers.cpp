@@ -10,6 +10,7 @@ namespace gpuscope::opencl_detail {
 // device time from the event's profile.
 template <class Enqueue>
 TransferTiming ClDevice::timed_transfer(const char* what, bool blocking, Enqueue enqueue) {
+  check_usable();
   try {
     TransferTiming t;
     cl::Event ev;
@@ -25,6 +26,7 @@ TransferTiming ClDevice::timed_transfer(const char* what, bool blocking, Enqueue
 }
 
 std::unique_ptr<Buffer> ClDevice::create_host_buffer(size_t bytes) {
+  check_usable();
   if (bytes == 0 || bytes > info_.max_alloc_bytes)
     throw OutOfResources(fmt::format("{} bytes exceeds the device's max allocation", bytes));
   try {
@@ -32,16 +34,17 @@ std::unique_ptr<Buffer> ClDevice::create_host_buffer(size_t bytes) {
     const cl_uchar zero = 0;
     queue_.enqueueFillBuffer(b, zero, 0, bytes);
     queue_.finish();
-    return std::make_unique<ClBuffer>(std::move(b), bytes);
+    return std::make_unique<ClBuffer>(std::move(b), bytes, nullptr, lost_);
   } catch (const cl::Error& e) {
     rethrow(e, fmt::format("allocating {} host-allocated bytes", bytes));
   }
 }
 
 std::unique_ptr<HostStaging> ClDevice::create_pinned_host(size_t bytes) {
+  check_usable();
   try {
     cl::Buffer b(context_, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes);
-    return std::make_unique<ClPinned>(queue_, std::move(b), bytes);
+    return std::make_unique<ClPinned>(queue_, std::move(b), bytes, lost_);
   } catch (const cl::Error& e) {
     rethrow(e, fmt::format("allocating {} bytes of pinned host memory", bytes));
   }
@@ -61,6 +64,7 @@ TransferTiming ClDevice::timed_read(const Buffer& src, std::span<std::byte> dst,
 
 MapTiming ClDevice::timed_map(Buffer& buf, MapDirection dir,
                               const std::function<void(std::span<std::byte>)>& touch) {
+  check_usable();
   try {
     MapTiming t;
     const size_t bytes = buf.size_bytes();
@@ -101,6 +105,7 @@ SvmCapabilities ClDevice::capabilities() const {
 MapTiming ClDevice::timed_map(size_t bytes, MapDirection dir,
                               const std::function<void(std::span<std::byte>)>& touch) {
   if (!capabilities().coarse_grain_buffer) throw Unsupported("the device offers no coarse-grained SVM");
+  check_usable();
   void* ptr = clSVMAlloc(context_(), CL_MEM_READ_WRITE, bytes, 0);
   if (ptr == nullptr) throw OutOfResources(fmt::format("clSVMAlloc of {} bytes refused", bytes));
   struct Free {

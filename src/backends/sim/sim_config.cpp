@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "core/json_input.hpp"
 #include "core/printable.hpp"
+#include "kernels/compute_twin.hpp"
 
 #include <fmt/format.h>
 
@@ -425,7 +426,14 @@ SimConfig parse_sim_config(const nlohmann::json& j, const std::string& id_name) 
         ObjectReader o((*ops)[i], fmt::format("rates.ops[{}]", i));
         OpRate op;
         op.type = o.choice("type", {"char", "short", "int", "long", "half", "float", "double"});
-        op.op = o.string("op");
+        // Only the ops the compute models look up (compute_twin's table): a
+        // rate under any other name would never be read.
+        static const std::vector<std::string> known_ops = [] {
+          std::vector<std::string> names;
+          for (const compute_twin::Op& k : compute_twin::ops()) names.emplace_back(k.name);
+          return names;
+        }();
+        op.op = o.choice("op", known_ops);
         op.per_clock_per_core = o.number("per_clock_per_core", 1e-6, 1e6);
         op.latency_ns = o.number("latency_ns", 0, 1e6, 0);
         o.finish();
@@ -497,12 +505,24 @@ SimConfig parse_sim_config(const nlohmann::json& j, const std::string& id_name) 
     ObjectReader r(*la, "launch");
     c.launch.dispatch_us = r.number("dispatch_us", 0, 1e6, c.launch_overhead_us / 2);
     c.launch.back_to_back_us = r.number("back_to_back_us", 0, 1e6, c.launch_overhead_us / 5);
+    if (const auto* e = r.raw("endless", true)) {
+      if (!e->is_array()) fail("launch.endless", fmt::format("expected an array of kernel names, got {}", e->type_name()));
+      for (size_t i = 0; i < e->size(); ++i) {
+        const auto& name = (*e)[i];
+        if (!name.is_string() || name.get_ref<const std::string&>().find('/') == std::string::npos)
+          fail(fmt::format("launch.endless[{}]", i),
+               fmt::format("expected a kernel name \"family/entry\" (e.g. \"sustain/fma_load\"), got {}",
+                           printable(name.dump())));
+        c.launch.endless.push_back(name.get<std::string>());
+      }
+    }
     r.finish();
     if (c.launch.dispatch_us > c.launch_overhead_us)
       fail("launch.dispatch_us", fmt::format("{} us is more than launch_overhead_us ({} us), the whole round trip",
                                              c.launch.dispatch_us, c.launch_overhead_us));
   } else {
-    c.launch = {c.launch_overhead_us / 2, c.launch_overhead_us / 5};
+    c.launch.dispatch_us = c.launch_overhead_us / 2;
+    c.launch.back_to_back_us = c.launch_overhead_us / 5;
   }
   if (const auto* g = top.raw("governor", true)) {
     ObjectReader r(*g, "governor");

@@ -131,6 +131,10 @@ struct IcacheConfig {
 struct LaunchConfig {
   double dispatch_us = 0;       // queued -> start on the device's timestamps
   double back_to_back_us = 0;   // start -> start of consecutive launches in a full queue
+  // Kernels ("family/entry", e.g. "sustain/fma_load") whose launches never
+  // end: a hung device, so that tests see the launch bound cut them
+  // (LaunchBound, LaunchTimeout). Empty in every preset.
+  std::vector<std::string> endless;
 };
 
 // The image (texture) objects the device offers, sizes in pixels (16-byte

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <numbers>
 
 namespace gpuscope::sim {
@@ -308,8 +309,28 @@ double SimDevice::with_noise(double ns) {
 
 double SimDevice::launch(Kernel& k, const LaunchShape& shape, std::span<const KernelArg> args) {
   const double ns = run_launch(k, shape, args);
+  check_bound(k, ns, 1);
   modelled_ns_ += cfg_.launch_overhead_us * 1e3 + ns;
   return ns;
+}
+
+void SimDevice::check_bound(const Kernel& k, double device_ns, int launches) {
+  const double wait_ms = launch_bound().wait_ms(launches);
+  if (device_ns <= wait_ms * 1e6) return;
+  // The host waited the bound and its grace, in modelled time; a modelled
+  // device always comes back, so it is never lost.
+  modelled_ns_ += 2 * wait_ms * 1e6;
+  const std::string what = launches == 1 ? "a launch" : fmt::format("a batch of {} launches", launches);
+  // Named as the real backends name it: family/entry{params}.
+  const auto* sk = dynamic_cast<const SimKernel*>(&k);
+  const std::string name = sk ? sk->spec().key() : k.name();
+  throw LaunchTimeout(std::isfinite(device_ns)
+                          ? fmt::format("{} of {} ran past its bound of {:.0f} ms (modelled: {:.0f} ms)", what,
+                                        name, wait_ms, device_ns * 1e-6)
+                          : fmt::format("{} of {} ran past its bound of {:.0f} ms (the description's launch.endless: "
+                                        "it never ends)",
+                                        what, name, wait_ms),
+                      false);
 }
 
 double SimDevice::run_launch(Kernel& k, const LaunchShape& shape, std::span<const KernelArg> args) {
@@ -326,6 +347,9 @@ double SimDevice::run_launch(Kernel& k, const LaunchShape& shape, std::span<cons
                       global.dims[d], local.dims[d], d));
   SimLaunch launch(*this, sk.spec(), shape, args);
   const double ns = sk.model().run(launch);
+  const std::string name = sk.spec().family + "/" + sk.spec().entry;
+  if (std::find(cfg_.launch.endless.begin(), cfg_.launch.endless.end(), name) != cfg_.launch.endless.end())
+    return std::numeric_limits<double>::infinity();
   return with_noise(ns);
 }
 

@@ -167,8 +167,13 @@ class SimDevice : public Device, public ImageFacet, public HostTransferFacet {
   double with_noise(double ns);
 
  private:
-  // One launch's noisy kernel time, without advancing the modelled clock.
+  // One launch's noisy kernel time, without advancing the modelled clock;
+  // infinite for the description's launch.endless kernels.
   double run_launch(Kernel& k, const LaunchShape& shape, std::span<const KernelArg> args);
+  // Throws LaunchTimeout (never lost) when `launches` launches submitted
+  // together take longer than the launch bound's wait, advancing the
+  // modelled clock by the wait and its grace, as a real backend's host spends them.
+  void check_bound(const Kernel& k, double device_ns, int launches);
   // A copy of `bytes` across the host link, as the modelled clock counts it.
   double copy_ns(size_t bytes) const;
   double modelled_ns_ = 0;  // budget_clock_s, in ns

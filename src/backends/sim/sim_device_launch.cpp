@@ -45,6 +45,7 @@ LaunchBatch SimDevice::launch_batch(Kernel& k, const LaunchShape& shape, std::sp
     e.end_ns = e.start_ns + run_launch(k, shape, args);  // the kernel's work and its noisy time
     b.events.push_back(e);
   }
+  check_bound(k, b.events.back().end_ns - b.events.front().start_ns, count);
   b.host_ns =
       with_noise(cfg_.launch_overhead_us * 1e3) + (b.events.back().end_ns - b.events.front().start_ns);
   modelled_ns_ += b.host_ns;

@@ -66,6 +66,13 @@ VkDev::VkDev(std::unique_ptr<Physical> phys, DeviceInfo info) : p_(std::move(phy
 }
 
 VkDev::~VkDev() {
+  if (lost()) {
+    // A command still runs on the queue, or its fence never signals: waiting
+    // would hang and freeing is undefined, so every object is left to the
+    // process' exit.
+    (void)graphics_.release();
+    return;
+  }
   vkDeviceWaitIdle(dev_);
   graphics_.reset();
   for (auto& [key, k] : kernels_) {
@@ -141,6 +148,10 @@ std::optional<Memory> VkDev::allocate(size_t bytes, VkBufferUsageFlags usage, Vk
 }
 
 void VkDev::free_memory(Memory& m) {
+  if (lost()) {  // a running command may still use it (~VkDev)
+    m = Memory{};
+    return;
+  }
   if (m.mapped) vkUnmapMemory(dev_, m.memory);
   if (m.buffer) vkDestroyBuffer(dev_, m.buffer, nullptr);
   if (m.memory) vkFreeMemory(dev_, m.memory, nullptr);
@@ -180,6 +191,7 @@ Memory& VkDev::staging(size_t want) {
 // --- submission and timing --------------------------------------------------
 
 void VkDev::begin_recording() {
+  if (lost()) throw DeviceLost(fmt::format("the device was lost: {} never finished", lost_));
   check(vkResetCommandBuffer(cb_, 0), "vkResetCommandBuffer");
   VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
@@ -189,7 +201,7 @@ void VkDev::begin_recording() {
           VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
 }
 
-double VkDev::end_and_wait(bool spin) {
+double VkDev::end_and_wait(bool spin, double wait_ms, const std::string& what) {
   // This submission's writes are visible to the host.
   barrier(VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
           VK_ACCESS_HOST_READ_BIT);
@@ -200,14 +212,31 @@ double VkDev::end_and_wait(bool spin) {
   const auto t0 = std::chrono::steady_clock::now();
   submit_host_ns_ = calibrated_->usable() ? calibrated_->host_now_ns() : 0;
   check(vkQueueSubmit(queue_, 1, &si, fence_), "vkQueueSubmit");
+  const auto deadline = t0 + std::chrono::duration<double, std::milli>(wait_ms);
+  VkResult r;
   if (spin) {
-    VkResult r;
-    while ((r = vkGetFenceStatus(dev_, fence_)) == VK_NOT_READY) {
+    while ((r = vkGetFenceStatus(dev_, fence_)) == VK_NOT_READY && std::chrono::steady_clock::now() < deadline) {
     }
-    check(r, "waiting for the device");
   } else {
-    check(vkWaitForFences(dev_, 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+    r = vkWaitForFences(dev_, 1, &fence_, VK_TRUE, static_cast<uint64_t>(wait_ms * 1e6));
   }
+  if (r == VK_NOT_READY || r == VK_TIMEOUT) {
+    // No Vulkan call cancels a submission: wait once more as long, so that
+    // a launch that was only late leaves the device usable.
+    r = vkWaitForFences(dev_, 1, &fence_, VK_TRUE, static_cast<uint64_t>(wait_ms * 1e6));
+    if (r == VK_SUCCESS) {
+      check(vkResetFences(dev_, 1, &fence_), "vkResetFences");
+      throw LaunchTimeout(fmt::format("{} ran past its bound of {:.0f} ms and ended after {:.0f} ms", what,
+                                      wait_ms, ns_since(t0) * 1e-6),
+                          false);
+    }
+    lost_ = what;
+    throw LaunchTimeout(fmt::format("{} ran past its bound of {:.0f} ms and was still running after {:.0f} ms: "
+                                    "its fence never signalled, so the device is lost",
+                                    what, wait_ms, ns_since(t0) * 1e-6),
+                        true);
+  }
+  check(r, "waiting for the device");
   const double host_ns = ns_since(t0);
   check(vkResetFences(dev_, 1, &fence_), "vkResetFences");
   return host_ns;

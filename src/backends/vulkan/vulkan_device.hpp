@@ -181,6 +181,8 @@ class VkDev final : public Device, public HostTransferFacet, public ImageFacet {
   void free_memory(Memory& m);
   void free_image(VkImg& img);
   void forget_pinned(VkPinnedHost* p) { std::erase(pinned_, p); }
+  // After a LaunchTimeout with device_lost: the objects' destructors free nothing.
+  bool lost() const { return !lost_.empty(); }
 
  private:
   // --- memory (vulkan_device.cpp) ---
@@ -203,16 +205,21 @@ class VkDev final : public Device, public HostTransferFacet, public ImageFacet {
   // --- submission and timing (vulkan_device.cpp) ---
 
   // Records `record` into the command buffer, submits it, waits (spinning
-  // when `spin`, else blocking in the driver); returns the host time from
-  // submission to the wait's end.
+  // when `spin`, else blocking in the driver) at most `wait_ms`, the
+  // LaunchBound's wait for what it holds; returns the host time from
+  // submission to the wait's end. Past the wait it throws LaunchTimeout
+  // naming `what` ("a launch of sustain/fma_load"), after the grace that
+  // tells a late launch from a lost device (end_and_wait).
   template <class Record>
-  double submit(Record record, bool spin = false) {
+  double submit(Record record, bool spin = false, double wait_ms = LaunchBound::command_wait_ms(),
+                const std::string& what = "a command") {
     begin_recording();
     record(cb_);
-    return end_and_wait(spin);
+    return end_and_wait(spin, wait_ms, what);
   }
+  // Throws DeviceLost once a submission has left the device lost.
   void begin_recording();
-  double end_and_wait(bool spin);
+  double end_and_wait(bool spin, double wait_ms, const std::string& what);
   void barrier(VkPipelineStageFlags src, VkAccessFlags src_access, VkPipelineStageFlags dst,
                VkAccessFlags dst_access);
   // The timestamp query pool, at least `n` queries, reset inside the
@@ -281,6 +288,10 @@ class VkDev final : public Device, public HostTransferFacet, public ImageFacet {
   std::unique_ptr<Physical> p_;
   DeviceInfo info_;
   std::unique_ptr<CalibratedTimestamps> calibrated_;
+  // Set when a submission outlived its wait and its grace: its fence may
+  // never signal, so nothing is submitted, waited for or freed again (freeing
+  // what a running command uses is undefined); the destructor leaks it all.
+  std::string lost_;  // the launch that lost the device; empty while usable
   uint64_t submit_host_ns_ = 0;  // the host clock (calibrated_'s) at the last vkQueueSubmit; 0 without it
   VkDevice dev_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;

@@ -96,6 +96,10 @@ GfxImage VkGraphics::make_image(VkFormat format, uint32_t w, uint32_t h, uint32_
 }
 
 void VkGraphics::free_image(GfxImage& img) {
+  if (d_.lost()) {  // a running command may still use it (~VkDev)
+    img = GfxImage{};
+    return;
+  }
   if (img.view) vkDestroyImageView(dev_, img.view, nullptr);
   if (img.image) vkDestroyImage(dev_, img.image, nullptr);
   if (img.memory) vkFreeMemory(dev_, img.memory, nullptr);

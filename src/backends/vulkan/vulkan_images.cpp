@@ -30,6 +30,13 @@ const char* format_name(ImageFormat f) {
 VkImg::~VkImg() { dev_.free_image(*this); }
 
 void VkDev::free_image(VkImg& img) {
+  if (lost()) {  // a running command may still use it (~VkDev)
+    img.texel_view = VK_NULL_HANDLE;
+    img.view = VK_NULL_HANDLE;
+    img.image = VK_NULL_HANDLE;
+    img.memory = VK_NULL_HANDLE;
+    return;
+  }
   if (img.texel_view) vkDestroyBufferView(dev_, img.texel_view, nullptr);
   if (img.view) vkDestroyImageView(dev_, img.view, nullptr);
   if (img.image) vkDestroyImage(dev_, img.image, nullptr);

@@ -166,7 +166,8 @@ std::vector<uint64_t> VkDev::dispatch(VkKern& k, const LaunchShape& shape, std::
           vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, 2 * i + 1);
         }
       },
-      spin);
+      spin, launch_bound().wait_ms(count),
+      fmt::format("{} of {}", count == 1 ? "a launch" : fmt::format("a batch of {} launches", count), k.name()));
   if (host_ns) *host_ns = h;
   return read_queries(2 * n);
 }
