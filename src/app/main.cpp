@@ -292,10 +292,11 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
   r.run["build_ahead_s"] = device->build_ahead_s();
   saver.finish();
   if (saver.in_background()) set_findings(r);  // in line, the last save set them
-  close_loop(r, a.out, a.replay ? model::LoopReplay::replay : model::LoopReplay::none);
-  // Clocks again, now that the device has been under load.
+  // Clocks again, now that the device has been under load (before the
+  // replay, which runs on the host and leaves the device idle).
   driver.when = "end";
   for (auto& snap : read_driver_facts(r.device, driver)) r.device.driver.push_back(std::move(snap));
+  close_loop(r, a.out, a.replay ? model::LoopReplay::replay : model::LoopReplay::none);
   write_results_file_atomic(r, results_path);
   write_reports(r, reference, a.out);
   print_summary(r, reference, ra);
