@@ -333,7 +333,7 @@ TEST_P(LavapipeWaveWidth, DivergenceSweepsTheRequiredSubgroupSize) {
   ASSERT_FALSE(res.series.empty());
   EXPECT_EQ(res.device.features.subgroup_sizes, std::vector<uint32_t>{static_cast<uint32_t>(lanes)});
   EXPECT_TRUE(res.device.features.subgroup_size_control) << "lavapipe lists subgroup size control";
-  for (const std::string id : {sid, std::string("divergence.blocks")}) {
+  for (const std::string& id : {sid, std::string("divergence.blocks")}) {
     const Series* s = res.find_series(id);
     ASSERT_NE(s, nullptr) << id;
     ASSERT_GE(s->points.size(), 2u) << id;

@@ -45,8 +45,9 @@ inline void expect_latency_run(const Results& r, size_t min_points, size_t min_s
     for (const char* what : {"capacity_bytes", "latency_ns"}) {
       const std::string id = "memory.L" + std::to_string(n) + "." + what;
       EXPECT_TRUE(accounted_for(r, id)) << id;
-      if (const Finding* f = r.find_finding(id))
+      if (const Finding* f = r.find_finding(id)) {
         EXPECT_NE(std::find(f->evidence.begin(), f->evidence.end(), "latency.global"), f->evidence.end()) << id;
+      }
     }
   }
 }
