@@ -95,7 +95,7 @@ TEST(LatencyProbeOnPocl, RunsAndReadsItsCurve) {
   // PoCL's basic driver runs the kernel on the calling thread; its pthread
   // driver keeps runtime threads busy beside the kernel.
   const auto r = test::run_gpuscope(
-      "run --quiet --no-replay --probes latency --device " + cpu_device_id() + " --out " + dir.string(),
+      "run --quiet --no-replay --quick --probes latency --device " + cpu_device_id() + " --out " + dir.string(),
       "POCL_DEVICES=basic");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const Results res = read_results_file((dir / "results.json").string());
