@@ -33,7 +33,8 @@ for arg in "$@"; do
   case $arg in
     --backports) icd=$(scripts/unpack_lavapipe_backports.sh)
                  lib=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["ICD"]["library_path"])' "$icd")
-                 export VK_DRIVER_FILES=$icd LD_LIBRARY_PATH=$(dirname "$lib") ;;
+                 VK_DRIVER_FILES=$icd LD_LIBRARY_PATH=$(dirname "$lib")
+                 export VK_DRIVER_FILES LD_LIBRARY_PATH ;;
     *) [[ $arg =~ ^[1-9][0-9]*$ ]] || { echo "usage: bench/lavapipe_caches.sh [REPEATS >= 1] [--backports]" >&2; exit 2; }
        repeats=$arg ;;
   esac
@@ -44,7 +45,7 @@ reader=build/release/gpuscope_cache_reading
 export LP_NATIVE_VECTOR_WIDTH=128
 device=$($gpuscope list | awk '$1 ~ /^vulkan:/ && $3 == "llvmpipe" { print $1; exit }')
 [[ -n $device ]] || { echo "lavapipe_caches: no lavapipe device (install mesa-vulkan-drivers)" >&2; exit 1; }
-$gpuscope list | awk -v d="$device" '$1 == d { $1 = $2 = ""; print "lavapipe_caches:" $0 }'
+$gpuscope list | awk -v d="$device" '$1 == d { $1 = $2 = ""; sub(/^ +/, ""); print "lavapipe_caches: " $0 }'
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for ((i = 1; i <= repeats; ++i)); do
