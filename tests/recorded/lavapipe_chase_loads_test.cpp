@@ -4,8 +4,8 @@
 // - an AVX2-only AMD EPYC (L1d 32 KiB, L2 512 KiB; tests/data/lavapipe_epyc/,
 //   quick runs). Mesa 22.3's llvmpipe loads every lane's address one at a
 //   time in a loop, active or not: a hop costs 12 ns in the L1 and the curve
-//   climbs smoothly from 16 KiB, so neither cache's end shows (device test
-//   LavapipeLatency skips on such a host). Mesa 25.0 loads an address every
+//   climbs smoothly from 16 KiB, so neither cache's end shows. Mesa 25.0
+//   loads an address every
 //   lane shares once: 3.2 ns a hop, flat to 32 KiB, and a step at the L1's
 //   end.
 // - an Intel Xeon, Emerald Rapids with AVX-512 (L1d 48 KiB, L2 2 MiB;
@@ -15,9 +15,9 @@
 // - an AMD EPYC, Zen 5 with AVX-512 (L1d 48 KiB, L2 1 MiB;
 //   tests/data/lavapipe_zen5/, whole sweeps). Mesa 25.0's address chase
 //   costs 6.2-6.7 ns a hop in the L1 and 7.1 past it: the L1's end raises it
-//   1.14x, below the device test's 1.2x, so LavapipeLatency skips the
-//   address chase there even under Mesa 25.0; the index chase, 4.5 ns a hop,
-//   steps 1.53x and reads the L1.
+//   1.14x, below the least visible step (1.2x): the address chase shows no
+//   L1 there even under Mesa 25.0; the index chase, 4.5 ns a hop, steps
+//   1.53x and reads the L1.
 #include "support/chase_step.hpp"
 #include "support/findings.hpp"
 #include "support/recorded.hpp"
@@ -63,8 +63,8 @@ const Series& chase(const Results& r) {
   return *s;
 }
 
-// The device test's criterion (tests/support/chase_step.hpp) on every
-// recorded curve: only Mesa 22.3 on the EPYC falls below it.
+// The least visible step (tests/support/chase_step.hpp) on every recorded
+// curve: only Mesa 22.3 on the EPYC falls below it.
 TEST(LavapipeChaseLoads, StepAcrossTheL1SaysWhichCurvesCanShowIt) {
   const Results epyc22 = load_recorded("lavapipe_epyc/latency_quick_mesa22.json");
   EXPECT_LT(test::step_across(chase(epyc22), 32768), test::kLeastVisibleStep);
@@ -77,7 +77,7 @@ TEST(LavapipeChaseLoads, StepAcrossTheL1SaysWhichCurvesCanShowIt) {
 }
 
 // Mesa 25.0 on the Zen 5 EPYC: the address chase's L1 step below the
-// device test's least visible step, the index chase's well above it, and
+// least visible step, the index chase's well above it, and
 // the index chase's L1 within 10% of Linux's 48 KiB.
 TEST(LavapipeChaseLoads, Zen5Mesa25AddressChaseHidesTheL1StepTheIndexChaseShows) {
   const Results address = load_recorded("lavapipe_zen5/latency_mesa25_address.json");

@@ -1,7 +1,7 @@
-// Whether a latency chase shows a cache's end at all: the tests that set a
-// CPU device's cache findings against Linux's sizes ask this first, since a
-// chase whose own cost per hop outweighs an L2 hit (lavapipe's gathers on
-// some hosts and Mesas) leaves no step to read.
+// Whether a latency chase shows a cache's end at all: a chase whose own cost
+// per hop outweighs an L2 hit (lavapipe's gathers on some hosts and Mesas)
+// leaves no step to read. The recorded lavapipe tests hold their curves to
+// it, and bench/cache_reading.cpp reports it beside each reading.
 #pragma once
 
 #include "core/series.hpp"
@@ -25,8 +25,7 @@ inline double step_across(const Series& curve, double bytes) {
   return nearest(2 * bytes) / nearest(bytes / 2);
 }
 
-// The least step_across an L1's end must make for a chase to be held to
-// reading it: the L1-to-L2 load-to-use step of current CPUs (about 1 ns to
+// The least step_across an L1's end makes where a chase can read it: the L1-to-L2 load-to-use step of current CPUs (about 1 ns to
 // 3-6 ns) raises even an 8 ns lavapipe hop by a third or more
 // (tests/data/lavapipe_xeon/: 1.43x at 8.3 ns), while Mesa 22.3's one load
 // a lane at 12 ns on an AVX2-only EPYC moves 1.05x across its 32 KiB L1
