@@ -100,7 +100,10 @@ TEST(LatencyProbeOnPocl, RunsAndReadsItsCurve) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const Results res = read_results_file((dir / "results.json").string());
   EXPECT_TRUE(res.skipped.empty()) << (res.skipped.empty() ? "" : res.skipped.front().reason);
-  test::expect_latency_run(res, 20, 3);
+  // --quick's coarse sweep, one point an octave from 1 KiB to a CPU's
+  // planned footprint (64 MiB at least), always runs whole: 17 points. The
+  // refinement beyond it spends a time budget the host's load decides.
+  test::expect_latency_run(res, 17, 3);
 }
 
 }  // namespace
