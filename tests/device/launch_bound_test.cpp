@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <sstream>
 
 namespace gpuscope {
 namespace {
@@ -81,6 +82,19 @@ TEST(LaunchBound, EndlessVulkanLaunchIsCutAndTheDeviceLost) {
   const std::string id = test::vulkan_device_id();
   if (id.empty()) GTEST_SKIP() << "no Vulkan device (install mesa-vulkan-drivers for lavapipe)";
   in_own_process(id);
+}
+
+// The same on the devices GPUSCOPE_LAUNCH_BOUND_DEVICES names (ids, comma
+// separated): how the bound is validated on a GPU, where the cut launch
+// runs on until the process exits and its context is torn down.
+TEST(LaunchBound, EndlessLaunchOnNamedDevicesIsCut) {
+  const char* ids = std::getenv("GPUSCOPE_LAUNCH_BOUND_DEVICES");
+  if (ids == nullptr || *ids == '\0') GTEST_SKIP() << "GPUSCOPE_LAUNCH_BOUND_DEVICES names no device";
+  std::istringstream list(ids);
+  for (std::string id; std::getline(list, id, ',');) {
+    SCOPED_TRACE(id);
+    in_own_process(id);
+  }
 }
 
 }  // namespace
