@@ -8,11 +8,17 @@ the description put in. Per finding family it prints how many were within
 tolerance, wrong, confidently wrong (confidence >= 0.8 yet outside
 tolerance), and missing (with or without a reason in results.json's
 "unfound"), then the worst cases and a calibration table (confidence bucket
-against fraction within tolerance).
+against fraction within tolerance). Then the closed loop's model.json field
+by field against the description (judge_model): the model fields table.
 
     bench/recovery_benchmark.py [--gpuscope build/release/gpuscope] [--count 300]
-        [--seed0 1] [--jobs 2] [--out DIR] [--quick] [--presets/--no-presets]
-        [--only NAME ...] [--json FILE] [--check]
+        [--seed0 1] [--jobs 2] [--out DIR] [--quick] [--no-presets]
+        [--loop fit|replay|none] [--reuse] [--reanalyze] [--json FILE] [--check]
+
+--loop says how the findings are held (docs/closed-loop.md): the whole loop
+(fit, the default), the replay without the fit, or the readers alone; with
+--reuse --reanalyze the stored runs are analysed again so, which gives the
+before-and-after tables from one set of runs.
 
 Tolerances (the issue's): sizes 10% (TLB reach 25%), latencies 5%,
 bandwidths and rates 10%, counts and flags exact.
@@ -431,6 +437,108 @@ def probe_of(fid):
 
 
 
+def basis(x):
+    return x.get("basis", "measured") if isinstance(x, dict) else "measured"
+
+
+def judge_model(model, d, name):
+    """Rows (gpu, field family, field, configured, found, basis, verdict, error)
+    setting model.json beside the description the GPU was drawn from: the
+    closed loop's model, field by field. Fields the model took as assumed are
+    listed ("assumed") but not counted: nothing measured them."""
+    rows = []
+
+    def add(field, fam, configured, node, tol):
+        if configured is None:
+            return
+        if node is None:
+            rows.append((name, fam, field, configured, None, None, "missing", ""))
+            return
+        got, b = value(node), basis(node)
+        if b == "assumed":
+            rows.append((name, fam, field, configured, got, b, "assumed", ""))
+            return
+        if tol == 0:
+            ok = got == configured
+            err = 0.0 if ok else float("inf")
+        else:
+            err = abs(got / configured - 1) if configured else float("inf")
+            ok = err <= tol
+        rows.append((name, fam, field, configured, got, b, "ok" if ok else "wrong", err))
+
+    mc, dc = model.get("core", {}), d["core"]
+    add("core.shader_cores", "core.shader_cores", dc.get("shader_cores"), mc.get("shader_cores"), EXACT)
+    add("core.wave_width", "core.wave_width", dc.get("wave_width"), mc.get("wave_width"), EXACT)
+    add("core.clock_mhz", "core.clock_mhz", dc.get("clock_mhz"), mc.get("clock_mhz"), RATE)
+    add("core.workgroups_per_core", "core.workgroups_per_core", dc.get("workgroups_per_core"),
+        mc.get("workgroups_per_core"), EXACT)
+    mm, dm = model.get("memory", {}), d["memory"]
+    for path, fam in ((("load_store", "both"), "memory.load"), (("texture",), "memory.texture")):
+        truth = [c for c in dm.get("caches", []) if c.get("path", "load_store") in path]
+        found = [c for c in mm.get("caches", []) if value(c.get("path", "load_store")) in path]
+        if fam == "memory.load":
+            add(f"{fam}.levels", f"{fam}.levels", len(truth), {"value": len(found)}, EXACT)
+        for k, c in enumerate(truth):
+            m = found[k] if k < len(found) else None
+            add(f"{fam}.L{k + 1}.capacity_bytes", f"{fam}.L*.capacity_bytes", c["capacity_bytes"],
+                m and m.get("capacity_bytes"), SIZE)
+            add(f"{fam}.L{k + 1}.hit_latency_ns", f"{fam}.L*.hit_latency_ns", c["hit_latency_ns"],
+                m and m.get("hit_latency_ns"), LAT)
+    if "dram" in dm:
+        add("memory.dram.latency_ns", "memory.dram.latency_ns", dm["dram"]["latency_ns"],
+            mm.get("dram", {}).get("latency_ns"), LAT)
+        add("memory.dram.bandwidth_gbps", "memory.dram.bandwidth_gbps", dm["dram"]["bandwidth_gbps"],
+            mm.get("dram", {}).get("bandwidth_gbps"), RATE)
+    if "tlb" in dm:
+        t, mt = dm["tlb"], mm.get("tlb")
+        reach = None
+        if mt:
+            reach = {"value": value(mt["entries"]) * value(mt["page_bytes"]),
+                     "basis": "fitted" if "fitted" in (basis(mt["entries"]), basis(mt["page_bytes"]))
+                     else basis(mt["entries"])}
+        add("memory.tlb.reach_bytes", "memory.tlb.reach_bytes", t["entries"] * t["page_bytes"], reach, REACH)
+        add("memory.tlb.miss_penalty_ns", "memory.tlb.miss_penalty_ns", t["miss_penalty_ns"],
+            mt and mt.get("miss_penalty_ns"), LAT)
+    if "local_memory" in d:
+        lm, ml = d["local_memory"], model.get("local_memory", {})
+        add("local.latency_ns", "local.latency_ns", lm.get("latency_ns"), ml.get("latency_ns"), LAT)
+    return rows
+
+
+def report_model(rows, drawn_names):
+    """The model-field tables (drawn GPUs, presets)."""
+    def table(select, title):
+        fams = {}
+        for r in rows:
+            if select(r):
+                c = fams.setdefault(r[1], {"ok": 0, "wrong": 0, "missing": 0, "assumed": 0, "fitted": 0})
+                c[r[6]] += 1
+                c["fitted"] += r[5] == "fitted"
+        judged = {k: sum(c[k] for c in fams.values()) for k in ("ok", "wrong", "missing", "assumed", "fitted")}
+        n = judged["ok"] + judged["wrong"] + judged["missing"]
+        print(f"\n### Model fields, {title}: {n} judged, {100 * judged['ok'] / max(n, 1):.1f}% within tolerance "
+              f"({judged['fitted']} fitted; {judged['assumed']} assumed, not judged)\n")
+        print("| field | judged | within tolerance | wrong | missing | of them fitted | assumed |")
+        print("|---|---|---|---|---|---|---|")
+        for fam in sorted(fams):
+            c = fams[fam]
+            m = c["ok"] + c["wrong"] + c["missing"]
+            print(f"| {fam} | {m} | {c['ok']} ({100 * c['ok'] / max(m, 1):.0f}%) | {c['wrong']} | {c['missing']} | "
+                  f"{c['fitted']} | {c['assumed']} |")
+        return judged, n
+
+    table(lambda r: r[0] in drawn_names, f"drawn GPUs ({len(drawn_names)})")
+    if {r[0] for r in rows} - drawn_names:
+        table(lambda r: r[0] not in drawn_names, "presets")
+    bad = [r for r in rows if r[6] == "wrong"]
+    if bad:
+        print("\n### Model fields outside tolerance\n")
+        for r in sorted(bad, key=lambda r: r[2])[:40]:
+            err = r[7]
+            print(f"- {r[0]} `{r[2]}` ({r[5]}): configured {fmt(r[3])}, model {fmt(r[4])}"
+                  f" ({'value' if err == float('inf') else f'{100 * err:.0f}% off'})")
+
+
 def judge(results, name):
     """Rows (gpu, family, id, configured, found, confidence, verdict, reason)."""
     d = results["device"]["vendor_info"]["sim_description"]
@@ -505,21 +613,37 @@ def finished(path, probes):
     return r if set((probes or DEFAULT_PROBES).split(",")) <= done else None
 
 
+def load_model(folder):
+    try:
+        with open(os.path.join(folder, "model.json")) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+# How the findings are held, by --loop: gpuscope run's and gpuscope
+# analyze's flags for it.
+LOOP_RUN_FLAGS = {"fit": [], "replay": ["--no-fit"], "none": ["--no-replay"]}
+LOOP_ANALYZE_FLAGS = {"fit": [], "replay": ["--replay", "--no-fit"], "none": ["--no-replay"]}
+
+
 def run_one(job):
     gpuscope, out, name, device, quick, probes, reuse, budget_scale, loop = job
     if reuse:
         r = finished(os.path.join(out, "results.json"), probes)
         if r is not None and reuse == "reanalyze":
             # The stored series analysed afresh by this gpuscope (analysis
-            # changes, without re-running the probes).
-            p = subprocess.run([gpuscope, "analyze", os.path.join(out, "results.json"), "--out",
-                                os.path.join(out, "reanalysis")] + ([] if loop else ["--no-replay"]),
+            # changes, without re-running the probes), in a folder per --loop.
+            again = os.path.join(out, f"reanalysis-{loop}")
+            p = subprocess.run([gpuscope, "analyze", os.path.join(out, "results.json"), "--out", again]
+                               + LOOP_ANALYZE_FLAGS[loop],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            r = finished(os.path.join(out, "reanalysis", "results.json"), probes) if p.returncode == 0 else None
+            r = finished(os.path.join(again, "results.json"), probes) if p.returncode == 0 else None
             if r is None:
-                return name, None, 0, f"analyze failed: {p.stderr[-300:]}"
+                return name, None, None, 0, f"analyze failed: {p.stderr[-300:]}"
+            return name, r, load_model(again), sum(p["wall_s"] for p in r["run"]["probes"].values()), None
         if r is not None:
-            return name, r, sum(p["wall_s"] for p in r["run"]["probes"].values()), None
+            return name, r, load_model(out), sum(p["wall_s"] for p in r["run"]["probes"].values()), None
     cmd = [gpuscope, "run", "--device", device, "--out", out, "--quiet"]
     if quick:
         cmd.append("--quick")
@@ -528,16 +652,15 @@ def run_one(job):
     cmd += ["--probes", probes or DEFAULT_PROBES]
     if budget_scale != 1:
         cmd += ["--budget-scale", str(budget_scale)]
-    if not loop:
-        cmd.append("--no-replay")
+    cmd += LOOP_RUN_FLAGS[loop]
     t0 = time.monotonic()
     p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     wall = time.monotonic() - t0
     path = os.path.join(out, "results.json")
     if not os.path.exists(path):
-        return name, None, wall, f"exit {p.returncode}: {p.stderr[-500:]}"
+        return name, None, None, wall, f"exit {p.returncode}: {p.stderr[-500:]}"
     with open(path) as f:
-        return name, json.load(f), wall, None if p.returncode == 0 else f"exit {p.returncode}"
+        return name, json.load(f), load_model(out), wall, None if p.returncode == 0 else f"exit {p.returncode}"
 
 
 def fmt(v):
@@ -648,9 +771,11 @@ def main():
                     help="keep the runs under --out that finished (same seeds, same binary): resume or re-judge")
     ap.add_argument("--reanalyze", action="store_true",
                     help="with the runs under --out that finished, analyse their series afresh with --gpuscope")
-    ap.add_argument("--no-loop", action="store_true",
-                    help="judge the readers' confidences alone: runs with --no-replay, and with --reanalyze "
-                         "an analysis that holds the findings to no recorded replay (docs/closed-loop.md)")
+    ap.add_argument("--loop", choices=["fit", "replay", "none"], default="fit",
+                    help="how the findings are held (docs/closed-loop.md): fit, the whole loop (default); "
+                         "replay, held to the readers' model's replay, no fit (--no-fit); none, the readers "
+                         "alone (--no-replay). With --reanalyze: the stored runs analysed again so")
+    ap.add_argument("--no-loop", action="store_const", dest="loop", const="none", help="--loop none")
     ap.add_argument("--check", action="store_true",
                     help="exit 1 on any confidently wrong finding or missing finding without a reason")
     ap.add_argument("--print-description", type=int, help="print the description of this seed and exit")
@@ -666,26 +791,29 @@ def main():
         path = os.path.join(args.out, "descriptions", f"{d['name']}.json")
         with open(path, "w") as f:
             json.dump(d, f, indent=1)
-        jobs.append((args.gpuscope, os.path.join(args.out, "runs", d["name"]), d["name"], f"sim:{path}", args.quick, args.probes, "reanalyze" if args.reanalyze else args.reuse, args.budget_scale, not args.no_loop))
+        jobs.append((args.gpuscope, os.path.join(args.out, "runs", d["name"]), d["name"], f"sim:{path}", args.quick, args.probes, "reanalyze" if args.reanalyze else args.reuse, args.budget_scale, args.loop))
         drawn.add(d["name"])
     if not args.no_presets:
         for p in PRESETS:
-            jobs.append((args.gpuscope, os.path.join(args.out, "runs", p), p, f"sim:{p}", args.quick, args.probes, "reanalyze" if args.reanalyze else args.reuse, args.budget_scale, not args.no_loop))
+            jobs.append((args.gpuscope, os.path.join(args.out, "runs", p), p, f"sim:{p}", args.quick, args.probes, "reanalyze" if args.reanalyze else args.reuse, args.budget_scale, args.loop))
     t0 = time.monotonic()
-    rows, walls, failures = [], [], []
+    rows, model_rows, walls, failures = [], [], [], []
     with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for name, results, wall, err in pool.map(run_one, jobs):
+        for name, results, model, wall, err in pool.map(run_one, jobs):
             walls.append(wall)
             if err:
                 failures.append((name, err))
             if results is not None:
                 rows.extend(judge(results, name))
+                if model is not None:
+                    model_rows.extend(judge_model(model, results["device"]["vendor_info"]["sim_description"], name))
     print(f"## Recovery benchmark: {len(drawn)} drawn GPUs (seeds {seeds[0]}..{seeds[-1]})"
           f"{'' if args.no_presets else ' + ' + str(len(PRESETS)) + ' presets'}, "
           f"{'--quick' if args.quick else 'default budgets'}{f', --budget-scale {args.budget_scale:g}' if args.budget_scale != 1 else ''}, "
-          f"{'readers alone (--no-loop)' if args.no_loop else 'held to the replay'}, {args.jobs} jobs, "
+          f"{ {'fit': 'the whole loop (replay and fit)', 'replay': 'held to the replay, no fit', 'none': 'readers alone'}[args.loop]}, {args.jobs} jobs, "
           f"{time.monotonic() - t0:.0f} s wall")
     report(rows, walls, failures, drawn)
+    report_model(model_rows, drawn)
     if args.json:
         with open(args.json, "w") as f:
             json.dump([list(r[:7]) + [r[7] if isinstance(r[7], str) else (None if r[7] == float("inf") else r[7])]

@@ -77,9 +77,9 @@ void set_findings(Results& r) {
 
 // The closed loop after the analysis: model.json in `out` (none without
 // it), the replay when asked, the findings held to it.
-void close_loop(Results& r, const std::string& out, model::LoopReplay mode) {
+void close_loop(Results& r, const std::string& out, model::LoopReplay mode, model::LoopFit fit) {
   const std::string model_path = out.empty() ? "" : (std::filesystem::path(out) / "model.json").string();
-  model::close_the_loop(r, model_path, mode);
+  model::close_the_loop(r, model_path, mode, fit);
   // The verdict itself is the spec sheet's second line; a model that could
   // not be built is said here.
   if (r.model.contains("error") && r.model["error"].is_string())
@@ -296,7 +296,8 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
   // replay, which runs on the host and leaves the device idle).
   driver.when = "end";
   for (auto& snap : read_driver_facts(r.device, driver)) r.device.driver.push_back(std::move(snap));
-  close_loop(r, a.out, a.replay ? model::LoopReplay::replay : model::LoopReplay::none);
+  close_loop(r, a.out, a.replay ? model::LoopReplay::replay : model::LoopReplay::none,
+             a.fit ? model::LoopFit::fit : model::LoopFit::no_fit);
   write_results_file_atomic(r, results_path);
   write_reports(r, reference, a.out);
   print_summary(r, reference, ra);
@@ -315,7 +316,8 @@ int cmd_run_many(const RunPlan& a, const ReportArgs& ra, const std::string& comm
                          [&](const RunPlan& one) { return cmd_run(one, ra, command_line); });
 }
 
-int cmd_analyze(const std::string& path, const std::string& out, model::LoopReplay replay, const ReportArgs& ra) {
+int cmd_analyze(const std::string& path, const std::string& out, model::LoopReplay replay, model::LoopFit fit,
+                const ReportArgs& ra) {
   const auto reference = load_reference(ra);
   Results r = read_results_file(path);
   // Each series analysis sets aside is said, and recorded once (an
@@ -326,7 +328,7 @@ int cmd_analyze(const std::string& path, const std::string& out, model::LoopRepl
     if (std::none_of(r.skipped.begin(), r.skipped.end(), same)) r.skipped.push_back(s);
   }
   set_findings(r);
-  close_loop(r, out, replay);
+  close_loop(r, out, replay, fit);
   print_summary(r, reference, ra);
   if (!out.empty()) {
     const std::string results_path = (std::filesystem::path(out) / "results.json").string();
@@ -467,6 +469,7 @@ int main_impl(int argc, char** argv) {
   run->add_flag("--quiet,-q", run_args.quiet, "no progress on stderr");
   run->add_flag("--no-replay", run_args.no_replay,
                 "write model.json but do not replay the run on it (a phone: `analyze --replay` later, anywhere)");
+  run->add_flag("--no-fit", run_args.no_fit, "replay the run on its model but keep the readers' values (no fit)");
   // Numbers are taken as text and converted by number_option, so that a
   // message echoes what was typed and says the range.
   std::string max_launch_text, budget_text, sustain_text;
@@ -507,7 +510,7 @@ int main_impl(int argc, char** argv) {
   add_report_options(run, "summary on stdout: text (spec sheet) or md (Markdown)");
 
   std::string analyze_path, analyze_out;
-  bool analyze_replay = false, analyze_no_replay = false;
+  bool analyze_replay = false, analyze_no_replay = false, analyze_no_fit = false;
   auto* analyze = app.add_subcommand("analyze", "recompute findings from a results.json, no device needed");
   analyze->add_option("results", analyze_path, "results.json of an earlier run")->required();
   analyze->add_option("--out", analyze_out,
@@ -518,6 +521,7 @@ int main_impl(int argc, char** argv) {
   analyze->add_flag("--no-replay", analyze_no_replay,
                     "write the model but hold the findings to no replay: the readers' confidences alone")
       ->excludes(replay_flag);
+  analyze->add_flag("--no-fit", analyze_no_fit, "with --replay: keep the readers' values where the replay misses");
   add_report_options(analyze, "summary on stdout: text (spec sheet) or md (Markdown)");
 
   std::string report_path, report_out;
@@ -603,7 +607,7 @@ int main_impl(int argc, char** argv) {
                                    analyze_replay      ? model::LoopReplay::replay
                                    : analyze_no_replay ? model::LoopReplay::none
                                                        : model::LoopReplay::hold_recorded,
-                                   report_args);
+                                   analyze_no_fit ? model::LoopFit::no_fit : model::LoopFit::fit, report_args);
   if (*report) return cmd_report(report_path, report_out, report_args);
   if (*compare) return cmd_compare(compare_inputs, compare_out, report_args);
   return kExitUsage;

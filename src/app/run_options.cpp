@@ -145,6 +145,7 @@ RunPlan plan_run(const RunArgs& a) {
   p.quick = a.quick;
   p.quiet = a.quiet;
   p.replay = !a.no_replay;
+  p.fit = !a.no_fit;
   p.max_launch_ms = in_range("--max-launch-ms", a.max_launch_ms, kMinLaunchMs, kMaxLaunchMs, " ms");
   p.budget_scale = in_range("--budget-scale", a.budget_scale, kMinBudgetScale, kMaxBudgetScale, "");
   if (a.sustain_s) p.sustain_s = in_range("--sustain-s", *a.sustain_s, kMinSustainS, kMaxSustainS, " s");

@@ -31,6 +31,7 @@ struct RunArgs {
   std::string texture_image = "auto";       // --texture-image: auto, buffer or 2d
   std::string chase = "auto";               // --chase: auto, address or index
   bool no_replay = false;                   // --no-replay: write the model, replay nothing
+  bool no_fit = false;                      // --no-fit: replay, but keep the readers' values
 
   static constexpr double kDefaultMaxLaunchMs = 200;
 };
@@ -73,6 +74,7 @@ struct RunPlan {
   TextureImages texture_images = TextureImages::automatic;
   ChaseMethod chase = ChaseMethod::automatic;
   bool replay = true;  // replay the run on its model (model/closed_loop.hpp)
+  bool fit = true;     // and fit it where the replay misses (model/fit.hpp)
 };
 
 // Throws UsageError for an empty --device or --out, a --device list with an

@@ -1,12 +1,14 @@
 #include "model/closed_loop.hpp"
 
 #include "core/atomic_file.hpp"
+#include "model/fit.hpp"
 #include "model/model_builder.hpp"
 #include "model/replay.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <optional>
 #include <thread>
 
 namespace gpuscope::model {
@@ -52,9 +54,11 @@ unsigned replay_threads(const DeviceInfo& d) {
 
 }  // namespace
 
-void close_the_loop(Results& r, const std::string& model_path, LoopReplay mode) {
+void close_the_loop(Results& r, const std::string& model_path, LoopReplay mode, LoopFit fit) {
   const nlohmann::json previous_replay = r.model.is_object() && r.model.contains("replay") ? r.model["replay"]
                                                                                          : nlohmann::json();
+  const nlohmann::json previous_fit = r.model.is_object() && r.model.contains("fit") ? r.model["fit"]
+                                                                                     : nlohmann::json();
   r.model = nlohmann::json::object();
   GpuModel m;
   try {
@@ -63,6 +67,41 @@ void close_the_loop(Results& r, const std::string& model_path, LoopReplay mode) 
     r.model["error"] = std::string("no model: ") + e.what();
     return;
   }
+  std::optional<Replay> replay;
+  if (mode == LoopReplay::hold_recorded && previous_replay.is_object()) {
+    // The readers' values recomputed, the recorded fit's applied again:
+    // the model and findings the recorded replay was made of.
+    const Fit kept = recorded_fit(previous_fit);
+    if (kept.changed()) {
+      m.description = with_fitted_values(m.description, kept);
+      apply_fit_to_findings(r.findings, kept);
+    }
+  }
+  if (mode == LoopReplay::replay) {
+    replay = replay_on_model(r, m.description, replay_threads(r.device));
+    if (fit == LoopFit::fit) {
+      // The fit searches from the readers' model; its values are kept only
+      // where the whole replay of the fitted model confirms them.
+      Fit f = fit_model(r, m.description, *replay, replay_threads(r.device));
+      std::string verdict = "nothing to fit: the model draws every point the fit can move within its series' tolerance";
+      if (f.changed()) {
+        Replay refit = replay_on_model(r, f.description, replay_threads(r.device));
+        verdict = fit_unconfirmed(f, *replay, refit, r.series);
+        if (verdict.empty()) {
+          verdict = "kept";
+          refit.wall_s += replay->wall_s;
+          m.description = f.description;
+          replay = std::move(refit);
+          apply_fit_to_findings(r.findings, f);
+        } else {
+          verdict = "not kept: " + verdict;
+        }
+      } else if (!f.probes.empty()) {
+        verdict = "no value moved: the readers' values explain the missed series best";
+      }
+      r.model["fit"] = fit_json(f, verdict);
+    }
+  }
   if (!model_path.empty()) {
     write_file_atomic(model_file_json(m).dump(2) + "\n", model_path);
     r.model["file"] = "model.json";
@@ -70,15 +109,15 @@ void close_the_loop(Results& r, const std::string& model_path, LoopReplay mode) 
   r.model["values"] = {{"measured", m.measured_values}, {"reported", m.reported_values}, {"assumed", m.assumed_values}};
   r.model["contradictions"] = contradictions_json(m);
   r.model["gaps"] = m.gaps;
-  if (mode == LoopReplay::replay) {
-    const Replay rp = replay_on_model(r, m.description, replay_threads(r.device));
-    hold_findings_to_replay(r.findings, rp, r.series);
-    r.model["replay"] = replay_json(rp);
-    r.model["summary"] = replay_summary_line(rp);
+  if (replay) {
+    hold_findings_to_replay(r.findings, *replay, r.series);
+    r.model["replay"] = replay_json(*replay);
+    r.model["summary"] = replay_summary_line(*replay);
   } else if (mode == LoopReplay::hold_recorded && previous_replay.is_object()) {
     hold_findings_to_replay(r.findings, recorded_replay(previous_replay), r.series);
     r.model["replay"] = previous_replay;
     r.model["summary"] = replay_summary_line(recorded_replay(previous_replay));
+    if (previous_fit.is_object()) r.model["fit"] = previous_fit;
   }
 }
 

@@ -17,11 +17,15 @@ enum class LoopReplay {
   none,           // the model alone: the readers' confidences stand
 };
 
-// Builds `r`'s model from its findings, writes it to `model_path` (nowhere
-// when empty), then replays or holds as `mode` says (replay.hpp's rule).
-// Records what it did in r.model (docs/results-format.md). A model that
-// cannot be built is recorded there with the reason, and the run's results
-// stand as they are.
-void close_the_loop(Results& r, const std::string& model_path, LoopReplay mode);
+// Whether a replay that misses is followed by the fit (fit.hpp).
+enum class LoopFit { fit, no_fit };
+
+// Builds `r`'s model from its findings, replays it (with the fit where
+// `fit` says) or holds the findings to the recorded replay as `mode` says
+// (replay.hpp's rule), and writes the model (fitted where the fit was kept)
+// to `model_path` (nowhere when empty). Records what it did in r.model
+// (docs/results-format.md). A model that cannot be built is recorded there
+// with the reason, and the run's results stand as they are.
+void close_the_loop(Results& r, const std::string& model_path, LoopReplay mode, LoopFit fit = LoopFit::fit);
 
 }  // namespace gpuscope::model

@@ -36,15 +36,6 @@ const std::set<std::string>& probes_not_replayed() {
   return kProbes;
 }
 
-// The model with its measurement noise removed: the replay's twin is the
-// model's own curve, not a draw around it.
-sim::SimConfig noiseless(const nlohmann::json& description) {
-  sim::SimConfig c = sim::parse_sim_config(description, "model.json");
-  c.noise.relative_sigma = 0;
-  c.noise.outlier_probability = 0;
-  return c;
-}
-
 double series_noise(const Series& s) {
   std::vector<double> spreads;
   for (const auto& p : s.points) {
@@ -56,9 +47,15 @@ double series_noise(const Series& s) {
   return spreads.empty() ? 0 : median(spreads);
 }
 
-// The twin's y at x: its own point where it has one, else read between its
-// neighbours (linearly in log x where both x are positive); NaN outside its
-// range.
+}  // namespace
+
+sim::SimConfig noiseless_config(const nlohmann::json& description) {
+  sim::SimConfig c = sim::parse_sim_config(description, "model.json");
+  c.noise.relative_sigma = 0;
+  c.noise.outlier_probability = 0;
+  return c;
+}
+
 double modelled_at(const Series& m, double x, bool& interpolated) {
   interpolated = false;
   const auto& pts = m.points;
@@ -77,8 +74,6 @@ double modelled_at(const Series& m, double x, bool& interpolated) {
   if (lo.x > 0 && hi.x > 0 && x > 0) t = std::log(x / lo.x) / std::log(hi.x / lo.x);
   return lo.y + t * (hi.y - lo.y);
 }
-
-}  // namespace
 
 SeriesReplay compare_series(const Series& measured, const Series& modelled) {
   SeriesReplay r;
@@ -108,6 +103,32 @@ SeriesReplay compare_series(const Series& measured, const Series& modelled) {
   return r;
 }
 
+ProbeOptions replay_options(const Results& measured) {
+  ProbeOptions options;
+  // No noise: one sample a point says all the model has to say.
+  options.harness.min_samples = 1;
+  options.harness.max_samples = 1;
+  if (measured.run.contains("max_launch_ms") && measured.run["max_launch_ms"].is_number())
+    options.harness.max_launch_ms = measured.run["max_launch_ms"].get<double>();
+  // Launches as long as the run's: the model's fixed costs per launch
+  // weigh as they did on the device.
+  options.harness.target_launch_ms = std::min(options.harness.target_launch_ms, options.harness.max_launch_ms / 4);
+  return options;
+}
+
+const ProbeDef* replayable_probe(const std::string& name) {
+  if (probes_not_replayed().count(name)) return nullptr;
+  for (const auto& d : probe_registry())
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+std::vector<Series> run_probe_on_model(const ProbeDef& def, const sim::SimConfig& cfg, const ProbeOptions& options) {
+  sim::SimDevice device(cfg, "sim:model.json");
+  ProbeContext ctx{device, options, planned_budget_s(def, options, device.info())};
+  return def.run(ctx);
+}
+
 namespace {
 
 // One probe's replay on a device of its own: its series, or why not.
@@ -121,9 +142,7 @@ ProbeReplay replay_probe(const ProbeDef& def, const sim::SimConfig& cfg, const P
   const auto t0 = std::chrono::steady_clock::now();
   ProbeReplay out;
   try {
-    sim::SimDevice device(cfg, "sim:model.json");
-    ProbeContext ctx{device, options, planned_budget_s(def, options, device.info())};
-    out.series = def.run(ctx);
+    out.series = run_probe_on_model(def, cfg, options);
   } catch (const std::exception& e) {
     out.error = fmt::format("not replayed: the probe failed on the model: {}", e.what());
   }
@@ -138,7 +157,7 @@ Replay replay_on_model(const Results& measured, const nlohmann::json& descriptio
   Replay out;
   sim::SimConfig cfg;
   try {
-    cfg = noiseless(description);
+    cfg = noiseless_config(description);
   } catch (const std::exception& e) {
     out.skipped.push_back({"replay", fmt::format("the model is not a runnable description: {}", e.what())});
     return out;
@@ -154,16 +173,8 @@ Replay replay_on_model(const Results& measured, const nlohmann::json& descriptio
       probe_order.push_back(s.probe);
   }
 
-  ProbeOptions options;
+  ProbeOptions options = replay_options(measured);
   options.replay_points = &points;
-  // No noise: one sample a point says all the model has to say.
-  options.harness.min_samples = 1;
-  options.harness.max_samples = 1;
-  if (measured.run.contains("max_launch_ms") && measured.run["max_launch_ms"].is_number())
-    options.harness.max_launch_ms = measured.run["max_launch_ms"].get<double>();
-  // Launches as long as the run's: the model's fixed costs per launch
-  // weigh as they did on the device.
-  options.harness.target_launch_ms = std::min(options.harness.target_launch_ms, options.harness.max_launch_ms / 4);
 
   std::vector<const ProbeDef*> defs;
   for (const auto& probe : probe_order) {
@@ -171,9 +182,7 @@ Replay replay_on_model(const Results& measured, const nlohmann::json& descriptio
       out.skipped.push_back({probe, "not replayed: the model does not describe what this probe measures"});
       continue;
     }
-    const ProbeDef* def = nullptr;
-    for (const auto& d : probe_registry())
-      if (d.name == probe) def = &d;
+    const ProbeDef* def = replayable_probe(probe);
     if (!def) {
       out.skipped.push_back({probe, "not replayed: no such probe in this gpuscope"});
       continue;

@@ -6,7 +6,9 @@
 // does not reproduce loses confidence by one rule (hold_findings_to_replay).
 #pragma once
 
+#include "backends/sim/sim_config.hpp"
 #include "core/results.hpp"
+#include "probes/probe.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -51,6 +53,23 @@ inline constexpr double kNoiseMultiple = 3.0;
 // its own, on up to `threads` host threads at once. Never throws for a
 // probe that fails on the model: it is listed in `skipped` with the reason.
 Replay replay_on_model(const Results& measured, const nlohmann::json& description, unsigned threads = 1);
+
+// Pieces of the replay the fit (fit.hpp) runs again on its candidates.
+// The description as the sim's config with its noise removed (the twin is
+// the model's own curve, not a draw around it); throws std::runtime_error
+// naming the field where the description is not valid.
+sim::SimConfig noiseless_config(const nlohmann::json& description);
+// One noiseless sample a point, launches sized as the measured run's.
+ProbeOptions replay_options(const Results& measured);
+// The probe a replay runs for `name`, or null where the model does not
+// describe what it measures (sustain, the graphics probes) or no such probe.
+const ProbeDef* replayable_probe(const std::string& name);
+// `def` run on a sim device of its own built from `cfg`; throws what it throws.
+std::vector<Series> run_probe_on_model(const ProbeDef& def, const sim::SimConfig& cfg, const ProbeOptions& options);
+// The twin's y at x: its own point where it has one, else read between its
+// neighbours (linearly in log x where both x are positive, counted as
+// `interpolated`); NaN outside its range.
+double modelled_at(const Series& twin, double x, bool& interpolated);
 
 // Compares a measured series with its modelled twin (tests call it alone).
 SeriesReplay compare_series(const Series& measured, const Series& modelled);

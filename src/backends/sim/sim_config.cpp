@@ -114,7 +114,7 @@ class ObjectReader {
     if (!v || !v->is_object()) return v;
     ObjectReader ann(*v, child(key));
     const nlohmann::json* inner = ann.raw("value", false);
-    ann.choice("basis", {"measured", "spec", "assumed"});
+    ann.choice("basis", {"measured", "spec", "assumed", "fitted"});
     ann.string("source", "");
     ann.string("note", "");
     ann.finish();
