@@ -5,6 +5,9 @@
 #include "model/model_builder.hpp"
 #include "model/replay.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cmath>
 #include <exception>
@@ -50,6 +53,17 @@ Replay recorded_replay(const nlohmann::json& j) {
 unsigned replay_threads(const DeviceInfo& d) {
   const bool real_gpu = d.type == "gpu" && d.id.rfind("sim:", 0) != 0;
   return real_gpu ? std::max(1u, std::thread::hardware_concurrency()) : 1;
+}
+
+// What the first screen adds to the replay's line where a fit was kept.
+std::string fitted_line(const nlohmann::json& model) {
+  const Fit f = recorded_fit(model.contains("fit") ? model["fit"] : nlohmann::json());
+  std::vector<std::string> fields;
+  for (const auto& p : f.probes)
+    for (const auto& c : p.changes) fields.push_back(c.field);
+  if (fields.empty()) return "";
+  return fmt::format(" The fit moved {} value{} the readers had put elsewhere: {}.", fields.size(),
+                     fields.size() == 1 ? "" : "s", fmt::join(fields, ", "));
 }
 
 }  // namespace
@@ -112,11 +126,11 @@ void close_the_loop(Results& r, const std::string& model_path, LoopReplay mode, 
   if (replay) {
     hold_findings_to_replay(r.findings, *replay, r.series);
     r.model["replay"] = replay_json(*replay);
-    r.model["summary"] = replay_summary_line(*replay);
+    r.model["summary"] = replay_summary_line(*replay) + fitted_line(r.model);
   } else if (mode == LoopReplay::hold_recorded && previous_replay.is_object()) {
     hold_findings_to_replay(r.findings, recorded_replay(previous_replay), r.series);
     r.model["replay"] = previous_replay;
-    r.model["summary"] = replay_summary_line(recorded_replay(previous_replay));
+    r.model["summary"] = replay_summary_line(recorded_replay(previous_replay)) + fitted_line(r.model);
     if (previous_fit.is_object()) r.model["fit"] = previous_fit;
   }
 }

@@ -5,6 +5,7 @@
 #include "core/stats.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <atomic>
