@@ -217,7 +217,9 @@ void tlb_knobs(const json& d, std::vector<Knob>& out, double x_lo, bool shape) {
 }
 
 // The latency chase: each load level's hit latency (from its plateau),
-// capacity and shape (ways, replacement, inclusion), DRAM's latency. The
+// its shape (replacement, ways, inclusion), then its capacity (a shape
+// that explains a knee's form is tried before the reader's capacity bends
+// to it); DRAM's latency. The
 // TLB, which the chase meets past its reach, is the strides' to fit: they
 // see it first, at a fraction of the chase's footprints and cost.
 std::vector<Knob> latency_knobs(const json& d) {
@@ -232,22 +234,22 @@ std::vector<Knob> latency_knobs(const json& d) {
     const double lo = before / kKneeBelow, hi = cap * kKneeAbove;
     out.push_back(plateau_knob(cache_field(i, "hit_latency_ns"), c / "hit_latency_ns", before * kPlateauMargin,
                                cap / kPlateauMargin, lo, hi));
-    if (!is_spec(d, c / "capacity_bytes"))
-      out.push_back(scale_knob(cache_field(i, "capacity_bytes"), c / "capacity_bytes", 1.5, 1.03, true,
-                               cap / kKneeBelow, hi));
-    out.push_back(choice_knob(cache_field(i, "associativity"), c / "associativity",
-                              way_alternatives(cap / line, ways, false), cap / kKneeBelow, hi));
     const std::string repl = value_at(d, c / "replacement").is_string()
                                  ? value_at(d, c / "replacement").get<std::string>()
                                  : "lru";
     out.push_back(choice_knob(cache_field(i, "replacement"), c / "replacement", replacement_alternatives(repl, ways),
                               cap / kKneeBelow, hi));
+    out.push_back(choice_knob(cache_field(i, "associativity"), c / "associativity",
+                              way_alternatives(cap / line, ways, false), cap / kKneeBelow, hi));
     if (n > 0) {
       const std::string inc = value_at(d, c / "inclusion").is_string() ? value_at(d, c / "inclusion").get<std::string>()
                                                                         : "inclusive";
       out.push_back(choice_knob(cache_field(i, "inclusion"), c / "inclusion",
                                 {json(inc == "inclusive" ? "exclusive" : "inclusive")}, cap / kKneeBelow, hi));
     }
+    if (!is_spec(d, c / "capacity_bytes"))
+      out.push_back(scale_knob(cache_field(i, "capacity_bytes"), c / "capacity_bytes", 1.5, 1.03, true,
+                               cap / kKneeBelow, hi));
     before = cap;
   }
   out.push_back(plateau_knob("memory.dram.latency_ns", Pointer("/memory/dram/latency_ns"), before * kPlateauMargin,
