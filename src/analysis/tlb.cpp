@@ -9,6 +9,23 @@
 #include <limits>
 
 namespace gpuscope::analysis {
+namespace {
+
+// Two strides' readings (a reach, a step's height, a reach scaled by the
+// strides' ratio) are one reading when they agree within this factor; TLB
+// levels and pages are powers of two apart, so a reading 2x off is another.
+constexpr double kSameReadingFactor = 1.3;
+
+bool within_factor(double ratio, double factor = kSameReadingFactor) {
+  return ratio >= 1 / factor && ratio <= factor;
+}
+
+// A step measured past the L1 whose height passes the L1's by more than
+// this is the strided lines missing a cache the control hits, not a walk
+// (a walk costs no more past the L1 than on it).
+constexpr double kPastL1PenaltyFactor = 1.3;
+
+}  // namespace
 
 std::optional<double> chase_penalty_bound(const Series& chase, double reach, double reach_high) {
   if (chase.points.empty()) return std::nullopt;
@@ -70,7 +87,7 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
     if (!earliest || b.second.steps.empty() || b.second.stride_bytes < 2 * earliest->second.stride_bytes) continue;
     const double later = first_reach(b.second) / first_reach(earliest->second);
     const double strides = static_cast<double>(b.second.stride_bytes) / earliest->second.stride_bytes;
-    if (later > strides / 1.3 && later < strides * 1.3) {
+    if (within_factor(later / strides)) {
       scaled_by = &b;
       break;
     }
@@ -81,7 +98,7 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
     for (const auto& b : curves) {
       if (&a == &b || b.second.steps.empty() || b.second.stride_bytes <= a.second.stride_bytes) continue;
       const double ratio = first_reach(b.second) / first_reach(a.second);
-      if (ratio < 1 / 1.3 || ratio > 1.3) continue;
+      if (!within_factor(ratio)) continue;
       if (!best || std::min(first_reach(a.second), first_reach(b.second)) < first_reach(best->second)) {
         best = &b;
         pair_smaller = &a;
@@ -89,7 +106,7 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
       }
     }
   }
-  if (scaled_by && (!best || first_reach(best->second) > 1.3 * first_reach(earliest->second))) {
+  if (scaled_by && (!best || first_reach(best->second) > kSameReadingFactor * first_reach(earliest->second))) {
     best = earliest;
     pair_smaller = nullptr;
     confirmed = false;
@@ -170,9 +187,9 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
     const TlbStep& os = o.second.steps.front();
     if (!os.penalty_whole || !os.one_load_per_page) continue;
     const double heights = os.penalty_ns / c.steps.front().penalty_ns;
-    if (heights < 1 / 1.3 || heights > 1.3) continue;
+    if (!within_factor(heights)) continue;
     const double later = os.reach_bytes / c.steps.front().reach_bytes, k = std::round(std::log2(later));
-    if (k < 1 || std::abs(std::log2(later) - k) > std::log2(1.3)) continue;
+    if (k < 1 || !within_factor(later / std::exp2(k))) continue;
     const double page = o.second.stride_bytes / std::exp2(k);
     if (page <= c.stride_bytes) continue;
     penalty_from = &o;
@@ -212,7 +229,7 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
       if (o.second.steps.empty()) continue;
       const TlbStep& os = o.second.steps.front();
       const double at = os.reach_bytes / c.steps.front().reach_bytes;
-      if (at < 1 / 1.3 || at > 1.3 || os.penalty_ns > 1.15 * *bound) continue;
+      if (!within_factor(at) || os.penalty_ns > 1.15 * *bound) continue;
       if (!closest || off(os) < off(closest->second.steps.front())) closest = &o;
     }
     const std::string over = fmt::format(
@@ -323,10 +340,7 @@ std::vector<Finding> tlb_findings(const Series& control, const std::vector<const
       if (c.footprint[i] >= st.reach_high && c.footprint[i] < end &&
           c.control_ns[i] >= 1.5 * control.points.front().y)
         past.push_back(c.excess_ns[i] - c.base_ns);
-    // More than 1.3x the penalty on L1 hits is the strided lines missing a
-    // cache the control's hit (a walk costs no more past the L1 than on
-    // it): no reading.
-    if (past.size() >= 2 && median(past) <= 1.3 * st.penalty_ns) {
+    if (past.size() >= 2 && median(past) <= kPastL1PenaltyFactor * st.penalty_ns) {
       Finding f;
       f.id = "memory.tlb.miss_penalty_past_l1_ns";
       f.value = median(past);
