@@ -1,5 +1,6 @@
 #include "analysis/cache_hierarchy.hpp"
 
+#include "analysis/confidence_factors.hpp"
 #include "analysis/miss_model.hpp"
 #include "analysis/staircase_translation.hpp"
 
@@ -481,8 +482,6 @@ void refine_line_revisits(const Curve& c, Hierarchy& h) {
 // Confidence factors, each 0..1, multiplied together.
 // More points on a plateau make its level and extent surer: 3 points 0.63, 6 0.86, 9 0.95.
 double points_factor(int points) { return 1 - std::exp(-points / 3.0); }
-// A step of z noise sigmas: 3 sigma 0.5, 6 sigma 0.8, 10 sigma 0.92.
-double separation_factor(double z) { return z * z / (z * z + 9); }
 // A capacity bracket one octave wide 0.5, a quarter octave 0.8.
 double bracket_factor(double bracket_octaves) { return 1 / (1 + bracket_octaves); }
 

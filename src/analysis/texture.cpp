@@ -1,5 +1,7 @@
 #include "analysis/texture.hpp"
 
+#include "analysis/confidence_factors.hpp"
+
 #include "core/stats.hpp"
 
 #include <fmt/format.h>
@@ -230,7 +232,7 @@ TextureSharing infer_texture_sharing(const Series& pair_small, const Series& pai
   out.shares = best_run >= 2 || (raised_at_last && out.points_raised >= 1);
   if (out.shares) {
     const double z = peak_z;
-    out.confidence = (z * z / (z * z + 9)) * (1 - std::exp(-out.points_raised / 2.0));
+    out.confidence = separation_factor(z) * (1 - std::exp(-out.points_raised / 2.0));
     out.note = fmt::format(
         "A texture chain over {} made the global chain's rounds {:.2f}x slower at a global footprint of {} "
         "that fits alone: the two paths evict each other from one cache.",
@@ -248,7 +250,7 @@ TextureSharing infer_texture_sharing(const Series& pair_small, const Series& pai
     const double expected = small_left ? small_rise - 1 : 0.5;
     const double z = expected / median(ratio_noise);
     // Only footprints where a shared cache would have overflowed count.
-    out.confidence = 0.85 * (1 - std::exp(-out.points_overflowing / 1.5)) * (z * z / (z * z + 9));
+    out.confidence = 0.85 * (1 - std::exp(-out.points_overflowing / 1.5)) * separation_factor(z);
     out.note = fmt::format(
         "A texture chain over {} left the global chain's rounds unchanged (at most {:.2f}x) at {} global "
         "footprints that fit alone ({} of them past where a shared cache of {} would overflow), up to {}: "
