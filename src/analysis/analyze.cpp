@@ -61,11 +61,11 @@ HierarchyOptions hierarchy_options(const std::vector<Finding>& tlb) {
     o.translation_levels.push_back({*reach->low, number(*penalty), number(*reach),
                                     std::min(reach->confidence, penalty->confidence),
                                     past && number(*past) >= 0.7 * number(*penalty)});
-    const double threshold = 0.7 * *reach->low;
+    const double threshold = kTranslationOnsetOfReach * *reach->low;
     if (threshold < o.translation_threshold_bytes) {
       o.translation_threshold_bytes = threshold;
-      o.translation_basis = fmt::format("0.7x the {:.1f} MiB the tlb probe measured before its TLB reach",
-                                        *reach->low / 1048576);
+      o.translation_basis = fmt::format("{:g}x the {:.1f} MiB the tlb probe measured before its TLB reach",
+                                        kTranslationOnsetOfReach, *reach->low / 1048576);
     }
   }
   return o;

@@ -651,7 +651,7 @@ Hierarchy infer_cache_hierarchy(const Series& measured, const HierarchyOptions& 
     const double to = d.seen ? d.high_bytes : c.x[plateaus[k].last()];
     for (const TranslationLevel& t : options.translation_levels) {
       const double reach = t.reach_estimate_bytes > 0 ? t.reach_estimate_bytes : t.reach_bytes;
-      if (to >= 0.7 * t.reach_bytes && from <= 1.5 * reach) at_reach[k] = true;
+      if (to >= kTranslationOnsetOfReach * t.reach_bytes && from <= 1.5 * reach) at_reach[k] = true;
     }
   }
 

@@ -52,6 +52,11 @@ struct Hierarchy {
 
 // One TLB level as the tlb probe measured it: a random chase larger than
 // its reach misses it, and each miss adds up to its penalty to the load.
+// Translation may show from this share of a TLB level's reach (the low
+// end of the measured interval) on: a chase's misses begin before the
+// reach is full where pages collide in a set or replacement is not LRU.
+inline constexpr double kTranslationOnsetOfReach = 0.7;
+
 struct TranslationLevel {
   double reach_bytes = 0;  // the low end of the measured reach (where misses may begin)
   double penalty_ns = 0;

@@ -20,7 +20,7 @@ bool translation_explains(const HierarchyOptions& options, double at_bytes, doub
   if (options.translation_levels.empty()) return true;
   double penalty_ns = 0, by_far_ns = 0;
   for (const TranslationLevel& t : options.translation_levels) {
-    if (0.7 * t.reach_bytes < at_bytes) penalty_ns += t.penalty_ns;
+    if (kTranslationOnsetOfReach * t.reach_bytes < at_bytes) penalty_ns += t.penalty_ns;
     if (far_x > 0) by_far_ns += t.penalty_ns * std::max(0.0, 1 - t.reach_bytes / far_x);
   }
   if (far_x > 0) penalty_ns = std::min(penalty_ns, by_far_ns);
