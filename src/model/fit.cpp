@@ -106,7 +106,22 @@ struct Knob {
   double plateau_lo = 0, plateau_hi = kInf;
   // The TLB's page: its entries move with it so that the reach stays.
   bool keep_reach = false;
+  // A cache's capacity: a fully associative level stays so (its ways are
+  // its lines), or whole sets would hold the capacity where it was.
+  bool full_ways_follow = false;
 };
+
+// After a cache's capacity (at `capacity`, a pointer ending in
+// capacity_bytes) moved from `was`: a level that was fully associative
+// keeps all its lines in one set.
+void keep_fully_associative(json& d, const Pointer& capacity, double was) {
+  const Pointer level = capacity.parent_pointer();
+  const double line = number_at(d, level / "line_bytes", 64), ways = number_at(d, level / "associativity", 1);
+  if (!(line > 0) || ways * line != was) return;
+  const double lines = std::max(1.0, std::round(number_at(d, capacity) / line));
+  set_value(d, level / "associativity", static_cast<uint64_t>(lines));
+  set_value(d, capacity, static_cast<uint64_t>(lines * line));
+}
 
 Knob scale_knob(std::string field, Pointer at, double first_step, double last_step, bool integer, double x_lo,
                 double x_hi = kInf) {
@@ -247,9 +262,11 @@ std::vector<Knob> latency_knobs(const json& d) {
       out.push_back(choice_knob(cache_field(i, "inclusion"), c / "inclusion",
                                 {json(inc == "inclusive" ? "exclusive" : "inclusive")}, cap / kKneeBelow, hi));
     }
-    if (!is_spec(d, c / "capacity_bytes"))
-      out.push_back(scale_knob(cache_field(i, "capacity_bytes"), c / "capacity_bytes", 1.5, 1.03, true,
-                               cap / kKneeBelow, hi));
+    if (!is_spec(d, c / "capacity_bytes")) {
+      Knob k = scale_knob(cache_field(i, "capacity_bytes"), c / "capacity_bytes", 1.5, 1.03, true, cap / kKneeBelow, hi);
+      k.full_ways_follow = true;
+      out.push_back(k);
+    }
     before = cap;
   }
   out.push_back(plateau_knob("memory.dram.latency_ns", Pointer("/memory/dram/latency_ns"), before * kPlateauMargin,
@@ -455,6 +472,8 @@ class ProbeSearch {
     d_ = candidate_;
     for (size_t i = 0; i < series_.size(); ++i) series_[i].twin = (*twins)[i];
     if (k.keep_reach) companions_.emplace("memory.tlb.entries", Pointer("/memory/tlb/entries"));
+    if (k.full_ways_follow)
+      companions_.emplace(k.field.substr(0, k.field.rfind('.')) + ".associativity", k.at.parent_pointer() / "associativity");
     if (!moved_.count(k.field)) moved_order_.push_back(k.field);
     moved_[k.field] = k.at;
     // Moved back to the readers' value: no longer a fitted parameter.
@@ -516,6 +535,7 @@ class ProbeSearch {
           if (cand == v) continue;
           json c = d_;
           set_value(c, k.at, k.integer ? json(static_cast<uint64_t>(cand)) : json(cand));
+          if (k.full_ways_follow) keep_fully_associative(c, k.at, v);
           // The region moves with a capacity: cover the knee where it would be.
           const double lo = std::min(k.x_lo, k.x_lo * f), hi = k.x_hi == kInf ? kInf : std::max(k.x_hi, k.x_hi * f);
           if (accept_if_better(k, evaluate(std::move(c), lo, hi))) {
