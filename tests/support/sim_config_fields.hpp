@@ -16,27 +16,36 @@ namespace gpuscope::test {
 
 inline std::string replacement_name(sim::Replacement r) {
   switch (r) {
-    case sim::Replacement::lru: return "lru";
-    case sim::Replacement::random: return "random";
-    case sim::Replacement::plru: return "plru";
+    case sim::Replacement::lru:
+      return "lru";
+    case sim::Replacement::random:
+      return "random";
+    case sim::Replacement::plru:
+      return "plru";
   }
   return "?";
 }
 
 inline std::string cache_path_name(sim::CachePath p) {
   switch (p) {
-    case sim::CachePath::load_store: return "load_store";
-    case sim::CachePath::texture: return "texture";
-    case sim::CachePath::both: return "both";
+    case sim::CachePath::load_store:
+      return "load_store";
+    case sim::CachePath::texture:
+      return "texture";
+    case sim::CachePath::both:
+      return "both";
   }
   return "?";
 }
 
 inline std::string fragment_order_name(sim::FragmentOrder o) {
   switch (o) {
-    case sim::FragmentOrder::row_major: return "row-major";
-    case sim::FragmentOrder::row_major_quads: return "row-major-quads";
-    case sim::FragmentOrder::morton: return "morton";
+    case sim::FragmentOrder::row_major:
+      return "row-major";
+    case sim::FragmentOrder::row_major_quads:
+      return "row-major-quads";
+    case sim::FragmentOrder::morton:
+      return "morton";
   }
   return "?";
 }
@@ -175,7 +184,8 @@ inline nlohmann::json sim_config_fields(const sim::SimConfig& c) {
   f["raster.tile_overhead_clocks"] = r.tile_overhead_clocks;
   f["raster.hidden_surface_removal"] = r.hidden_surface_removal;
   f["raster.rops_per_core"] = r.rops_per_core;
-  for (PixelFormat p : {PixelFormat::kRgba8, PixelFormat::kRgba16f, PixelFormat::kRgba32f, PixelFormat::kDepth32f}) {
+  for (PixelFormat p :
+       {PixelFormat::kRgba8, PixelFormat::kRgba16f, PixelFormat::kRgba32f, PixelFormat::kDepth32f}) {
     const std::string name(format_name(p));
     f["raster.rop_pixels_per_clock." + name] = r.rop_pixels_per_clock[static_cast<size_t>(p)];
     f["raster.rop_blend_pixels_per_clock." + name] = r.rop_blend_pixels_per_clock[static_cast<size_t>(p)];
