@@ -11,7 +11,7 @@ tolerance), and missing (with or without a reason in results.json's
 against fraction within tolerance).
 
     bench/recovery_benchmark.py [--gpuscope build/release/gpuscope] [--count 300]
-        [--seed0 1] [--jobs 2] [--out DIR] [--quick] [--presets/--no-presets]
+        [--seed0 1] [--jobs 2] [--out DIR] [--quick] [--presets NAME,... | --no-presets]
         [--only NAME ...] [--json FILE] [--check]
 
 Tolerances (the issue's): sizes 10% (TLB reach 25%), latencies 5%,
@@ -41,7 +41,8 @@ import subprocess
 import sys
 import time
 
-PRESETS = ["mali-g52", "adreno-530", "adreno-615", "adreno-320", "adreno-420"]
+PRESETS = ["mali-g52", "adreno-530", "adreno-615", "adreno-320", "adreno-420", "adreno-730", "adreno-740",
+           "mali-g710", "immortalis-g715"]
 KIB, MIB = 1024, 1024 * 1024
 
 # ---------------------------------------------------------------- generator
@@ -643,6 +644,7 @@ def main():
                     help="passed to gpuscope run: every probe's time budget times this")
     ap.add_argument("--probes", default="", help="comma-separated probes (default: the whole default set)")
     ap.add_argument("--no-presets", action="store_true")
+    ap.add_argument("--presets", default="", help="comma-separated presets instead of all of them")
     ap.add_argument("--json", help="write every row here")
     ap.add_argument("--reuse", action="store_true",
                     help="keep the runs under --out that finished (same seeds, same binary): resume or re-judge")
@@ -668,9 +670,12 @@ def main():
             json.dump(d, f, indent=1)
         jobs.append((args.gpuscope, os.path.join(args.out, "runs", d["name"]), d["name"], f"sim:{path}", args.quick, args.probes, "reanalyze" if args.reanalyze else args.reuse, args.budget_scale, not args.no_loop))
         drawn.add(d["name"])
-    if not args.no_presets:
-        for p in PRESETS:
-            jobs.append((args.gpuscope, os.path.join(args.out, "runs", p), p, f"sim:{p}", args.quick, args.probes, "reanalyze" if args.reanalyze else args.reuse, args.budget_scale, not args.no_loop))
+    presets = [] if args.no_presets else [p for p in args.presets.split(",") if p] or PRESETS
+    unknown = [p for p in presets if p not in PRESETS]
+    if unknown:
+        ap.error(f"unknown presets {unknown}; presets: {', '.join(PRESETS)}")
+    for p in presets:
+        jobs.append((args.gpuscope, os.path.join(args.out, "runs", p), p, f"sim:{p}", args.quick, args.probes, "reanalyze" if args.reanalyze else args.reuse, args.budget_scale, not args.no_loop))
     t0 = time.monotonic()
     rows, walls, failures = [], [], []
     with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
@@ -680,8 +685,8 @@ def main():
                 failures.append((name, err))
             if results is not None:
                 rows.extend(judge(results, name))
-    print(f"## Recovery benchmark: {len(drawn)} drawn GPUs (seeds {seeds[0]}..{seeds[-1]})"
-          f"{'' if args.no_presets else ' + ' + str(len(PRESETS)) + ' presets'}, "
+    print(f"## Recovery benchmark: {len(drawn)} drawn GPUs{f' (seeds {seeds[0]}..{seeds[-1]})' if seeds else ''}"
+          f"{' + ' + str(len(presets)) + ' presets' if presets else ''}, "
           f"{'--quick' if args.quick else 'default budgets'}{f', --budget-scale {args.budget_scale:g}' if args.budget_scale != 1 else ''}, "
           f"{'readers alone (--no-loop)' if args.no_loop else 'held to the replay'}, {args.jobs} jobs, "
           f"{time.monotonic() - t0:.0f} s wall")
