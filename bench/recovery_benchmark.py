@@ -12,7 +12,7 @@ against fraction within tolerance). Then the closed loop's model.json field
 by field against the description (judge_model): the model fields table.
 
     bench/recovery_benchmark.py [--gpuscope build/release/gpuscope] [--count 300]
-        [--seed0 1] [--jobs 2] [--out DIR] [--quick] [--no-presets]
+        [--seed0 1] [--jobs 2] [--out DIR] [--quick] [--presets NAME,... | --no-presets]
         [--loop fit|replay|none] [--reuse] [--reanalyze] [--json FILE] [--check]
 
 --loop says how the findings are held (docs/closed-loop.md): the whole loop
@@ -47,7 +47,8 @@ import subprocess
 import sys
 import time
 
-PRESETS = ["mali-g52", "adreno-530", "adreno-615", "adreno-320", "adreno-420"]
+PRESETS = ["mali-g52", "adreno-530", "adreno-615", "adreno-320", "adreno-420", "adreno-730", "adreno-740",
+           "mali-g710", "immortalis-g715"]
 KIB, MIB = 1024, 1024 * 1024
 
 # ---------------------------------------------------------------- generator
@@ -766,6 +767,7 @@ def main():
                     help="passed to gpuscope run: every probe's time budget times this")
     ap.add_argument("--probes", default="", help="comma-separated probes (default: the whole default set)")
     ap.add_argument("--no-presets", action="store_true")
+    ap.add_argument("--presets", default="", help="comma-separated presets instead of all of them")
     ap.add_argument("--json", help="write every row here")
     ap.add_argument("--reuse", action="store_true",
                     help="keep the runs under --out that finished (same seeds, same binary): resume or re-judge")
@@ -793,9 +795,12 @@ def main():
             json.dump(d, f, indent=1)
         jobs.append((args.gpuscope, os.path.join(args.out, "runs", d["name"]), d["name"], f"sim:{path}", args.quick, args.probes, "reanalyze" if args.reanalyze else args.reuse, args.budget_scale, args.loop))
         drawn.add(d["name"])
-    if not args.no_presets:
-        for p in PRESETS:
-            jobs.append((args.gpuscope, os.path.join(args.out, "runs", p), p, f"sim:{p}", args.quick, args.probes, "reanalyze" if args.reanalyze else args.reuse, args.budget_scale, args.loop))
+    presets = [] if args.no_presets else [p for p in args.presets.split(",") if p] or PRESETS
+    unknown = [p for p in presets if p not in PRESETS]
+    if unknown:
+        ap.error(f"unknown presets {unknown}; presets: {', '.join(PRESETS)}")
+    for p in presets:
+        jobs.append((args.gpuscope, os.path.join(args.out, "runs", p), p, f"sim:{p}", args.quick, args.probes, "reanalyze" if args.reanalyze else args.reuse, args.budget_scale, args.loop))
     t0 = time.monotonic()
     rows, model_rows, walls, failures = [], [], [], []
     with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
@@ -807,8 +812,8 @@ def main():
                 rows.extend(judge(results, name))
                 if model is not None:
                     model_rows.extend(judge_model(model, results["device"]["vendor_info"]["sim_description"], name))
-    print(f"## Recovery benchmark: {len(drawn)} drawn GPUs (seeds {seeds[0]}..{seeds[-1]})"
-          f"{'' if args.no_presets else ' + ' + str(len(PRESETS)) + ' presets'}, "
+    print(f"## Recovery benchmark: {len(drawn)} drawn GPUs{f' (seeds {seeds[0]}..{seeds[-1]})' if seeds else ''}"
+          f"{' + ' + str(len(presets)) + ' presets' if presets else ''}, "
           f"{'--quick' if args.quick else 'default budgets'}{f', --budget-scale {args.budget_scale:g}' if args.budget_scale != 1 else ''}, "
           f"{ {'fit': 'the whole loop (replay and fit)', 'replay': 'held to the replay, no fit', 'none': 'readers alone'}[args.loop]}, {args.jobs} jobs, "
           f"{time.monotonic() - t0:.0f} s wall")

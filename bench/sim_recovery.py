@@ -20,7 +20,8 @@ import subprocess
 import sys
 import time
 
-PRESETS = ["mali-g52", "adreno-530", "adreno-615", "adreno-320", "adreno-420"]
+PRESETS = ["mali-g52", "adreno-530", "adreno-615", "adreno-320", "adreno-420", "adreno-730", "adreno-740",
+           "mali-g710", "immortalis-g715"]
 
 
 def value(x):

@@ -143,7 +143,10 @@ int cmd_list(bool references, bool verbose, const std::string& sysfs_root) {
     if (!d.uuid.empty() || !d.pci_address.empty())
       std::cout << fmt::format("    {:<10} uuid {}  pci {}\n", "identity", d.uuid.empty() ? "-" : d.uuid,
                                d.pci_address.empty() ? "-" : d.pci_address);
-    for (const auto& snap : read_driver_facts(d, driver_query(sysfs_root, "start"))) {
+    std::vector<DriverSnapshot> snaps = d.driver;  // what the API said (Vulkan's shader cores)
+    for (auto& snap : read_driver_facts(d, driver_query(sysfs_root, "start")))
+      snaps.push_back(std::move(snap));
+    for (const auto& snap : snaps) {
       for (const auto& f : snap.facts)
         std::cout << fmt::format("    {:<10} {:<26} {}  ({})\n", snap.driver, f.key, format_driver_value(f),
                                  f.source);
@@ -195,7 +198,9 @@ int cmd_run(const RunPlan& a, const ReportArgs& ra, const std::string& command_l
   Results r;
   r.tool_version = GPUSCOPE_VERSION;
   r.device = device->info();
-  r.device.driver = read_driver_facts(r.device, driver);
+  // After what the backend read from its API (Vulkan's shader-core
+  // properties), the OS driver's and vendor library's facts.
+  for (auto& snap : read_driver_facts(r.device, driver)) r.device.driver.push_back(std::move(snap));
   r.run = new_run_record(command_line);
   r.run["quick"] = a.quick;
   r.run["max_launch_ms"] = a.max_launch_ms;

@@ -22,7 +22,7 @@ struct DriverFact {
 // Everything read at one moment from one driver.
 struct DriverSnapshot {
   std::string when;    // "start" (before the first probe) or "end" (after the last)
-  std::string driver;  // "mali_kbase", "kgsl", "amdgpu", "i915", "xe", "nvml", "pci"
+  std::string driver;  // "mali_kbase", "kgsl", "amdgpu", "i915", "xe", "nvml", "pci"; "vulkan": what the API said
   std::vector<DriverFact> facts;
   // Files that exist but could not be read or parsed; each was skipped.
   std::vector<std::string> notes;

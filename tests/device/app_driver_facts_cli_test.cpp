@@ -53,5 +53,16 @@ TEST(OpenClLibraryCli, VerboseListSaysWhereEachApiCameFrom) {
   EXPECT_NE(r.output.find("sim     built in"), std::string::npos) << r.output;
 }
 
+// A Vulkan device lists what its driver says of its subgroups (and, where
+// the driver offers the extensions, of its shader cores) as driver facts.
+TEST(DriverFactsCli, VerboseListShowsWhatAVulkanDriverSays) {
+  const auto r = run_gpuscope("list --verbose");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  if (r.output.find("\nvulkan:") == std::string::npos) GTEST_SKIP() << "no Vulkan device here";
+  EXPECT_NE(r.output.find("    vulkan     subgroup.size "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(VkPhysicalDeviceVulkan11Properties subgroupSize)"), std::string::npos)
+      << r.output;
+}
+
 }  // namespace
 }  // namespace gpuscope::test

@@ -1,6 +1,7 @@
 // Driver facts against measurements on runs recorded on the H100: NVML's
 // and the probes' view of the same GPU.
 #include "analysis/driver_agreement.hpp"
+#include "driver/vulkan_shader_cores.hpp"
 #include "report/results_json.hpp"
 
 #include "support/driver_facts.hpp"
@@ -45,6 +46,31 @@ TEST(DriverAgreementRecorded, H100WholeRunAgreesOnModelCoresAndClock) {
   const auto checks = analysis::check_driver_facts(r);
   ASSERT_EQ(checks.size(), 5u);  // model, cores twice (API, measured period), clock twice (maximum, current)
   for (const auto& c : checks) EXPECT_TRUE(c.agrees) << c.what << ": " << c.measured << " vs " << c.claimed;
+}
+
+// The H100's whole Vulkan run with what VK_NV_shader_sm_builtins said of it
+// (the run recorded shaderSMCount as its compute units, 132, and
+// shaderWarpsPerSM as vendor_info.nv_warps_per_sm, 64; its subgroups are 32
+// wide, without a range): SM count, resident warps and wave width agree
+// with the measured period of 132 work-groups, 64 waves per SM and wave32.
+TEST(DriverAgreementRecorded, H100VulkanSmBuiltinsAgreeWithTheMeasuredSmsWarpsAndWaves) {
+  Results r = read_recorded("h100/full_run_vulkan.json");
+  VulkanShaderCoreProperties p;
+  p.nv_sm = VkNvShaderSmBuiltins{r.device.compute_units,
+                                 r.device.vendor_info.at("nv_warps_per_sm").get<uint32_t>()};
+  p.subgroup_size = r.device.vendor_info.at("vk_subgroup_size").get<uint32_t>();
+  p.min_subgroup_size = r.device.vendor_info.at("vk_min_subgroup_size").get<uint32_t>();
+  p.max_subgroup_size = r.device.vendor_info.at("vk_max_subgroup_size").get<uint32_t>();
+  ASSERT_EQ(p.nv_sm->shaderSMCount, 132u);
+  ASSERT_EQ(p.nv_sm->shaderWarpsPerSM, 64u);
+  r.device.driver.insert(r.device.driver.begin(), vulkan_shader_core_snapshot(p));
+  int vulkan = 0;
+  for (const auto& c : analysis::check_driver_facts(r)) {
+    if (c.claimed.find("(vulkan, ") == std::string::npos) continue;
+    ++vulkan;
+    EXPECT_TRUE(c.agrees) << c.what << ": " << c.measured << " vs " << c.claimed << ": " << c.note;
+  }
+  EXPECT_EQ(vulkan, 3);  // SMs, resident warps, wave width
 }
 
 }  // namespace

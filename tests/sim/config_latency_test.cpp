@@ -54,7 +54,7 @@ std::string rejection(const nlohmann::json& j) {
 }  // namespace
 
 TEST(SimConfig, PresetsParseAndAreListed) {
-  ASSERT_EQ(sim_presets().size(), 5u);
+  ASSERT_EQ(sim_presets().size(), 9u);
   for (const auto& p : sim_presets()) {
     const SimConfig c = load_sim_preset(p.name);
     EXPECT_FALSE(c.name.empty());
@@ -63,7 +63,8 @@ TEST(SimConfig, PresetsParseAndAreListed) {
   const auto r = test::run_gpuscope("list");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   for (const char* id :
-       {"sim:mali-g52", "sim:adreno-530", "sim:adreno-615", "sim:adreno-320", "sim:adreno-420"})
+       {"sim:mali-g52", "sim:adreno-530", "sim:adreno-615", "sim:adreno-320", "sim:adreno-420", "sim:adreno-730",
+        "sim:adreno-740", "sim:mali-g710", "sim:immortalis-g715"})
     EXPECT_NE(r.output.find(id), std::string::npos) << id << "\n" << r.output;
 }
 

@@ -3,12 +3,15 @@
 // field by its JSON path so a person can find it in their file.
 #include "backends/sim/sim_config.hpp"
 
+#include "backends/sim/gpu_family.hpp"
+
 #include "core/error.hpp"
 #include "core/json_input.hpp"
 #include "core/printable.hpp"
 #include "kernels/compute_twin.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <bit>
 #include <cmath>
@@ -355,10 +358,15 @@ std::string_view tile_order_name(TileOrder o) {
   return "?";
 }
 
-SimConfig parse_sim_config(const nlohmann::json& j, const std::string& id_name) {
+namespace {
+
+// The strict reading of a description whose family chain is resolved.
+SimConfig read_resolved(ResolvedDescription resolved, const std::string& id_name) {
   SimConfig c;
   c.id_name = id_name;
-  c.source = j;
+  c.source = std::move(resolved.description);
+  c.gpu_families = std::move(resolved.families);
+  const nlohmann::json& j = c.source;
   ObjectReader top(j, "");
   top.raw("comment", true);  // free text for people; any JSON
   top.raw("sources", true);  // where the numbers come from; any JSON
@@ -591,6 +599,20 @@ SimConfig parse_sim_config(const nlohmann::json& j, const std::string& id_name) 
   check_levels(c);
   check_model_size(c);
   return c;
+}
+
+}  // namespace
+
+SimConfig parse_sim_config(const nlohmann::json& j, const std::string& id_name) {
+  ResolvedDescription resolved = resolve_gpu_family(j);
+  if (resolved.families.empty()) return read_resolved(std::move(resolved), id_name);
+  // A field the message names may come from a family file: say which chain.
+  const std::string chain = fmt::format("{}", fmt::join(resolved.families, " -> "));
+  try {
+    return read_resolved(std::move(resolved), id_name);
+  } catch (const UsageError& e) {
+    throw UsageError(fmt::format("{} (the description over GPU family {})", e.what(), chain));
+  }
 }
 
 SimConfig load_sim_config_file(const std::string& path) {

@@ -7,6 +7,8 @@
 // annotated with where it comes from:
 //   "clock_mhz": {"value": 800, "basis": "spec", "source": "published.md"}
 // basis is one of measured, spec, assumed. Presets annotate every value.
+// A description may name a GPU family ("family": "valhall") and give only
+// what differs from it (gpu_family.hpp); the reader sees the resolved whole.
 #pragma once
 
 #include "backends/graphics.hpp"
@@ -267,7 +269,8 @@ struct SimConfig {
   MatrixConfig matrix;
   RasterConfig raster;
   NoiseConfig noise;
-  nlohmann::json source;  // the description as given
+  nlohmann::json source;  // the description as given, its GPU family chain resolved (no "family" key)
+  std::vector<std::string> gpu_families;  // that chain, nearest first; empty when it names none
 
   // Caches a buffer load (path load_store) or an image read (texture) passes
   // through, nearest first.

@@ -206,6 +206,7 @@ DeviceInfo sim_device_info(const SimConfig& c, const std::string& id) {
   for (const auto& u : c.matrix.shapes)
     d.features.matrix_shapes.push_back({u.a, u.b, u.c, u.result, u.m, u.n, u.k, false});
   d.vendor_info["sim_description"] = c.source;
+  if (!c.gpu_families.empty()) d.vendor_info["sim_gpu_families"] = c.gpu_families;
   if (c.max_alloc_bytes > kSimMaxAllocBytes)
     d.vendor_info["sim_note"] =
         fmt::format("max allocation capped at {} MiB of host memory (described: {} MiB)",

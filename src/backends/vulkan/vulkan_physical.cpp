@@ -1,6 +1,7 @@
 #include "backends/vulkan/vulkan_physical.hpp"
 
 #include "core/printable.hpp"
+#include "driver/vulkan_shader_cores.hpp"
 
 #include <fmt/format.h>
 
@@ -41,6 +42,48 @@ std::string uuid_text(const uint8_t* u) {
   return s;
 }
 
+// What the driver filled in of the shader-core extensions it offers, and
+// its subgroup sizes.
+VulkanShaderCoreProperties shader_core_properties(const Physical& p) {
+  VulkanShaderCoreProperties s;
+#ifdef VK_ARM_shader_core_builtins
+  if (p.has(VK_ARM_SHADER_CORE_BUILTINS_EXTENSION_NAME))
+    s.arm_builtins =
+        VkArmShaderCoreBuiltins{p.arm.shaderCoreMask, p.arm.shaderCoreCount, p.arm.shaderWarpsPerCore};
+#endif
+  if (p.has(kArmShaderCorePropertiesExtension))
+    s.arm_core = VkArmShaderCoreProperties{p.arm_core.pixelRate, p.arm_core.texelRate, p.arm_core.fmaRate};
+  if (p.has(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME))
+    s.nv_sm = VkNvShaderSmBuiltins{p.nv_sm.shaderSMCount, p.nv_sm.shaderWarpsPerSM};
+  if (p.has(VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME)) {
+    const auto& a = p.amd;
+    s.amd = VkAmdShaderCoreProperties{a.shaderEngineCount,
+                                      a.shaderArraysPerEngineCount,
+                                      a.computeUnitsPerShaderArray,
+                                      a.simdPerComputeUnit,
+                                      a.wavefrontsPerSimd,
+                                      a.wavefrontSize,
+                                      a.sgprsPerSimd,
+                                      a.minSgprAllocation,
+                                      a.maxSgprAllocation,
+                                      a.sgprAllocationGranularity,
+                                      a.vgprsPerSimd,
+                                      a.minVgprAllocation,
+                                      a.maxVgprAllocation,
+                                      a.vgprAllocationGranularity};
+  }
+  if (p.has(VK_AMD_SHADER_CORE_PROPERTIES_2_EXTENSION_NAME))
+    s.amd2 = VkAmdShaderCoreProperties2{p.amd2.shaderCoreFeatures, p.amd2.activeComputeUnitCount};
+  s.subgroup_size = p.p11.subgroupSize;
+  if (p.v13()) {
+    s.min_subgroup_size = p.p13.minSubgroupSize;
+    s.max_subgroup_size = p.p13.maxSubgroupSize;
+    s.required_size_in_compute =
+        p.f13.subgroupSizeControl && (p.p13.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0;
+  }
+  return s;
+}
+
 }  // namespace
 
 Physical::Physical(VkPhysicalDevice d, uint32_t instance_api) : pd(d) {
@@ -65,9 +108,11 @@ Physical::Physical(VkPhysicalDevice d, uint32_t instance_api) : pd(d) {
   if (has(VK_EXT_PCI_BUS_INFO_EXTENSION_NAME)) chain(pci);
   if (has(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME)) chain(nv_sm);
   if (has(VK_AMD_SHADER_CORE_PROPERTIES_EXTENSION_NAME)) chain(amd);
+  if (has(VK_AMD_SHADER_CORE_PROPERTIES_2_EXTENSION_NAME)) chain(amd2);
 #ifdef VK_ARM_shader_core_builtins
   if (has(VK_ARM_SHADER_CORE_BUILTINS_EXTENSION_NAME)) chain(arm);
 #endif
+  if (has(kArmShaderCorePropertiesExtension)) chain(arm_core);
   vkGetPhysicalDeviceProperties2(pd, &props);
 
   next = &f.pNext;
@@ -270,6 +315,7 @@ DeviceInfo describe(const Physical& p, size_t index) {
   if (il.max_2d_width > 0)
     forms += fmt::format("{}sampled 2D images of {}x{}", forms.empty() ? "" : ", ", il.max_2d_width,
                          il.max_2d_height);
+  info.driver.push_back(vulkan_shader_core_snapshot(shader_core_properties(p)));
   v["vk_graphics"] = p.graphics.summary;
   v["vk_images"] = p.images.offered() ? "R32G32B32A32_UINT as " + forms
                                       : std::string("none: R32G32B32A32_UINT is neither a uniform texel buffer "

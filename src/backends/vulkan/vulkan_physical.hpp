@@ -38,6 +38,25 @@ struct ImageSupport {
   bool any_texel_buffer() const { return texel_buffer[0] || texel_buffer[1]; }
 };
 
+// VK_ARM_shader_core_properties' structure; headers before 1.3.245 lack it,
+// so it is declared here as the Vulkan registry defines it (structure type
+// 1000415000: per shader core and clock, pixels, texels and FP32 FMAs).
+#ifdef VK_ARM_shader_core_properties
+using ArmShaderCoreProperties = VkPhysicalDeviceShaderCorePropertiesARM;
+inline constexpr VkStructureType kArmShaderCorePropertiesType =
+    VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_ARM;
+#else
+struct ArmShaderCoreProperties {
+  VkStructureType sType;
+  void* pNext;
+  uint32_t pixelRate;
+  uint32_t texelRate;
+  uint32_t fmaRate;
+};
+inline constexpr VkStructureType kArmShaderCorePropertiesType = static_cast<VkStructureType>(1000415000);
+#endif
+inline constexpr const char* kArmShaderCorePropertiesExtension = "VK_ARM_shader_core_properties";
+
 // Structures initialised by their sType alone, the rest zero: the API's idiom.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
@@ -54,6 +73,9 @@ struct Physical {
   VkPhysicalDevicePCIBusInfoPropertiesEXT pci{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT};
   VkPhysicalDeviceShaderSMBuiltinsPropertiesNV nv_sm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
   VkPhysicalDeviceShaderCorePropertiesAMD amd{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_AMD};
+  VkPhysicalDeviceShaderCoreProperties2AMD amd2{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_2_AMD};
+  ArmShaderCoreProperties arm_core{kArmShaderCorePropertiesType};
 #ifdef VK_ARM_shader_core_builtins
   VkPhysicalDeviceShaderCoreBuiltinsPropertiesARM arm{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_BUILTINS_PROPERTIES_ARM};
