@@ -485,6 +485,9 @@ def judge_model(model, d, name):
                 m and m.get("capacity_bytes"), SIZE)
             add(f"{fam}.L{k + 1}.hit_latency_ns", f"{fam}.L*.hit_latency_ns", c["hit_latency_ns"],
                 m and m.get("hit_latency_ns"), LAT)
+            # A shape the readers never measure is judged only where the fit set it.
+            add(f"{fam}.L{k + 1}.replacement", f"{fam}.L*.replacement", c.get("replacement", "lru"),
+                m and m.get("replacement"), EXACT)
     if "dram" in dm:
         add("memory.dram.latency_ns", "memory.dram.latency_ns", dm["dram"]["latency_ns"],
             mm.get("dram", {}).get("latency_ns"), LAT)
@@ -500,6 +503,9 @@ def judge_model(model, d, name):
         add("memory.tlb.reach_bytes", "memory.tlb.reach_bytes", t["entries"] * t["page_bytes"], reach, REACH)
         add("memory.tlb.miss_penalty_ns", "memory.tlb.miss_penalty_ns", t["miss_penalty_ns"],
             mt and mt.get("miss_penalty_ns"), LAT)
+        add("memory.tlb.page_bytes", "memory.tlb.page_bytes", t["page_bytes"], mt and mt.get("page_bytes"), EXACT)
+        add("memory.tlb.replacement", "memory.tlb.replacement", t.get("replacement", "lru"),
+            mt and mt.get("replacement"), EXACT)
     if "local_memory" in d:
         lm, ml = d["local_memory"], model.get("local_memory", {})
         add("local.latency_ns", "local.latency_ns", lm.get("latency_ns"), ml.get("latency_ns"), LAT)
