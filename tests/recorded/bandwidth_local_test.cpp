@@ -9,6 +9,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
 
 namespace gpuscope {
 namespace {
@@ -76,6 +79,39 @@ TEST(RecordedBandwidth, H200DramIsTheBestLayout) {
     ASSERT_NE(sw, nullptr);
     ASSERT_EQ(sw->points.size(), 5u);
     EXPECT_LT(sw->points.back().y, 0.5 * sw->points.front().y);
+  }
+}
+
+// The median GB/s of the first row of bench/cuda_stream_bw.cu's output
+// that starts with `label`; 0 where there is none.
+double cuda_stream_gbps(const std::string& file, const std::string& label) {
+  std::ifstream in(recorded_path(file));
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(label, 0) != 0 || line.find("GB/s median") == std::string::npos) continue;
+    double gbps = 0;
+    std::istringstream(line.substr(label.size())) >> gbps;
+    return gbps;
+  }
+  return 0;
+}
+
+// CUDA on the same H200, one vector per thread over the whole grid (the
+// layout gpuscope's grid series use), is the ceiling: gpuscope's DRAM read,
+// write and copy each come within 2% of its median.
+TEST(RecordedBandwidth, H200DramAgreesWithTheCudaReference) {
+  const std::string reference = "h200/cuda_stream_bw.txt";
+  const double read = cuda_stream_gbps(reference, "read  full grid  u1");
+  const double write = cuda_stream_gbps(reference, "write full grid u1 hash");
+  const double copy = cuda_stream_gbps(reference, "copy  full grid u1");
+  ASSERT_GT(read, 4000);
+  ASSERT_GT(write, 4000);
+  ASSERT_GT(copy, 4000);
+  for (const char* file : {"h200/bandwidth_stream_latency.json", "h200/bandwidth_stream.json"}) {
+    SCOPED_TRACE(file);
+    const Results r = load_recorded(file);
+    EXPECT_NEAR(test::finding_value(r, "memory.dram.bandwidth_gbps") / read, 1.0, 0.02);
+    EXPECT_NEAR(test::finding_value(r, "memory.dram.write_gbps") / write, 1.0, 0.02);
+    EXPECT_NEAR(test::finding_value(r, "memory.dram.copy_gbps") / copy, 1.0, 0.02);
   }
 }
 

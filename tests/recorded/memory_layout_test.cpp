@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 namespace gpuscope {
@@ -73,7 +74,8 @@ INSTANTIATE_TEST_SUITE_P(Recorded, H200Geometry,
                                            "h200/geometry_tlb_opencl_second.json",
                                            "h200/geometry_tlb_opencl_third.json",
                                            "h200/geometry_tlb_vulkan_first.json",
-                                           "h200/geometry_tlb_vulkan_second.json"));
+                                           "h200/geometry_tlb_vulkan_second.json",
+                                           "h200/latency_geometry_mid_pairs_not_run.json"));
 
 TEST(H200Geometry, LineIs128Bytes) {
   const Results r = load_recorded("h200/geometry.json");
@@ -169,6 +171,20 @@ TEST(H200Tlb, ReachNoteReadsTheLatencyCurve) {
   ASSERT_NE(f, nullptr);
   EXPECT_NE(f->note.find("latency.global rises"), std::string::npos) << f->note;
   EXPECT_NE(r.find_finding("memory.L1.capacity_bytes"), nullptr);
+}
+
+// Where the sharing sweep's lone chase shows no third level ending (8 MiB a
+// group on the H200, inside its 60 MB L2), no mid pairs run, so the L2's
+// fetch unit is not read: it is listed as unfound, saying why, not guessed.
+TEST(H200Geometry, NoMidPairsLeaveTheL2FetchUnfound) {
+  const Results r = read_recorded("h200/latency_geometry_mid_pairs_not_run.json");
+  ASSERT_EQ(r.find_series("geometry.pairs_mid"), nullptr);
+  const analysis::Analysis a = analysis::analyze_with_gaps(r);
+  for (const Finding& f : a.findings) EXPECT_NE(f.id, "memory.L2.fetch_bytes");
+  const auto unfound = std::find_if(a.unfound.begin(), a.unfound.end(),
+                                    [](const Unfound& u) { return u.id == "memory.L2.fetch_bytes"; });
+  ASSERT_NE(unfound, a.unfound.end());
+  EXPECT_NE(unfound->reason.find("no mid pairs"), std::string::npos) << unfound->reason;
 }
 
 // The fixed binary (chases continue across launches, 2 GiB + 4 KiB chase
