@@ -189,8 +189,7 @@ TEST(H200LatencyTimedAfterWarmWalk, TakesLessTimeAndReadsTheSameCurve) {
 // Whole Vulkan runs with the bandwidth, compute, oplatency and lbm kernels
 // built ahead as well, and icache's bisection bodies three steps at once:
 // on a fresh machine the probes waited 1.9 s for builds on an H200 and 2.1 s
-// on an H100 (4.8 and 4.1 s before: the *_build_ahead.json records), and
-// the H200's probes took 57.9 s in all. The H100's took 60.9 s: the 60 s is
+// on an H100, and the H200's probes took 57.9 s in all. The H100's took 60.9 s: the 60 s is
 // missed there (docs/opencl-vs-vulkan.md says where the time goes).
 TEST(WholeVulkanRunTimes, KernelsBuiltAheadLeaveLittleToWaitFor) {
   for (const char* gpu : {"h200", "h100"}) {
