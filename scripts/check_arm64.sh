@@ -15,12 +15,12 @@ out=${ARM64_CHECK_OUT:-build/arm64-check}
 
 sudo=()
 [[ $(id -u) -eq 0 ]] || sudo=(sudo)
-if ! dpkg-query -W -f='${Status}' crossbuild-essential-arm64 qemu-user libfmt-dev:arm64 2>/dev/null |
-    grep -c "install ok installed" | grep -qx 3; then
+if ! dpkg-query -W -f='${Status}' crossbuild-essential-arm64 qemu-user libfmt-dev:arm64 zlib1g-dev:arm64 2>/dev/null |
+    grep -c "install ok installed" | grep -qx 4; then
   "${sudo[@]}" dpkg --add-architecture arm64
   "${sudo[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
-    crossbuild-essential-arm64 qemu-user libfmt-dev:arm64
+    crossbuild-essential-arm64 qemu-user libfmt-dev:arm64 zlib1g-dev:arm64
 fi
 
 start=$(date +%s)

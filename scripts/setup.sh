@@ -7,6 +7,7 @@ packages=(
   cmake g++ make pkg-config
   ocl-icd-libopencl1 opencl-headers opencl-clhpp-headers  # Khronos ICD loader (opened at run time), C and C++ headers
   libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev  # header-only or static at link time
+  zlib1g-dev                                               # libz.a: the report's PNG pictures, linked statically
   pocl-opencl-icd clinfo                                   # the CPU as an OpenCL device
   libvulkan-dev libvulkan-volk-dev glslang-dev spirv-tools  # Vulkan headers, volk (loader opened at run time), static glslang
   glslang-tools                                            # glslangValidator: glslang-dev's CMake package refuses to load without it

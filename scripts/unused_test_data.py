@@ -12,9 +12,9 @@ tests/data, the CMake files, fuzz/; its comments left out) names it:
     ("sysfs/*"): every file below that folder counts.
 A file is cited when docs/ (any depth), README.md, bench/ or a comment in
 src/ or tests/ (the evidence a rule or an assertion quotes) names it by its
-path below tests/data (brace lists written out: "{h100,h200}/x.json"
-names both), or by its file name as a word in a text that also names its
-folder. tests/data/README.md gives each file's command.
+path below tests/data (in Markdown, brace lists written out:
+"{h100,h200}/x.json" names both), or by its file name as a word in a text
+that also names its folder. tests/data/README.md gives each file's command.
 
 Walks over all of tests/data (the finding catalogue's test, the fuzz
 corpus's seeds) read whatever is there and pass with any subset, so they
@@ -53,37 +53,19 @@ def texts(paths):
     return out
 
 
+# C and C++ comments and the literals they may hide in: a raw string, a
+# string, a character (a quote after a word character is a digit separator).
+C_TOKENS = re.compile(r"""//[^\n]*|/\*.*?\*/|R"([^(\s]*)\(.*?\)\1"|"(?:\\.|[^"\\\n])*"|(?<!\w)'(?:\\.|[^'\\\n])*'""",
+                      re.S)
+
+
 def strip_comments(path, text):
     """`text` without its comments: a test that names a file in a comment
     cites it as evidence but does not read it. C and C++ comments outside
-    string literals (raw strings included); '#' comments in the others."""
+    string literals; '#' comments in the others."""
     if not path.endswith((".cpp", ".hpp", ".h")):
         return "\n".join(re.sub(r"(^|\s)#.*", "", line) for line in text.splitlines())
-    out, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("//", i):
-            i = text.find("\n", i)
-            i = n if i < 0 else i
-        elif text.startswith("/*", i):
-            i = text.find("*/", i + 2)
-            i = n if i < 0 else i + 2
-        elif c == 'R' and i + 1 < n and text[i + 1] == '"':
-            m = re.match(r'R"([^(\s]*)\(', text[i:])
-            end = text.find(")" + m.group(1) + '"', i) if m else -1
-            end = n if end < 0 else end + len(m.group(1)) + 2
-            out.append(text[i:end])
-            i = end
-        elif c == '"' or c == "'" and not (i > 0 and text[i - 1].isalnum()):  # not a digit separator
-            j = i + 1
-            while j < n and text[j] != c:
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i:j + 1])
-            i = j + 1
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+    return C_TOKENS.sub(lambda m: "" if m.group(0).startswith("/") else m.group(0), text)
 
 
 def expand_braces(text):
@@ -122,34 +104,51 @@ def takes_folder_whole(text, folder):
     return bool(re.search(r'/\s*"' + last + '"', text) or re.search(re.escape(folder) + r"/\*", text))
 
 
+def token_index(texts_by_source):
+    """Each word of the sources ([\\w.-]+) to the sources holding it, in
+    their order: a file name is looked for only in the sources that hold it
+    as a word."""
+    index = {}
+    for src, text in texts_by_source.items():
+        for token in set(re.findall(r"[\w.-]+", text)):
+            index.setdefault(token, []).append(src)
+    return index
+
+
 def main():
     why = "--why" in sys.argv
     size = "--size" in sys.argv
     tests = {src: strip_comments(src, text) for src, text in texts(["tests", "CMakeLists.txt", "fuzz"]).items()}
-    docs = {src: expand_braces(text) for src, text in texts(["docs", "README.md", "bench", "src", "tests"]).items()}
+    docs = {src: expand_braces(text) if src.endswith(".md") else text
+            for src, text in texts(["docs", "README.md", "bench", "src", "tests"]).items()}
+    test_words = token_index(tests)
+    order = {src: i for i, src in enumerate(tests)}
     files = []
     for dirpath, _, names in os.walk(DATA):
         for n in names:
             rel = os.path.relpath(os.path.join(dirpath, n), DATA)
             if rel != "README.md":
                 files.append(rel)
+    taken_whole = {}  # folder -> the first test source that takes it whole, or None
     used, unused = [], []
     for rel in sorted(files):
-        reason = None
         parts = rel.split("/")
+        name = parts[-1]
         folders = ["/".join(parts[:i]) for i in range(1, len(parts))]
-        for src, text in tests.items():
-            if names_file(text, rel):
-                reason = f"read by {src}"
-            elif any(takes_folder_whole(text, f) for f in folders):
-                reason = f"read by {src} (its folder whole)"
-            if reason:
-                break
-        if not reason:
-            for src, text in docs.items():
-                if names_file(text, rel, prose=True):
-                    reason = f"cited by {src}"
-                    break
+        for f in folders:
+            if f not in taken_whole:
+                taken_whole[f] = next((src for src, text in tests.items() if takes_folder_whole(text, f)), None)
+        reading = [src for src in test_words.get(name, []) if names_file(tests[src], rel)]
+        reading += [taken_whole[f] for f in folders if taken_whole[f]]
+        reason = None
+        if reading:
+            src = min(reading, key=order.get)
+            reason = f"read by {src}" + ("" if src in test_words.get(name, []) and
+                                         names_file(tests[src], rel) else " (its folder whole)")
+        else:
+            src = next((src for src, text in docs.items() if name in text and names_file(text, rel, prose=True)), None)
+            if src:
+                reason = f"cited by {src}"
         (used if reason else unused).append((rel, reason))
     for rel, reason in used if why else []:
         print(f"used    tests/data/{rel}: {reason}")

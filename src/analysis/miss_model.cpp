@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 namespace gpuscope::analysis {
@@ -110,6 +112,16 @@ double mean_field_random_set(int n, int ways) {
   return d > 1 ? survival_fixed_point(d) : 1.0;
 }
 
+// mean_field_random_set, solved once per (n, ways) and thread: a fit asks
+// for the same few pairs at every footprint and candidate it tries.
+double mean_field_random_set_once(int n, int ways) {
+  thread_local std::unordered_map<uint64_t, double> solved;
+  const uint64_t key = (uint64_t{static_cast<uint32_t>(n)} << 32) | static_cast<uint32_t>(ways);
+  const auto [at, fresh] = solved.try_emplace(key, 0.0);
+  if (fresh) at->second = mean_field_random_set(n, ways);
+  return at->second;
+}
+
 double set_overflow_hit_rate(double footprint, double capacity, double width_octaves) {
   return 1 / (1 + std::exp(std::log2(footprint / capacity) / width_octaves));
 }
@@ -164,7 +176,7 @@ std::vector<double> non_increasing(std::span<const double> h) {
 double random_set_hit_rate(int n, int ways) {
   if (n <= ways) return 1.0;
   if (ways < 1) return 0.0;  // a set with no ways holds nothing
-  if (ways > kMaxTabulatedWays) return mean_field_random_set(n, ways);
+  if (ways > kMaxTabulatedWays) return mean_field_random_set_once(n, ways);
   // Built once per associativity, on first use (every fit of a rise asks
   // for the same few), safely if analyses run on several threads.
   static std::array<std::vector<double>, kMaxTabulatedWays + 1> table;
@@ -176,7 +188,7 @@ double random_set_hit_rate(int n, int ways) {
     for (int lines = ways + 1; lines <= kTabulatedLinesPerWay * ways; ++lines)
       rates.push_back(std::min(rates.empty() ? 1.0 : rates.back(), simulate_random_set(lines, ways)));
   });
-  if (n > kTabulatedLinesPerWay * ways) return std::min(rates.back(), mean_field_random_set(n, ways));
+  if (n > kTabulatedLinesPerWay * ways) return std::min(rates.back(), mean_field_random_set_once(n, ways));
   return rates[static_cast<size_t>(n - ways - 1)];
 }
 

@@ -1,5 +1,6 @@
 #include "backends/backend.hpp"
 #include "backends/sim/sim_device.hpp"
+#include "compiled_backends.hpp"
 #include "core/error.hpp"
 #if GPUSCOPE_WITH_OPENCL
 #include "backends/opencl/opencl_backend.hpp"

@@ -156,6 +156,11 @@ struct Compiled {
   std::regex id;
   std::vector<std::string> placeholders;  // in the order they capture
   int order;                              // rank within the area
+  // The pattern's text before its first placeholder and after its last:
+  // an id that lacks either cannot match, and is passed over without
+  // running the regex (a report of thousands of findings tries each id
+  // against every pattern).
+  std::string prefix, suffix;
 };
 
 std::vector<Compiled> compile() {
@@ -182,7 +187,10 @@ std::vector<Compiled> compile() {
       at = m->position() + m->length();
     }
     for (char c : pattern.substr(at)) regex += c == '.' ? std::string("\\.") : std::string(1, c);
-    out.push_back({&e, std::regex(regex), std::move(names), order});
+    const size_t first = pattern.find('<'), last = pattern.rfind('>');
+    std::string prefix = pattern.substr(0, first);
+    std::string suffix = last == std::string::npos ? pattern : pattern.substr(last + 1);
+    out.push_back({&e, std::regex(regex), std::move(names), order, std::move(prefix), std::move(suffix)});
   }
   return out;
 }
@@ -196,6 +204,7 @@ const std::vector<Compiled>& compiled() {
 
 FindingDisplay describe_finding(const std::string& id) {
   for (const Compiled& c : compiled()) {
+    if (!id.starts_with(c.prefix) || !id.ends_with(c.suffix)) continue;
     std::smatch m;
     if (!std::regex_match(id, m, c.id)) continue;
     FindingDisplay d;

@@ -64,61 +64,53 @@ inline void random_cycle_into(Cycle& c, uint32_t n, uint64_t seed) {
   }
 }
 
-// The same distribution drawn on `threads` host threads, for the cycles of
-// hundreds of MiB a GPU's sweep lays out (on one thread an H200's latency
-// probe spent 1.9 s laying its cycles out, 0.57 s at 1 GiB). Each slot draws one of `threads` buckets
+// The same distribution drawn in `parts` parts, each a host thread's share
+// of the work for the cycles of hundreds of MiB a GPU's sweep lays out (on
+// one thread an H200's latency probe spent 1.9 s laying its cycles out,
+// 0.57 s at 1 GiB). Each slot draws one of `parts` buckets
 // (independent, uniform); the buckets, laid end to end in bucket order, are
 // each shuffled by Fisher-Yates. Every order is then equally likely: an
 // order arises from exactly one assignment of slots to buckets for each
 // choice of bucket sizes c_1..c_T, with probability T^-n x prod(1/c_b!),
 // and summed over the sizes (the multinomial theorem) that is 1/n!. Each
-// thread's buckets fit the host's caches, so the shuffle's misses go too.
-// Another cycle than the one-thread build's for the same seed; `threads`
-// of 1, or n below `min_parallel`, is that build.
-inline void random_cycle_into(Cycle& c, uint32_t n, uint64_t seed, unsigned threads,
-                              uint32_t min_parallel = 1u << 20) {
-  if (threads <= 1 || n < min_parallel || n < threads) {
-    random_cycle_into(c, n, seed);
-    return;
-  }
-  const unsigned t_count = threads;
-  const auto run = [t_count](const auto& body) {
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < t_count; ++t) pool.emplace_back(body, t);
-    body(0u);
-    for (auto& th : pool) th.join();
-  };
+// part's buckets fit the host's caches, so the shuffle's misses go too.
+//
+// `run(body)` calls body(t) for every t in [0, parts) and returns when all
+// have returned; the calls touch disjoint data, so they may run at once or
+// in turn, and the cycle is the same either way. Needs 2 <= parts <= n.
+template <typename Run>
+void bucketed_cycle_into(Cycle& c, uint32_t n, uint64_t seed, unsigned parts, const Run& run) {
   const auto stream = [seed](uint64_t phase, unsigned t) {
     return SplitMix64(seed ^ (0x9e3779b97f4a7c15ULL * (phase * 0x10000 + t + 1)));
   };
-  // Thread t deals the slots of its range [lo(t), lo(t + 1)) into buckets.
-  const auto lo = [n, t_count](unsigned t) { return static_cast<uint32_t>(uint64_t{n} * t / t_count); };
+  // Part t deals the slots of its range [lo(t), lo(t + 1)) into buckets.
+  const auto lo = [n, parts](unsigned t) { return static_cast<uint32_t>(uint64_t{n} * t / parts); };
   c.order.resize(n);
   c.next.resize(n);
   c.position.resize(n);
   // The bucket of every slot, held in `position` until the scatter below.
-  std::vector<std::vector<uint32_t>> counts(t_count, std::vector<uint32_t>(t_count, 0));
+  std::vector<std::vector<uint32_t>> counts(parts, std::vector<uint32_t>(parts, 0));
   run([&](unsigned t) {
     SplitMix64 rng = stream(1, t);
     for (uint32_t i = lo(t); i < lo(t + 1); ++i) {
-      const uint32_t b = rng.below(t_count);
+      const uint32_t b = rng.below(parts);
       c.position[i] = b;
       ++counts[t][b];
     }
   });
-  // Bucket b holds order[start[b], start[b + 1]); thread t's slots of
+  // Bucket b holds order[start[b], start[b + 1]); part t's slots of
   // bucket b go to offsets[t][b] on, in slot order.
-  std::vector<uint32_t> start(t_count + 1, 0);
-  std::vector<std::vector<uint32_t>> offsets(t_count, std::vector<uint32_t>(t_count, 0));
+  std::vector<uint32_t> start(parts + 1, 0);
+  std::vector<std::vector<uint32_t>> offsets(parts, std::vector<uint32_t>(parts, 0));
   uint32_t at = 0;
-  for (unsigned b = 0; b < t_count; ++b) {
+  for (unsigned b = 0; b < parts; ++b) {
     start[b] = at;
-    for (unsigned t = 0; t < t_count; ++t) {
+    for (unsigned t = 0; t < parts; ++t) {
       offsets[t][b] = at;
       at += counts[t][b];
     }
   }
-  start[t_count] = at;
+  start[parts] = at;
   run([&](unsigned t) {
     for (uint32_t i = lo(t); i < lo(t + 1); ++i) c.order[offsets[t][c.position[i]]++] = i;
   });
@@ -132,6 +124,23 @@ inline void random_cycle_into(Cycle& c, uint32_t n, uint64_t seed, unsigned thre
       c.next[c.order[k]] = c.order[k + 1 == n ? 0 : k + 1];
       c.position[c.order[k]] = k;
     }
+  });
+}
+
+// The bucketed build on `threads` host threads, one part each. Another
+// cycle than the one-thread build's for the same seed; `threads` of 1, or n
+// below `min_parallel`, is that build.
+inline void random_cycle_into(Cycle& c, uint32_t n, uint64_t seed, unsigned threads,
+                              uint32_t min_parallel = 1u << 20) {
+  if (threads <= 1 || n < min_parallel || n < threads) {
+    random_cycle_into(c, n, seed);
+    return;
+  }
+  bucketed_cycle_into(c, n, seed, threads, [threads](const auto& body) {
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(body, t);
+    body(0u);
+    for (auto& th : pool) th.join();
   });
 }
 

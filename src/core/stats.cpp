@@ -2,18 +2,23 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 
 namespace gpuscope {
 
 double quantile(std::span<const double> xs, double q) {
   if (xs.empty()) return 0.0;
   std::vector<double> v(xs.begin(), xs.end());
-  std::sort(v.begin(), v.end());
   const double pos = std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size() - 1);
   const auto lo = static_cast<size_t>(std::floor(pos));
-  const auto hi = std::min(lo + 1, v.size() - 1);
   const double frac = pos - static_cast<double>(lo);
-  return v[lo] + (v[hi] - v[lo]) * frac;
+  // The two order statistics the interpolation reads, without sorting the
+  // rest: the lo-th in place, the next the least of those above it.
+  const auto at_lo = v.begin() + static_cast<std::ptrdiff_t>(lo);
+  std::nth_element(v.begin(), at_lo, v.end());
+  const double low = *at_lo;
+  const double high = lo + 1 < v.size() ? *std::min_element(at_lo + 1, v.end()) : low;
+  return low + (high - low) * frac;
 }
 
 double median(std::span<const double> xs) { return quantile(xs, 0.5); }

@@ -1,8 +1,7 @@
-// PNG for report.html's pictures (the raster order, the binning strip),
-// written without a library: 8-bit indexed images, deflated by an LZ77
-// matcher with the fixed Huffman codes (RFC 1951 3.2.6) in a zlib stream
-// (RFC 1950), one IDAT chunk. Pictures of a few flat regions (tiles of one
-// colour) shrink to a few bytes a row; noise stays near one byte a pixel.
+// PNG for report.html's pictures (the raster order, the binning strip):
+// 8-bit indexed images in one IDAT chunk, deflated by zlib at its best
+// compression. Pictures of a few flat regions (tiles of one colour) shrink
+// to a few bytes a row; noise stays near one byte a pixel.
 #pragma once
 
 #include <array>
@@ -33,11 +32,12 @@ std::string encode_png(const IndexedImage& image);
 // "data:image/png;base64,...", for an <img> or SVG <image> in the page.
 std::string png_data_uri(const IndexedImage& image);
 
-// A zlib stream (RFC 1950) of `data`: deflate with fixed Huffman codes and
-// matches of 3..258 bytes up to 32 KiB back.
+// A zlib stream (RFC 1950) of `data`, from zlib's compress2 at level 9.
+// Throws std::runtime_error where zlib fails (out of memory).
 std::string zlib_compress(std::span<const uint8_t> data);
 
-// CRC-32 as PNG chunks and zip use it (reflected polynomial 0xEDB88320).
+// CRC-32 as PNG chunks and zip use it (reflected polynomial 0xEDB88320);
+// `crc` continues an earlier call's result.
 uint32_t crc32(std::span<const uint8_t> data, uint32_t crc = 0);
 // Adler-32 as the zlib trailer uses it.
 uint32_t adler32(std::span<const uint8_t> data);

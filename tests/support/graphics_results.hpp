@@ -89,6 +89,7 @@ inline Series raster_field_series(const std::string& id, const TicketLog& order,
   s.probe = "raster";
   s.x = {"cell", ""};
   s.y = {"ticket", ""};
+  s.points.reserve(field.size());
   for (size_t k = 0; k < field.size(); ++k) s.points.push_back({double(k), double(field[k]), {double(field[k])}});
   s.meta = {{"width", width},   {"height", height}, {"stride", stride},
             {"cells_x", cx},    {"cells_y", cy},    {"rects", rects},

@@ -88,7 +88,8 @@ Series make_curve(const CurveSpec& spec) {
     const double x = std::round(KiB * std::exp2(static_cast<double>(k) / spec.points_per_octave) / 64) * 64;
     if (x > spec.last_bytes * 1.0001) break;
     Point p{x, 0, {}};
-    for (int s = 0; s < 5; ++s) p.samples.push_back(true_latency_ns(x, spec) * std::exp(noise(rng)));
+    const double truth = true_latency_ns(x, spec);
+    for (int s = 0; s < 5; ++s) p.samples.push_back(truth * std::exp(noise(rng)));
     p.y = median(p.samples);
     series.points.push_back(std::move(p));
   }

@@ -92,11 +92,14 @@ Trace make_trace(const TraceSpec& s) {
     std::vector<uint32_t> pixel, rect;
   };
   std::vector<Job> jobs;
+  size_t tickets = 0;
   const uint32_t passes = s.binned ? 1 : s.rects;
   for (uint32_t pass = 0; pass < passes; ++pass)
     for (const auto& t : tiles) {
       Job job;
       const auto px = tile_pixels(s, t.second.first, t.second.second);
+      job.pixel.reserve(px.size() * (s.binned ? s.rects : 1));
+      job.rect.reserve(job.pixel.capacity());
       for (uint32_t r = 0; r < s.rects; ++r) {
         if (!s.binned && r != pass) continue;
         for (uint32_t p : px) {
@@ -104,10 +107,13 @@ Trace make_trace(const TraceSpec& s) {
           job.rect.push_back(r);
         }
       }
+      tickets += job.pixel.size();
       jobs.push_back(std::move(job));
     }
   std::mt19937 rng(s.seed);
   Trace out;
+  out.pixel.reserve(tickets);
+  out.rect.reserve(tickets);
   struct Worker {
     int job = -1;
     size_t at = 0;
@@ -116,8 +122,9 @@ Trace make_trace(const TraceSpec& s) {
   std::vector<int> order(s.in_flight), running;
   std::iota(order.begin(), order.end(), 0);
   size_t next = 0;
+  std::vector<int> busy;
   for (;;) {
-    std::vector<int> busy;
+    busy.clear();
     for (int w = 0; w < s.in_flight; ++w) {
       if (workers[w].job < 0 && next < jobs.size()) workers[w] = {static_cast<int>(next++), 0};
       if (workers[w].job >= 0) busy.push_back(w);

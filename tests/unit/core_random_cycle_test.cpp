@@ -13,6 +13,13 @@ namespace {
 
 const uint32_t kSizes[] = {1, 2, 3, 1000, 300'007};
 
+// The bucketed build's parts run one after another on this thread.
+const auto kInTurn = [](unsigned parts) {
+  return [parts](const auto& body) {
+    for (unsigned t = 0; t < parts; ++t) body(t);
+  };
+};
+
 TEST(RandomCycle, IsOneCycleThroughEverySlot) {
   for (uint32_t n : kSizes) {
     const Cycle c = random_cycle(n, 7);
@@ -87,8 +94,8 @@ TEST(RandomCycle, OrderIsUncorrelatedWithIndex) {
 }
 
 // The threaded build (a GPU host's): one cycle through every slot, whatever
-// the thread count, a function of (n, seed, threads), and one thread is the
-// plain build.
+// the thread count, a function of (n, seed, threads) that its parts run in
+// turn give too, and one thread is the plain build.
 TEST(RandomCycleThreaded, IsOneCycleAndAFunctionOfItsArguments) {
   const uint32_t n = (1u << 20) + 17;
   for (unsigned threads : {2u, 3u, 8u}) {
@@ -107,21 +114,32 @@ TEST(RandomCycleThreaded, IsOneCycleAndAFunctionOfItsArguments) {
     Cycle again;
     random_cycle_into(again, n, 5, threads);
     EXPECT_EQ(again.order, c.order) << threads << " threads";
+    Cycle in_turn;
+    bucketed_cycle_into(in_turn, n, 5, threads, kInTurn(threads));
+    EXPECT_EQ(in_turn.order, c.order) << threads << " parts in turn, as on threads";
+    EXPECT_EQ(in_turn.next, c.next) << threads << " parts in turn, as on threads";
   }
   Cycle one;
   random_cycle_into(one, n, 5, 1);
   EXPECT_EQ(one.order, random_cycle(n, 5).order);
 }
 
-// Every order of 4 slots equally likely from the bucketed shuffle (forced on
-// at n = 4, 3 threads): 24000 seeds, about 1000 each; a chi-square of 23
-// degrees of freedom above 60 has odds below 1 in 10^4 for a uniform draw.
+// Every order of 4 slots equally likely from the bucketed shuffle in 3
+// parts: 24000 seeds, about 1000 each; a chi-square of 23 degrees of
+// freedom above 60 has odds below 1 in 10^4 for a uniform draw. The parts
+// run in turn, which gives the threaded build's cycle (as the first draw
+// and IsOneCycleAndAFunctionOfItsArguments check) without starting 8
+// threads a draw.
 TEST(RandomCycleThreaded, EveryOrderIsEquallyLikely) {
+  Cycle threaded, in_turn;
+  random_cycle_into(threaded, 4, 11, 3, 0);
+  bucketed_cycle_into(in_turn, 4, 11, 3, kInTurn(3));
+  ASSERT_EQ(in_turn.order, threaded.order);
   std::vector<int> counts(256, 0);
   const int draws = 24000;
   for (int seed = 0; seed < draws; ++seed) {
     Cycle c;
-    random_cycle_into(c, 4, static_cast<uint64_t>(seed), 3, 0);
+    bucketed_cycle_into(c, 4, static_cast<uint64_t>(seed), 3, kInTurn(3));
     ++counts[c.order[0] * 64 + c.order[1] * 16 + c.order[2] * 4 + c.order[3]];
   }
   double chi2 = 0;

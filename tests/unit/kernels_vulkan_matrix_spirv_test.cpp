@@ -10,6 +10,7 @@
 //   OpCooperativeMatrixLoadKHR 4457 <type> <id> Pointer Layout Stride,
 //   OpCooperativeMatrixStoreKHR 4458 Pointer Object Layout Stride,
 //   OpCooperativeMatrixMulAddKHR 4459 <type> <id> A B C [Operands mask].
+#include "backends/vulkan/cooperative_matrix.hpp"
 #include "core/error.hpp"
 #include "core/matrix_chain.hpp"
 #include "kernels/vulkan/matrix_spirv.hpp"
@@ -22,11 +23,6 @@
 #include <fstream>
 #include <map>
 #include <string>
-
-#if __has_include(<vulkan/vulkan_core.h>)
-#include "backends/vulkan/cooperative_matrix.hpp"
-#define GPUSCOPE_TEST_VULKAN_HEADERS 1
-#endif
 
 using namespace gpuscope;
 using namespace gpuscope::vulkan;
@@ -194,7 +190,6 @@ TEST(MatrixSpirv, RefusesWhatItCannotExpress) {
   EXPECT_EQ(saturating, 2);
 }
 
-#ifdef GPUSCOPE_TEST_VULKAN_HEADERS
 // What the driver lists, as DeviceFeatures::matrix_shapes.
 TEST(CooperativeMatrixKhr, ListedPropertiesBecomeShapes) {
   EXPECT_EQ(static_cast<uint32_t>(VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR), 1000506001u);
@@ -229,4 +224,3 @@ TEST(CooperativeMatrixKhr, ListedPropertiesBecomeShapes) {
   nv.scope = VK_SCOPE_SUBGROUP_NV;
   EXPECT_EQ(*matrix_shape_of_nv(nv), (MatrixShape{"f16", "f16", "f32", "f32", 16, 16, 16, false}));
 }
-#endif

@@ -71,7 +71,7 @@ TEST(PngImage, FlatPicturesCompress) {
   IndexedImage noise = image_of(256, 256, 256);
   std::mt19937 rng(9);
   for (auto& i : noise.index) i = static_cast<uint8_t>(rng());
-  // Noise cannot shrink; fixed codes spend 8 or 9 bits a byte.
+  // Noise cannot shrink; deflate's stored blocks keep it near 8 bits a byte.
   EXPECT_LT(encode_png(noise).size(), 256u * 256 * 9 / 8 + 2000);
 }
 
