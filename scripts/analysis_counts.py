@@ -196,7 +196,8 @@ def is_trivial(text):
 
 def named_thresholds(sources):
     """Names src/analysis gives numbers: constexpr declarations with a
-    numeric value, and HierarchyOptions' numeric fields."""
+    numeric value, tuning tables' Thresholds, and HierarchyOptions' numeric
+    fields."""
     names = set()
     decl = re.compile(r"constexpr\s+[\w:<>\s]*?\b(\w+)\s*=\s*([^;]+);")
     for text in sources.values():
@@ -204,6 +205,9 @@ def named_thresholds(sources):
         for m in decl.finditer(clean):
             if NUMERIC.search(m.group(2)) and '"' not in m.group(2) and m.group(1) not in UNITS:
                 names.add(m.group(1))
+        # A tuning table's rows (src/analysis/tuning.hpp's Threshold).
+        for m in re.finditer(r"constexpr\s+Threshold\s+(k\w+)\s*\{", clean):
+            names.add(m.group(1))
         for body in re.finditer(r"struct\s+HierarchyOptions\s*\{(.*?)\n\};", clean, re.S):
             for f in re.finditer(r"\b(?:double|int|size_t)\s+(\w+)\s*=\s*([^;]+);", body.group(1)):
                 if (NUMERIC.search(f.group(2)) or "k_" in f.group(2)) and f.group(2).strip() != "0":

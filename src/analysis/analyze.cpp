@@ -6,6 +6,7 @@
 #include "analysis/cache_hierarchy.hpp"
 #include "analysis/coalescing.hpp"
 #include "analysis/compute.hpp"
+#include "analysis/confidence_factors.hpp"
 #include "analysis/execution.hpp"
 #include "analysis/graphics.hpp"
 #include "analysis/matrix.hpp"
@@ -56,7 +57,7 @@ HierarchyOptions hierarchy_options(const std::vector<Finding>& tlb) {
   for (const std::string level : {"", "L2.", "L3.", "L4."}) {
     const Finding* reach = find("memory.tlb." + level + "reach_bytes");
     const Finding* penalty = find("memory.tlb." + level + "miss_penalty_ns");
-    if (!reach || !penalty || !reach->low || !reach->high || reach->confidence < 0.5) continue;
+    if (!reach || !penalty || !reach->low || !reach->high || reach->confidence < kPassOnConfidence) continue;
     const Finding* past = level.empty() ? find("memory.tlb.miss_penalty_past_l1_ns") : nullptr;
     o.translation_levels.push_back({*reach->low, number(*penalty), number(*reach),
                                     std::min(reach->confidence, penalty->confidence),
@@ -146,70 +147,89 @@ Analysis analyze_with_gaps(const Results& r) {
 
 namespace {
 
-std::vector<Finding> analyze_usable(const Results& r) {
-  std::vector<Finding> out;
-  if (r.device.compute_units) out.push_back(reported("device.compute_units", r.device.compute_units, "", ""));
-  if (r.device.clock_mhz)
-    out.push_back(reported("device.clock_mhz", r.device.clock_mhz, "MHz",
-                           "the driver's figure (often the maximum boost clock), not a measurement"));
-  // TLB first: its reach tells the staircases below which step is translation.
+void add(std::vector<Finding>& out, const std::vector<Finding>& found) {
+  out.insert(out.end(), found.begin(), found.end());
+}
+
+// The tlb probe's findings, read first: its reach tells the staircases
+// which step is translation. The latency probe's chase (one load per line,
+// every page of its footprint) sees translation too: it bounds the
+// penalty, and its curve is set against the reach measured here.
+std::vector<Finding> tlb_stage(const Results& r) {
   std::vector<Finding> tlb_found;
-  if (const Series* control = r.find_series("tlb.control")) {
-    std::vector<const Series*> strided;
-    for (const auto& s : r.series)
-      if (s.id.rfind("tlb.stride_", 0) == 0) strided.push_back(&s);
-    // The latency probe's chase (one load per line, every page of its
-    // footprint) sees translation too: it bounds the penalty, and its curve
-    // is set against the reach measured here.
-    const Series* lat = r.find_series("latency.global");
-    tlb_found = tlb_findings(*control, strided, lat);
-    if (lat) hold_tlb_levels_to_chase(tlb_found, *lat);
-    for (auto& f : tlb_found)
-      if (f.id == "memory.tlb.reach_bytes" && lat && lat->points.size() >= 2) {
-        const double reach = number(f);
-        const Point* at = nullptr;
-        for (const auto& p : lat->points)
-          if (p.x <= reach) at = &p;
-        const Point& last = lat->points.back();
-        if (at && last.x > reach)
-          f.note += fmt::format(
-              " latency.global rises {:+.1f}% from this reach ({:.1f} ns) to its largest footprint "
-              "({:.0f} MiB, {:.1f} ns): a random chase over F bytes misses a TLB of reach R on "
-              "about 1 - R/F of its loads.",
-              100 * (last.y / at->y - 1), at->y, last.x / 1048576, last.y);
-      }
-  }
-  const HierarchyOptions staircase = hierarchy_options(tlb_found);
+  const Series* control = r.find_series("tlb.control");
+  if (!control) return tlb_found;
+  std::vector<const Series*> strided;
+  for (const auto& s : r.series)
+    if (s.id.rfind("tlb.stride_", 0) == 0) strided.push_back(&s);
+  const Series* lat = r.find_series("latency.global");
+  tlb_found = tlb_findings(*control, strided, lat);
+  if (lat) hold_tlb_levels_to_chase(tlb_found, *lat);
+  for (auto& f : tlb_found)
+    if (f.id == "memory.tlb.reach_bytes" && lat && lat->points.size() >= 2) {
+      const double reach = number(f);
+      const Point* at = nullptr;
+      for (const auto& p : lat->points)
+        if (p.x <= reach) at = &p;
+      const Point& last = lat->points.back();
+      if (at && last.x > reach)
+        f.note += fmt::format(
+            " latency.global rises {:+.1f}% from this reach ({:.1f} ns) to its largest footprint "
+            "({:.0f} MiB, {:.1f} ns): a random chase over F bytes misses a TLB of reach R on "
+            "about 1 - R/F of its loads.",
+            100 * (last.y / at->y - 1), at->y, last.x / 1048576, last.y);
+    }
+  return tlb_found;
+}
+
+// The load/store staircase, read once: its findings, the bandwidth probe's
+// levels and the texture path's DRAM hint all come from it.
+struct LoadPath {
+  const Series* latency = nullptr;  // latency.global
+  std::optional<Hierarchy> levels;
+  std::vector<Finding> level_findings;  // as findings, before the notes added for the run
+  HierarchyOptions staircase;           // the options every chase's staircase starts from
+  bool cpu = false;
   // A staircase's options for a chase series: with its slots' spacing.
-  const auto chased = [&](const Series& s) {
+  HierarchyOptions chased(const Series& s) const {
     HierarchyOptions o = staircase;
     o.slot_bytes = s.meta.value("stride_bytes", 0.0);
-    o.split_caches = r.device.type != "cpu";
+    o.split_caches = !cpu;
     return o;
-  };
-  // The load/store staircase, read once: its findings, the bandwidth
-  // probe's levels and the texture path's DRAM hint all come from it.
-  const Series* lat = r.find_series("latency.global");
-  const std::optional<Hierarchy> loads =
-      lat ? std::optional(infer_cache_hierarchy(*lat, chased(*lat))) : std::nullopt;
-  // Its levels as findings, before the notes below: the texture path's
-  // levels are matched against them.
-  const std::vector<Finding> load_levels = loads ? hierarchy_findings(*loads, lat->id) : std::vector<Finding>{};
-  if (const Series* s = lat) {
-    auto found = load_levels;
-    // A caveat the probe recorded about how the curve was measured belongs
-    // with the count of levels, the first line a person reads.
-    if (s->meta.contains("caveat") && !found.empty()) {
-      std::string& note = found.front().note;
-      note = s->meta["caveat"].get<std::string>() + (note.empty() ? "" : " " + note);
-    }
-    // Which chase ran (address or index) belongs to every finding's method.
-    if (s->meta.contains("chase_method"))
-      for (auto& f : found) f.method += " " + s->meta["chase_method"].get<std::string>();
-    out.insert(out.end(), found.begin(), found.end());
   }
-  // Bandwidth per level: matched to the latency probe's levels when its
-  // curve is in the same results.
+};
+
+LoadPath read_load_path(const Results& r, const std::vector<Finding>& tlb_found) {
+  LoadPath p;
+  p.staircase = hierarchy_options(tlb_found);
+  p.cpu = r.device.type == "cpu";
+  p.latency = r.find_series("latency.global");
+  if (!p.latency) return p;
+  p.levels = infer_cache_hierarchy(*p.latency, p.chased(*p.latency));
+  p.level_findings = hierarchy_findings(*p.levels, p.latency->id);
+  return p;
+}
+
+// The load path's levels as findings: a caveat the probe recorded about how
+// the curve was measured belongs with the count of levels, the first line
+// a person reads; which chase ran (address or index) with every finding's
+// method.
+void add_load_levels(const LoadPath& loads, std::vector<Finding>& out) {
+  const Series* s = loads.latency;
+  if (!s) return;
+  auto found = loads.level_findings;
+  if (s->meta.contains("caveat") && !found.empty()) {
+    std::string& note = found.front().note;
+    note = s->meta["caveat"].get<std::string>() + (note.empty() ? "" : " " + note);
+  }
+  if (s->meta.contains("chase_method"))
+    for (auto& f : found) f.method += " " + s->meta["chase_method"].get<std::string>();
+  add(out, found);
+}
+
+// Bandwidth per level (matched to the load path's levels), work-groups,
+// local memory.
+void add_bandwidth(const Results& r, const LoadPath& loads, std::vector<Finding>& out) {
   if (const Series* read = r.find_series("bandwidth.read")) {
     // The other layouts the probe measures at its largest footprint: DRAM's
     // rates are the best layout's.
@@ -217,110 +237,82 @@ std::vector<Finding> analyze_usable(const Results& r) {
     for (const char* id : {"bandwidth.stream.read", "bandwidth.stream.write", "bandwidth.stream.copy",
                            "bandwidth.grid.write", "bandwidth.grid.copy"})
       if (const Series* s = r.find_series(id)) layouts.push_back(s);
-    const auto found =
-        bandwidth_findings(read, r.find_series("bandwidth.write"), r.find_series("bandwidth.copy"),
-                           loads ? &*loads : nullptr, lat ? lat->id : "", layouts);
-    out.insert(out.end(), found.begin(), found.end());
+    add(out, bandwidth_findings(read, r.find_series("bandwidth.write"), r.find_series("bandwidth.copy"),
+                                loads.levels ? &*loads.levels : nullptr, loads.latency ? loads.latency->id : "",
+                                layouts));
   }
-  if (const Series* wg = r.find_series("bandwidth.workgroups")) {
-    const auto found = workgroup_findings(*wg);
-    out.insert(out.end(), found.begin(), found.end());
-  }
-  {
-    const auto found =
-        local_findings(r.find_series("local.latency"), r.find_series("local.global_latency"),
-                       r.find_series("local.bandwidth"), r.find_series("local.global_bandwidth"),
-                       r.find_series("local.capacity"));
-    out.insert(out.end(), found.begin(), found.end());
-  }
-  // Texture path: its own staircase, its bandwidth, and whether it shares
-  // the load/store path's first-level cache (analysis/texture.hpp).
+  if (const Series* wg = r.find_series("bandwidth.workgroups")) add(out, workgroup_findings(*wg));
+  add(out, local_findings(r.find_series("local.latency"), r.find_series("local.global_latency"),
+                          r.find_series("local.bandwidth"), r.find_series("local.global_bandwidth"),
+                          r.find_series("local.capacity")));
+}
+
+// Texture path: its own staircase, its bandwidth, and whether it shares
+// the load/store path's first-level cache (analysis/texture.hpp).
+void add_texture(const Results& r, const LoadPath& loads, std::vector<Finding>& out) {
   if (const Series* s = r.find_series(kTextureLatencySeries)) {
     // Devices whose images are small (Bifrost's 1D textures stop at 1 MiB)
     // end the texture sweep before it can tell DRAM from a cache: the load
     // path's DRAM latency, when measured, tells.
-    HierarchyOptions texture_staircase = chased(*s);
+    HierarchyOptions texture_staircase = loads.chased(*s);
     // The 2D path makes every pixel a slot, several to a line.
     texture_staircase.slots_share_lines = s->meta.value("image", std::string()).rfind("image2d", 0) == 0;
-    if (loads && loads->dram && loads->dram->latency_confidence >= 0.5) {
-      texture_staircase.dram_latency_hint_ns = loads->dram->latency_ns;
+    if (loads.levels && loads.levels->dram && loads.levels->dram->latency_confidence >= kPassOnConfidence) {
+      texture_staircase.dram_latency_hint_ns = loads.levels->dram->latency_ns;
       texture_staircase.dram_hint_basis = "on the load/store path (memory.dram.latency_ns)";
     }
     auto found = texture_hierarchy_findings(infer_cache_hierarchy(*s, texture_staircase), s->id);
-    share_level_capacities(found, load_levels);
-    hold_texture_levels_to_loads(found, load_levels);
-    out.insert(out.end(), found.begin(), found.end());
+    share_level_capacities(found, loads.level_findings);
+    hold_texture_levels_to_loads(found, loads.level_findings);
+    add(out, found);
   }
-  if (const Series* s = r.find_series(kTextureBandwidthSeries)) {
-    auto found = texture_bandwidth_findings(*s);
-    out.insert(out.end(), found.begin(), found.end());
-  }
+  if (const Series* s = r.find_series(kTextureBandwidthSeries)) add(out, texture_bandwidth_findings(*s));
   const Series* pair_small = r.find_series(kTexturePairSmallSeries);
   const Series* pair_large = r.find_series(kTexturePairLargeSeries);
   if (pair_small && pair_large && pair_large->meta.contains("texture_bytes")) {
     const double first_level = pair_large->meta.value("texture_first_level_bytes", 0.0);
     const auto sharing = infer_texture_sharing(*pair_small, *pair_large,
                                                pair_large->meta["texture_bytes"].get<double>(), first_level);
-    auto found = texture_sharing_findings(sharing, pair_small->id, pair_large->id);
-    out.insert(out.end(), found.begin(), found.end());
+    add(out, texture_sharing_findings(sharing, pair_small->id, pair_large->id));
   }
-  {
-    const Series* wg = r.find_series("coalescing.workgroup");
-    const Series* off = r.find_series("coalescing.offset");
-    const Series* str = r.find_series("coalescing.stride");
-    auto found = coalescing_findings(wg, off, str);
-    out.insert(out.end(), found.begin(), found.end());
+}
+
+// Cache geometry: line sizes, shared levels, fill units; told how many
+// levels the staircase read.
+void add_geometry(const Results& r, std::vector<Finding>& out) {
+  std::vector<const Series*> lines;
+  const Series* lone = r.find_series("geometry.shared_1");
+  const Series* all = nullptr;
+  for (const auto& s : r.series) {
+    if (s.id.rfind("geometry.line_", 0) == 0) lines.push_back(&s);
+    if (s.id.rfind("geometry.shared_", 0) == 0 && &s != lone) all = &s;
   }
-  out.insert(out.end(), tlb_found.begin(), tlb_found.end());
-  {
-    std::vector<const Series*> lines;
-    const Series* lone = r.find_series("geometry.shared_1");
-    const Series* all = nullptr;
-    for (const auto& s : r.series) {
-      if (s.id.rfind("geometry.line_", 0) == 0) lines.push_back(&s);
-      if (s.id.rfind("geometry.shared_", 0) == 0 && &s != lone) all = &s;
-    }
-    int levels = 0;
-    for (const auto& f : out)
-      if (f.id == "memory.cache_levels") levels = static_cast<int>(number(f));
-    auto found = geometry_findings(r.find_series("geometry.pairs_near"), r.find_series("geometry.pairs_mid"),
-                                   r.find_series("geometry.pairs_far"), lines, lone, all, levels,
-                                   r.device.type == "cpu");
-    out.insert(out.end(), found.begin(), found.end());
-  }
-  for (auto* family :
-       {transfer_findings, launch_findings, atomics_findings, scheduling_findings, clock_findings}) {
-    auto found = family(r);
-    out.insert(out.end(), found.begin(), found.end());
-  }
-  {
-    auto found = compute_findings(r);
-    out.insert(out.end(), found.begin(), found.end());
-  }
-  // Levels' latencies in cycles, once the clock has been measured.
-  {
-    auto found = level_cycle_findings(r, out);
-    out.insert(out.end(), found.begin(), found.end());
-  }
-  // Execution: wave width first, since waves per compute unit and the
-  // register file are counted in waves.
+  int levels = 0;
+  for (const auto& f : out)
+    if (f.id == "memory.cache_levels") levels = static_cast<int>(number(f));
+  add(out, geometry_findings(r.find_series("geometry.pairs_near"), r.find_series("geometry.pairs_mid"),
+                             r.find_series("geometry.pairs_far"), lines, lone, all, levels, r.device.type == "cpu"));
+}
+
+// Execution: wave width first, since waves per compute unit and the
+// register file are counted in waves.
+void add_execution(const Results& r, std::vector<Finding>& out) {
   std::optional<double> wave_width, max_waves;
-  auto add = [&out](const std::vector<Finding>& fs) { out.insert(out.end(), fs.begin(), fs.end()); };
   if (const Series* s = r.find_series("divergence.blocks")) {
     const auto fs = wave_width_findings(*s);
-    if (!fs.empty() && fs.front().confidence >= 0.5) wave_width = number(fs.front());
-    add(fs);
+    if (!fs.empty() && fs.front().confidence >= kPassOnConfidence) wave_width = number(fs.front());
+    add(out, fs);
   }
   for (const Series& s : r.series)
-    if (s.id.starts_with("divergence.blocks.subgroup_")) add(required_wave_width_findings(s));
+    if (s.id.starts_with("divergence.blocks.subgroup_")) add(out, required_wave_width_findings(s));
   if (const Series* s = r.find_series("divergence.partition"))
-    add(partition_findings(
-        {s, r.find_series("divergence.partition_pairs"), r.find_series("divergence.partition_triples")}));
+    add(out, partition_findings(
+                 {s, r.find_series("divergence.partition_pairs"), r.find_series("divergence.partition_triples")}));
   if (const Series* s = r.find_series("occupancy.waves")) {
     const double w = wave_width.value_or(s->meta.value("wave_width_assumed", 0.0));
     const auto fs = max_waves_findings(*s, w, r.device.type == "cpu");
-    if (!fs.empty() && fs.front().confidence >= 0.5) max_waves = number(fs.front());
-    add(fs);
+    if (!fs.empty() && fs.front().confidence >= kPassOnConfidence) max_waves = number(fs.front());
+    add(out, fs);
   }
   if (const Series* s = r.find_series("occupancy.registers")) {
     auto fs = occupancy_findings(*s, max_waves, wave_width);
@@ -330,15 +322,18 @@ std::vector<Finding> analyze_usable(const Results& r) {
       if (f.id == "exec.registers.per_cu" && r.device.vendor_info.contains("nv_registers_per_block"))
         f.note = fmt::format("The driver reports {} registers per block (CL_DEVICE_REGISTERS_PER_BLOCK_NV).",
                              r.device.vendor_info["nv_registers_per_block"].get<double>());
-    add(fs);
+    add(out, fs);
   }
-  if (const Series* s = r.find_series("occupancy.local")) add(local_occupancy_findings(*s));
+  if (const Series* s = r.find_series("occupancy.local")) add(out, local_occupancy_findings(*s));
   const Series* binary = r.find_series("icache.binary");
-  if (binary) add(code_bytes_findings(*binary));
-  if (const Series* s = r.find_series("icache.body")) add(icache_findings(*s, binary));
-  // What is read of a level (its bandwidth, sharing, fill unit) is no surer
-  // than that the level is there, which its latency finding's confidence
-  // weighs.
+  if (binary) add(out, code_bytes_findings(*binary));
+  if (const Series* s = r.find_series("icache.body")) add(out, icache_findings(*s, binary));
+}
+
+// What is read of a level (its bandwidth, sharing, fill unit) is no surer
+// than that the level is there, which its latency finding's confidence
+// weighs.
+void hold_level_readings_to_their_latency(std::vector<Finding>& out) {
   for (auto& f : out) {
     const auto dot = f.id.find('.', f.id.find('.') + 1);
     if (dot == std::string::npos || f.id.rfind("memory.L", 0) != 0 || f.id.ends_with(".latency_ns")) continue;
@@ -346,10 +341,36 @@ std::vector<Finding> analyze_usable(const Results& r) {
     for (const auto& g : out)
       if (g.id == level + ".latency_ns") f.confidence = std::min(f.confidence, g.confidence);
   }
-  add(matrix_findings(r, out));
-  add(lbm_findings(r, out));
-  add(sustain_findings(r));
-  add(graphics_findings(r));
+}
+
+// The readers in their order (docs/inference.md 1): each stage may read
+// what the ones before it found.
+std::vector<Finding> analyze_usable(const Results& r) {
+  std::vector<Finding> out;
+  if (r.device.compute_units) out.push_back(reported("device.compute_units", r.device.compute_units, "", ""));
+  if (r.device.clock_mhz)
+    out.push_back(reported("device.clock_mhz", r.device.clock_mhz, "MHz",
+                           "the driver's figure (often the maximum boost clock), not a measurement"));
+  const std::vector<Finding> tlb_found = tlb_stage(r);
+  const LoadPath loads = read_load_path(r, tlb_found);
+  add_load_levels(loads, out);
+  add_bandwidth(r, loads, out);
+  add_texture(r, loads, out);
+  add(out, coalescing_findings(r.find_series("coalescing.workgroup"), r.find_series("coalescing.offset"),
+                               r.find_series("coalescing.stride")));
+  add(out, tlb_found);
+  add_geometry(r, out);
+  for (auto* family : {transfer_findings, launch_findings, atomics_findings, scheduling_findings, clock_findings})
+    add(out, family(r));
+  add(out, compute_findings(r));
+  // Levels' latencies in cycles, once the clock has been measured.
+  add(out, level_cycle_findings(r, out));
+  add_execution(r, out);
+  hold_level_readings_to_their_latency(out);
+  add(out, matrix_findings(r, out));
+  add(out, lbm_findings(r, out));
+  add(out, sustain_findings(r));
+  add(out, graphics_findings(r));
   return out;
 }
 

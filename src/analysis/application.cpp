@@ -1,5 +1,6 @@
 #include "analysis/application.hpp"
 
+#include "analysis/confidence_factors.hpp"
 #include "core/stats.hpp"
 
 #include <fmt/format.h>
@@ -33,7 +34,7 @@ double largest_cache_bytes(const std::vector<Finding>& found) {
   double largest = 0;
   for (const auto& f : found)
     if (f.id.rfind("memory.L", 0) == 0 && f.id.size() > 16 &&
-        f.id.compare(f.id.size() - 15, 15, ".capacity_bytes") == 0 && f.confidence >= 0.5)
+        f.id.compare(f.id.size() - 15, 15, ".capacity_bytes") == 0 && f.confidence >= kPassOnConfidence)
       largest = std::max(largest, number(f));
   return largest;
 }

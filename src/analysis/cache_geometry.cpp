@@ -1,7 +1,8 @@
 #include "analysis/cache_geometry.hpp"
-#include "analysis/unfound.hpp"
 
 #include "analysis/cache_hierarchy.hpp"
+#include "analysis/geometry_tuning.hpp"
+#include "analysis/unfound.hpp"
 #include "core/stats.hpp"
 
 #include <fmt/format.h>
@@ -11,6 +12,9 @@
 #include <limits>
 
 namespace gpuscope::analysis {
+
+using namespace geometry;
+
 namespace {
 
 // y of a series at x, interpolated linearly in log x; nullopt outside it.
@@ -48,9 +52,9 @@ std::optional<FetchReading> read_pairs_curve(const Series& pairs, bool first_ste
   FetchReading r;
   r.hit_ns = pairs.points.front().y;
   r.miss_ns = pairs.points.back().y;
-  if (!(r.hit_ns > 0) || r.miss_ns < 1.2 * r.hit_ns) return std::nullopt;
-  const double threshold = first_step ? r.hit_ns + 0.25 * (r.miss_ns - r.hit_ns)
-                                      : r.miss_ns - 0.25 * (r.miss_ns - r.hit_ns);
+  if (!(r.hit_ns > 0) || r.miss_ns < kPairsMinRise * r.hit_ns) return std::nullopt;
+  const double threshold = first_step ? r.hit_ns + kPairsStepShare * (r.miss_ns - r.hit_ns)
+                                      : r.miss_ns - kPairsStepShare * (r.miss_ns - r.hit_ns);
   // The smallest d from which every larger d stays above the threshold.
   r.fetch_bytes = smallest_x_from_which(pairs.points, 0, [&](double y) { return y >= threshold; });
   if (r.fetch_bytes <= pairs.points.front().x) return std::nullopt;  // no partner ever hit
@@ -66,8 +70,8 @@ std::optional<FetchReading> read_exclusive_pairs(const Series& near) {
   FetchReading r;
   r.hit_ns = p.back().y;
   r.miss_ns = p[peak].y;
-  if (!(r.hit_ns > 0) || r.miss_ns < 1.15 * r.hit_ns) return std::nullopt;
-  const double threshold = r.hit_ns + 0.25 * (r.miss_ns - r.hit_ns);
+  if (!(r.hit_ns > 0) || r.miss_ns < kExclusiveBump * r.hit_ns) return std::nullopt;
+  const double threshold = r.hit_ns + kPairsStepShare * (r.miss_ns - r.hit_ns);
   r.fetch_bytes = smallest_x_from_which(p, peak + 1, [&](double y) { return y <= threshold; });
   return r;
 }
@@ -103,16 +107,18 @@ std::vector<std::pair<double, double>> half_hit_capacities(const std::vector<con
   for (const Series* s : lines) {
     if (!s || !s->meta.contains("stride_bytes") || s->points.size() < 3) continue;
     const auto& pts = s->points;
-    if (pts.back().y < 1.5 * hit) continue;  // never left the level
+    if (pts.back().y < kLeftLevelRatio * hit) continue;  // never left the level
     left.push_back(s);
     // The next plateau: from the first point clearly above the hit latency
     // whose successor stays within 5% of it, the points within 10%; the
     // last point when no two neighbours are that flat.
     any.push_back(pts.back().y);
     for (size_t j = 0; j + 1 < pts.size(); ++j) {
-      if (pts[j].y < 1.5 * hit || pts[j + 1].y > 1.05 * pts[j].y || pts[j + 1].y < pts[j].y / 1.05) continue;
+      if (pts[j].y < kLeftLevelRatio * hit || pts[j + 1].y > kPlateauNeighbourRatio * pts[j].y ||
+          pts[j + 1].y < pts[j].y / kPlateauNeighbourRatio)
+        continue;
       std::vector<double> next;
-      for (size_t i = j; i < pts.size() && pts[i].y <= 1.1 * pts[j].y; ++i) next.push_back(pts[i].y);
+      for (size_t i = j; i < pts.size() && pts[i].y <= kPlateauPointsRatio * pts[j].y; ++i) next.push_back(pts[i].y);
       any.back() = median(next);
       flat.push_back(any.back());
       break;
@@ -137,7 +143,7 @@ std::vector<std::pair<double, double>> half_hit_capacities(const std::vector<con
 std::optional<LineReading> read_line_curves(const std::vector<const Series*>& lines) {
   LineReading r;
   r.capacity_by_stride = half_hit_capacities(lines);
-  if (r.capacity_by_stride.size() < 2) return std::nullopt;
+  if (r.capacity_by_stride.size() < kLineMinStrides) return std::nullopt;
   std::sort(r.capacity_by_stride.begin(), r.capacity_by_stride.end());
   // The line L is the stride of the model C * max(1, S / L) that fits the
   // capacities best in log space (C fitted for each L): below L strides
@@ -198,7 +204,7 @@ std::vector<SharingReading> read_sharing(const Series& lone, const Series& all) 
     r.level = static_cast<int>(n) + 1;
     r.next_ns = n + 1 < h.levels.size() ? h.levels[n + 1].latency_ns
                 : h.dram                ? h.dram->latency_ns
-                                        : 2 * lv.latency_ns;
+                                        : kNextLevelDefault * lv.latency_ns;
     // Where the level's plateau is left: the curve passes the geometric
     // middle between this level's latency and the next one's.
     const double middle_ns = std::sqrt(lv.latency_ns * r.next_ns);
@@ -242,45 +248,47 @@ std::vector<SharingReading> read_sharing(const Series& lone, const Series& all) 
   return out;
 }
 
-std::vector<Finding> geometry_findings(const Series* pairs_near, const Series* pairs_mid,
-                                       const Series* pairs_far, const std::vector<const Series*>& lines,
-                                       const Series* shared_lone, const Series* shared_all,
-                                       int cache_levels, bool cpu) {
-  std::vector<Finding> out;
-  // A fill unit read off pairs curve `s` at `level`: the step lies between
-  // the last d that hit and this one.
-  const auto add_fetch = [&](const Series& s, int level, const FetchReading& r, std::string method,
-                             std::string note) {
-    Finding f;
-    f.id = fmt::format("memory.L{}.fetch_bytes", level);
-    f.value = r.fetch_bytes;
-    f.unit = "B";
-    f.low = r.fetch_bytes / 2;
-    f.high = r.fetch_bytes;
-    f.confidence = max_spread(s) < 0.05 ? 0.75 : 0.5;
-    f.evidence = {s.id};
-    f.method = std::move(method);
-    f.note = std::move(note);
-    out.push_back(std::move(f));
-  };
+namespace {
+
+// A fill unit read off pairs curve `s` at `level`: the step lies between
+// the last d that hit and this one.
+Finding fetch_finding(const Series& s, int level, const FetchReading& r, std::string method, std::string note) {
+  Finding f;
+  f.id = fmt::format("memory.L{}.fetch_bytes", level);
+  f.value = r.fetch_bytes;
+  f.unit = "B";
+  f.low = r.fetch_bytes / 2;
+  f.high = r.fetch_bytes;
+  f.confidence = max_spread(s) < kFetchCleanSpread ? kFetchCleanConfidence : kFetchScatteredConfidence;
+  f.evidence = {s.id};
+  f.method = std::move(method);
+  f.note = std::move(note);
+  return f;
+}
+
+// Rules fetch-unit-is-where-partner-misses and exclusive-l2-bump: each
+// level's fill unit from the pairs curve whose anchors miss it.
+void fetch_findings(const Series* pairs_near, const Series* pairs_mid, const Series* pairs_far, int cache_levels,
+                    bool cpu, std::vector<Finding>& out) {
   const auto fetch = [&](const Series* s, int level, const std::string& where) {
     if (!s) return;
     const auto r = read_pairs_curve(*s, level == 1);
     if (!r) return;
-    add_fetch(*s, level, *r,
-              "pointer chase over anchors that miss this level, each followed by a load d bytes further: "
-              "the smallest d from which the second load misses too",
-              fmt::format("{} Per load {:.1f} ns when the second load hits, {:.1f} ns when both miss. A unit "
-                          "smaller than memory.line_bytes means a sectored cache: it keeps tags per line but "
-                          "fills per sector.",
-                          where, r->hit_ns, r->miss_ns));
+    out.push_back(fetch_finding(
+        *s, level, *r,
+        "pointer chase over anchors that miss this level, each followed by a load d bytes further: "
+        "the smallest d from which the second load misses too",
+        fmt::format("{} Per load {:.1f} ns when the second load hits, {:.1f} ns when both miss. A unit "
+                    "smaller than memory.line_bytes means a sectored cache: it keeps tags per line but "
+                    "fills per sector.",
+                    where, r->hit_ns, r->miss_ns)));
   };
   fetch(pairs_near, 1, "Footprint past the first level, inside the second: the first level's fill unit.");
   const std::optional<FetchReading> exclusive =
       pairs_near && !cpu ? read_exclusive_pairs(*pairs_near) : std::nullopt;
   const int last = std::max(2, cache_levels);
   if (exclusive) {
-    add_fetch(
+    out.push_back(fetch_finding(
         *pairs_near, 2, *exclusive,
         "pointer chase over anchors that miss the first level and hit the second, each followed by a load "
         "d bytes further: where a second level exclusive of the first makes the partner miss both (above "
@@ -292,7 +300,7 @@ std::vector<Finding> geometry_findings(const Series* pairs_near, const Series* p
             "not from memory). Its line is where the partner stops sharing the anchor's: {:.0f} B.{}",
             exclusive->miss_ns, exclusive->hit_ns, exclusive->fetch_bytes,
             cache_levels >= 3 ? " The mid pairs are not read for it."
-                              : " The far pairs' step is the first level's fill, not this level's."));
+                              : " The far pairs' step is the first level's fill, not this level's.")));
   } else if (cache_levels >= 3) {
     // The mid pairs' anchors miss the second level and hit the third, so
     // they tell the second level's fill only where a third level exists.
@@ -305,106 +313,125 @@ std::vector<Finding> geometry_findings(const Series* pairs_near, const Series* p
           fmt::format("Footprint past every cache: the fill unit of the last level (L{}) from memory; a step "
                       "at a smaller d is the first level's.",
                       last));
+}
 
-  if (const auto r = read_line_curves(lines)) {
-    Finding f;
-    f.id = "memory.line_bytes";
-    f.value = r->line_bytes;
-    f.unit = "B";
-    f.low = r->upper_bound_only ? 0.0 : r->line_bytes;
-    if (!r->lower_bound_only) f.high = r->line_bytes;
-    // A clear fit: capacities within about 14% (rms) of the model, and the
-    // next best line at least three times as far off.
-    const double n = static_cast<double>(r->capacity_by_stride.size());
-    const bool clear = r->misfit / n < 0.02 && r->runner_up_misfit > 3 * r->misfit;
-    f.confidence = r->upper_bound_only || r->lower_bound_only ? 0.4
-                   : n >= 4 && clear                          ? 0.7
-                                                              : 0.5;
-    for (const Series* s : lines)
-      if (s) f.evidence.push_back(s->id);
-    f.method =
-        "first-level capacity (half-hit footprint) seen by random chases with one slot per S-byte "
-        "block: it hardly grows with S below the line and doubles with S from the line on";
-    std::string caps;
-    for (const auto& [s, c] : r->capacity_by_stride)
-      caps += fmt::format("{}{:.0f} B: {:.0f} KiB", caps.empty() ? "" : ", ", s, c / 1024);
-    const char* bound =
-        r->upper_bound_only   ? " The capacity doubles from the smallest stride on: the line is at "
-                                "most that."
-        : r->lower_bound_only ? " The capacity does not double even at the largest stride: the "
-                                "line is at least that."
-                              : "";
-    f.note = fmt::format(
-        "The first level's allocation unit (tag granularity). Capacity by stride: {}; C x max(1, "
-        "S / {:.0f}) fits them to {:.0f}% rms, the next best line to {:.0f}%.{} On CPUs an "
-        "adjacent-line prefetcher makes each slot take two lines, so the reading there can be twice "
-        "the line.",
-        caps, r->line_bytes, 100 * std::sqrt(r->misfit / n), 100 * std::sqrt(r->runner_up_misfit / n), bound);
-    out.push_back(std::move(f));
-  }
+// Rule line-from-capacity-doubling, as a finding.
+std::optional<Finding> line_finding(const std::vector<const Series*>& lines) {
+  const auto r = read_line_curves(lines);
+  if (!r) return std::nullopt;
+  Finding f;
+  f.id = "memory.line_bytes";
+  f.value = r->line_bytes;
+  f.unit = "B";
+  f.low = r->upper_bound_only ? 0.0 : r->line_bytes;
+  if (!r->lower_bound_only) f.high = r->line_bytes;
+  // A clear fit: capacities within about 14% (rms) of the model, and the
+  // next best line kLineRunnerUpFactor times as far off.
+  const double n = static_cast<double>(r->capacity_by_stride.size());
+  const bool clear = r->misfit / n < kLineClearMisfit && r->runner_up_misfit > kLineRunnerUpFactor * r->misfit;
+  f.confidence = r->upper_bound_only || r->lower_bound_only ? kLineBoundConfidence.value
+                 : n >= kLineClearStrides && clear          ? kLineClearConfidence.value
+                                                            : kLineRoughConfidence.value;
+  for (const Series* s : lines)
+    if (s) f.evidence.push_back(s->id);
+  f.method =
+      "first-level capacity (half-hit footprint) seen by random chases with one slot per S-byte "
+      "block: it hardly grows with S below the line and doubles with S from the line on";
+  std::string caps;
+  for (const auto& [s, c] : r->capacity_by_stride)
+    caps += fmt::format("{}{:.0f} B: {:.0f} KiB", caps.empty() ? "" : ", ", s, c / 1024);
+  const char* bound = r->upper_bound_only ? " The capacity doubles from the smallest stride on: the line is at "
+                                            "most that."
+                      : r->lower_bound_only ? " The capacity does not double even at the largest stride: the "
+                                              "line is at least that."
+                                            : "";
+  f.note = fmt::format(
+      "The first level's allocation unit (tag granularity). Capacity by stride: {}; C x max(1, "
+      "S / {:.0f}) fits them to {:.0f}% rms, the next best line to {:.0f}%.{} On CPUs an "
+      "adjacent-line prefetcher makes each slot take two lines, so the reading there can be twice "
+      "the line.",
+      caps, r->line_bytes, 100 * std::sqrt(r->misfit / n), 100 * std::sqrt(r->runner_up_misfit / n), bound);
+  return f;
+}
 
-  if (shared_lone && shared_all) {
-    const double groups = shared_all->meta.contains("groups") ? shared_all->meta["groups"].get<double>() : 0;
-    // Work-groups that did not run at once (a CPU driver running them one
-    // after another on one thread) make every hop G times slower already
-    // where each group's region fits the first level: no sharing reading.
-    const double first_lone = shared_lone->points.empty() ? 0 : shared_lone->points.front().y;
-    const double first_all = shared_all->points.empty() ? 0 : shared_all->points.front().y;
-    const bool concurrent = groups > 1 && first_lone > 0 && first_all < 1.5 * first_lone;
-    if (!concurrent)
-      for (int n = 1; n <= cache_levels; ++n)
-        note_unfound(fmt::format("memory.L{}.shared_by_cus", n),
-                     "the work-groups of the sharing sweep did not run at once (hops were already slower "
-                     "with all groups where one group's region fits the first level)",
-                     {shared_lone->id, shared_all->id});
-    if (concurrent) {
-      const auto readings = read_sharing(*shared_lone, *shared_all);
-      const double region = shared_all->meta.value("region_bytes", 0.0);
-      for (int n = 1; n <= cache_levels; ++n) {
-        if (std::any_of(readings.begin(), readings.end(), [&](const SharingReading& r) { return r.level == n; }))
-          continue;
-        note_unfound(fmt::format("memory.L{}.shared_by_cus", n),
-                     fmt::format("the lone chase of the sharing sweep (to {:.0f} KiB per group) shows no plateau "
-                                 "left for this level: the level is larger than the sweep, or too close in "
-                                 "latency to the one before it",
-                                 region / 1024),
-                     {shared_lone->id, shared_all->id});
-      }
-      for (const auto& r : readings) {
-        // The sharing sweep stops at 8 MiB per group: its last plateau may be
-        // DRAM, which the latency probe's count of levels tells.
-        if (cache_levels > 0 && r.level > cache_levels) continue;
-        Finding f;
-        f.id = fmt::format("memory.L{}.shared_by_cus", r.level);
-        f.value = r.shared;
-        f.evidence = {shared_lone->id, shared_all->id};
-        f.method = fmt::format(
-            "{:.0f} work-groups (one per compute unit) chasing private regions at once vs "
-            "one alone, compared inside this level's plateau",
-            groups);
-        const double gap =
-            std::abs(std::log(r.all_ns / r.lone_ns)) / std::log(std::max(r.next_ns / r.lone_ns, 1.01));
-        f.confidence = std::clamp(r.shared ? gap : 1 - gap, 0.3, 0.8);
-        // Crowding one cache slows the groups to the next level's latency at
-        // most (while their regions together fit it). Well past that, the
-        // groups pay for something else at once as well: translation (their
-        // regions' pages together overflowing a TLB that holds one region's),
-        // which a private cache behind a shared TLB shows as well.
-        const bool past_next = r.shared && r.all_ns > 1.25 * r.next_ns;
-        if (past_next) f.confidence = std::min(f.confidence, 0.6);
-        f.note = fmt::format(
-            "At {:.0f} KiB per group: {:.1f} ns alone, {:.1f} ns with all groups at once (next "
-            "level {:.1f} ns). {}{}",
-            r.probe_footprint / 1024, r.lone_ns, r.all_ns, r.next_ns,
-            r.shared ? "The groups crowd each other out: one cache for all compute units."
-                     : "Each group keeps its region: a cache per compute unit.",
-            past_next ? " Together they are slower than the next level, which crowding this cache alone does "
-                        "not explain: translation misses (a TLB shared by the groups) may be all of it."
-                      : "");
-        out.push_back(std::move(f));
-      }
-    }
+// One level's sharing reading as a finding. Crowding one cache slows the
+// groups to the next level's latency at most (while their regions together
+// fit it). Well past that, the groups pay for something else at once as
+// well: translation (their regions' pages together overflowing a TLB that
+// holds one region's), which a private cache behind a shared TLB shows as
+// well.
+Finding sharing_finding(const SharingReading& r, const Series& lone, const Series& all, double groups) {
+  Finding f;
+  f.id = fmt::format("memory.L{}.shared_by_cus", r.level);
+  f.value = r.shared;
+  f.evidence = {lone.id, all.id};
+  f.method = fmt::format(
+      "{:.0f} work-groups (one per compute unit) chasing private regions at once vs "
+      "one alone, compared inside this level's plateau",
+      groups);
+  const double gap = std::abs(std::log(r.all_ns / r.lone_ns)) / std::log(std::max(r.next_ns / r.lone_ns, 1.01));
+  f.confidence = std::clamp(r.shared ? gap : 1 - gap, kSharingLowConfidence.value, kSharingHighConfidence.value);
+  const bool past_next = r.shared && r.all_ns > kPastNextLevel * r.next_ns;
+  if (past_next) f.confidence = std::min(f.confidence, kPastNextLevelCap.value);
+  f.note = fmt::format(
+      "At {:.0f} KiB per group: {:.1f} ns alone, {:.1f} ns with all groups at once (next "
+      "level {:.1f} ns). {}{}",
+      r.probe_footprint / 1024, r.lone_ns, r.all_ns, r.next_ns,
+      r.shared ? "The groups crowd each other out: one cache for all compute units."
+               : "Each group keeps its region: a cache per compute unit.",
+      past_next ? " Together they are slower than the next level, which crowding this cache alone does "
+                  "not explain: translation misses (a TLB shared by the groups) may be all of it."
+                : "");
+  return f;
+}
+
+// Rules groups-must-run-at-once and shared-when-crowded: which levels are
+// shared by the compute units, and why the others are unfound.
+void sharing_findings(const Series& lone, const Series& all, int cache_levels, std::vector<Finding>& out) {
+  const double groups = all.meta.contains("groups") ? all.meta["groups"].get<double>() : 0;
+  // Work-groups that did not run at once (a CPU driver running them one
+  // after another on one thread) make every hop G times slower already
+  // where each group's region fits the first level: no sharing reading.
+  const double first_lone = lone.points.empty() ? 0 : lone.points.front().y;
+  const double first_all = all.points.empty() ? 0 : all.points.front().y;
+  if (!(groups > 1 && first_lone > 0 && first_all < kConcurrentRatio * first_lone)) {
+    for (int n = 1; n <= cache_levels; ++n)
+      note_unfound(fmt::format("memory.L{}.shared_by_cus", n),
+                   "the work-groups of the sharing sweep did not run at once (hops were already slower "
+                   "with all groups where one group's region fits the first level)",
+                   {lone.id, all.id});
+    return;
   }
+  const auto readings = read_sharing(lone, all);
+  const double region = all.meta.value("region_bytes", 0.0);
+  for (int n = 1; n <= cache_levels; ++n) {
+    if (std::any_of(readings.begin(), readings.end(), [&](const SharingReading& r) { return r.level == n; }))
+      continue;
+    note_unfound(fmt::format("memory.L{}.shared_by_cus", n),
+                 fmt::format("the lone chase of the sharing sweep (to {:.0f} KiB per group) shows no plateau "
+                             "left for this level: the level is larger than the sweep, or too close in "
+                             "latency to the one before it",
+                             region / 1024),
+                 {lone.id, all.id});
+  }
+  for (const auto& r : readings) {
+    // The sharing sweep stops at 8 MiB per group: its last plateau may be
+    // DRAM, which the latency probe's count of levels tells.
+    if (cache_levels > 0 && r.level > cache_levels) continue;
+    out.push_back(sharing_finding(r, lone, all, groups));
+  }
+}
+
+}  // namespace
+
+std::vector<Finding> geometry_findings(const Series* pairs_near, const Series* pairs_mid,
+                                       const Series* pairs_far, const std::vector<const Series*>& lines,
+                                       const Series* shared_lone, const Series* shared_all,
+                                       int cache_levels, bool cpu) {
+  std::vector<Finding> out;
+  fetch_findings(pairs_near, pairs_mid, pairs_far, cache_levels, cpu, out);
+  if (std::optional<Finding> f = line_finding(lines)) out.push_back(std::move(*f));
+  if (shared_lone && shared_all) sharing_findings(*shared_lone, *shared_all, cache_levels, out);
   return out;
 }
 

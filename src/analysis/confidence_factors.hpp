@@ -4,6 +4,11 @@
 
 namespace gpuscope::analysis {
 
+// A finding sure enough for another reader to build on (a reach the
+// staircases cut at, a clock cycles are counted in, a wave width waves are
+// counted in, a capacity a box is sized to): at even odds or better.
+inline constexpr double kPassOnConfidence = 0.5;
+
 // A step is as likely noise as not at this many noise sigmas (factor 0.5).
 inline constexpr double kEvenOddsSigmas = 3;
 

@@ -1,6 +1,7 @@
 #include "analysis/matrix.hpp"
 
 #include "analysis/compute.hpp"
+#include "analysis/confidence_factors.hpp"
 #include "analysis/unfound.hpp"
 #include "core/stats.hpp"
 
@@ -41,7 +42,7 @@ struct Clock {
 };
 Clock cycle_clock(const Results& r, const std::vector<Finding>& found) {
   for (const auto& f : found)
-    if (f.id == "device.measured_clock_mhz" && f.confidence >= 0.5 && number(f) > 0)
+    if (f.id == "device.measured_clock_mhz" && f.confidence >= kPassOnConfidence && number(f) > 0)
       return {number(f), f.confidence, fmt::format("the clock probe's measured {:.0f} MHz", number(f))};
   if (r.device.clock_mhz > 0)
     return {static_cast<double>(r.device.clock_mhz), 0.6,

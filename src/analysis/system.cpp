@@ -1,5 +1,6 @@
 #include "analysis/system.hpp"
 
+#include "analysis/confidence_factors.hpp"
 #include "analysis/unfound.hpp"
 #include "core/stats.hpp"
 
@@ -416,7 +417,7 @@ std::vector<Finding> level_cycle_findings(const Results& r, const std::vector<Fi
   double mhz = 0, factor = 0;
   std::string basis;
   for (const auto& f : found)
-    if (f.id == "device.measured_clock_mhz" && f.confidence >= 0.5 && number(f) > 0) {
+    if (f.id == "device.measured_clock_mhz" && f.confidence >= kPassOnConfidence && number(f) > 0) {
       mhz = number(f);
       factor = 1;
       basis = fmt::format("the measured {:.0f} MHz (device.measured_clock_mhz)", mhz);

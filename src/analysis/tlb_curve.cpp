@@ -4,6 +4,7 @@
 
 #include "analysis/segmentation.hpp"
 #include "analysis/tlb_shape.hpp"
+#include "analysis/tlb_tuning.hpp"
 #include "core/stats.hpp"
 
 #include <algorithm>
@@ -13,16 +14,14 @@
 #include <span>
 
 namespace gpuscope::analysis {
-namespace {
 
-// A rise counts as a TLB level when it is this much of the control's latency
-// (and clear of noise): GPU TLB misses cost tens to hundreds of ns against
-// 20-300 ns hits, CPU ones several ns against 1-5 ns.
-constexpr double kMinRelativeRise = 0.10;
+using namespace tlb;
+
+namespace {
 
 // Control latency at `slots`, interpolated linearly in log(slots); nullopt
 // outside the control's range, and also where the control is changing
-// level (a neighbour more than 10% away): there a cache is overflowing, and
+// level (a neighbour more than kControlJump away in log): there a cache is overflowing, and
 // how far it has overflowed depends on how the slots fall on its sets, which
 // the strided layout does differently from the control's consecutive lines.
 // On the H200 the L1's overflow (1024-4096 slots) made a 2 MiB-strided chase
@@ -32,7 +31,7 @@ std::optional<double> control_at(const Series& control, double slots) {
   const auto& pts = control.points;
   if (pts.empty() || slots < pts.front().x * 0.99 || slots > pts.back().x * 1.01) return std::nullopt;
   const auto steady = [&](size_t i) {
-    const auto jump = [&](size_t a, size_t b) { return std::abs(std::log(pts[b].y / pts[a].y)) > 0.1; };
+    const auto jump = [&](size_t a, size_t b) { return std::abs(std::log(pts[b].y / pts[a].y)) > kControlJump; };
     return !((i > 0 && jump(i - 1, i)) || (i + 1 < pts.size() && jump(i, i + 1)));
   };
   for (size_t i = 0; i < pts.size(); ++i) {
@@ -48,13 +47,13 @@ std::optional<double> control_at(const Series& control, double slots) {
 
 double noise_ns(const Point& p) {
   const double own = p.samples.size() >= 3 ? mad_sigma(p.samples) : 0;
-  return std::max({own, k_min_relative_noise * p.y, 0.05});
+  return std::max({own, k_min_relative_noise * p.y, kNoiseFloorNs.value});
 }
 
 // The cache level strided point i stands on where the control reaches it
 // only at larger slot counts, or nullopt: three or more consecutive control
 // points past its slots, each within `tolerance` of its latency and within
-// 3% of one another (a plateau, not a gradual rise passing through),
+// kPlateauSpread of one another (a plateau, not a gradual rise passing through),
 // clearly above `below`, the control at its slots. The strided lines, one
 // per block, crowd fewer cache sets than the control's consecutive ones, so
 // a cache can overflow for them long before it does for the control; the
@@ -77,12 +76,13 @@ std::optional<double> later_control_level(const Series& control, const Series& s
     double lo = y, hi = y, sum = 0;
     size_t end = first;
     for (; end < pts.size() && std::abs(pts[end].y - y) <= tolerance; ++end) {
-      if (end >= first + 3 && std::max(hi, pts[end].y) - std::min(lo, pts[end].y) > 0.03 * y) break;
+      if (end >= first + kPlateauPoints && std::max(hi, pts[end].y) - std::min(lo, pts[end].y) > kPlateauSpread * y)
+        break;
       lo = std::min(lo, pts[end].y);
       hi = std::max(hi, pts[end].y);
       sum += pts[end].y;
     }
-    if (end < first + 3 || hi - lo > 0.03 * y) continue;
+    if (end < first + kPlateauPoints || hi - lo > kPlateauSpread * y) continue;
     const double level = sum / static_cast<double>(end - first);
     // Asked of the first strided point measured where the control stands on
     // the plateau, and only where the strided chase stays on the level up
@@ -96,7 +96,7 @@ std::optional<double> later_control_level(const Series& control, const Series& s
         continue;
       }
       const auto cq = n <= pts[end - 1].x * 1.01 ? control_at(control, n) : std::nullopt;
-      if (cq) return q.y - *cq <= 2 * noise_ns(q) ? std::optional(level) : std::nullopt;
+      if (cq) return q.y - *cq <= kClearSigmas * noise_ns(q) ? std::optional(level) : std::nullopt;
     }
     return level;
   }
@@ -139,7 +139,7 @@ void close_bracket_past_the_step(TlbStep& st, const Series& strided, double stri
     double ceiling = 0;
     for (const auto& q : cp)
       if (q.x >= slots / 2 && q.x <= slots * 2) ceiling = std::max(ceiling, q.y);
-    if (ceiling > 0 && p.y - ceiling > 0.5 * st.penalty_ns) {
+    if (ceiling > 0 && p.y - ceiling > kBracketShareOfStep * st.penalty_ns) {
       st.reach_high = p.x;
       st.reach_bytes = reach_in(st.reach_low, st.reach_high);
       return;
@@ -147,25 +147,29 @@ void close_bracket_past_the_step(TlbStep& st, const Series& strided, double stri
   }
 }
 
-}  // namespace
+// Per strided point: the control at its slots (nullopt: none to subtract),
+// and whether the point is left out.
+struct Baseline {
+  std::vector<std::optional<double>> control;
+  std::vector<bool> left_out;
+};
 
-TlbCurve read_tlb_curve(const Series& strided, const Series& control) {
-  TlbCurve c;
-  c.stride_bytes = strided.meta.contains("stride_bytes") ? strided.meta["stride_bytes"].get<double>() : 0;
-  if (c.stride_bytes <= 0) return c;
-  // Points where the strided chase stands on a cache level the control
-  // reaches only later (later_control_level), and those on the way up to
-  // one (rising towards it from above the control, just before it or
-  // between two such points), say nothing of translation and are left out.
-  // Past such a point the strided lines stay in that level or beyond (more
-  // of them crowd the same sets), so later points are measured from it
-  // where the control is still below it.
+// Rules below-the-control-is-no-baseline and cache-gap-is-not-translation.
+// Points where the strided chase stands on a cache level the control
+// reaches only later (later_control_level), and those on the way up to one
+// (rising towards it from above the control, just before it or between two
+// such points), say nothing of translation and are left out. Past such a
+// point the strided lines stay in that level or beyond (more of them crowd
+// the same sets), so later points are measured from it where the control
+// is still below it.
+Baseline match_control(const Series& strided, const Series& control, double stride) {
   const auto& pts = strided.points;
-  std::vector<std::optional<double>> cys(pts.size());
-  std::vector<bool> out(pts.size(), false);
+  Baseline b{std::vector<std::optional<double>>(pts.size()), std::vector<bool>(pts.size(), false)};
+  auto& cys = b.control;
+  auto& out = b.left_out;
   double floor_ns = 0;
   for (size_t i = 0; i < pts.size(); ++i) {
-    const double slots = std::round(pts[i].x / c.stride_bytes);
+    const double slots = std::round(pts[i].x / stride);
     cys[i] = control_at(control, slots);
     if (!cys[i] || !(pts[i].y > 0)) continue;
     cys[i] = std::max(*cys[i], floor_ns);
@@ -174,62 +178,58 @@ TlbCurve read_tlb_curve(const Series& strided, const Series& control) {
     // (a level overflowing for consecutive lines first: an exclusive L2
     // swapping with its L1 put the control up to 27 ns above the strided
     // lines' L2 hits over three octaves), so it is no baseline there.
-    if (*cys[i] - pts[i].y > 2 * std::hypot(noise_ns(pts[i]), k_min_relative_noise * *cys[i])) {
+    if (*cys[i] - pts[i].y > kClearSigmas * std::hypot(noise_ns(pts[i]), k_min_relative_noise * *cys[i])) {
       out[i] = true;
       continue;
     }
-    // The point's own scatter, at least 0.75% of it: the 1.5% floor of
-    // noise_ns would take a TLB step 3% off a later cache level for it.
+    // The point's own scatter, at least kOwnScatterShareOfFloor of the
+    // noise floor: the floor of noise_ns would take a TLB step 3% off a
+    // later cache level for noise.
     const double own = pts[i].samples.size() >= 3 ? mad_sigma(pts[i].samples) : 0;
-    const double tolerance = 2 * std::max(own, 0.5 * k_min_relative_noise * pts[i].y);
-    const auto level = later_control_level(control, strided, c.stride_bytes, i, *cys[i], tolerance);
+    const double tolerance = kClearSigmas * std::max(own, kOwnScatterShareOfFloor * k_min_relative_noise * pts[i].y);
+    const auto level = later_control_level(control, strided, stride, i, *cys[i], tolerance);
     if (!level) continue;
     out[i] = true;
     floor_ns = std::max(floor_ns, *level);
     double above = pts[i].y + tolerance;  // the walk's next point up
     for (size_t j = i; j-- > 0 && !out[j];) {
       if (!cys[j]) continue;
-      const double sj = 2 * noise_ns(pts[j]);
+      const double sj = kClearSigmas * noise_ns(pts[j]);
       if (!(pts[j].y > *cys[j] + sj && pts[j].y < above - sj)) break;
       out[j] = true;
       above = pts[j].y;
     }
   }
-  std::vector<double> sigma, ctrl;
-  for (size_t i = 0; i < pts.size(); ++i) {
-    if (!cys[i] || !(pts[i].y > 0) || out[i]) continue;
-    c.footprint.push_back(pts[i].x);
-    c.excess_ns.push_back(pts[i].y - *cys[i]);
-    ctrl.push_back(*cys[i]);
-    c.control_ns.push_back(*cys[i]);
-    // The control's own scatter adds to the difference's.
-    sigma.push_back(std::hypot(noise_ns(pts[i]), k_min_relative_noise * *cys[i]));
-  }
-  const size_t n = c.excess_ns.size();
-  if (n < 3) return c;
+  return b;
+}
 
-  const auto segs = segment_piecewise_constant(c.excess_ns, sigma, change_point_penalty(n));
-  // Walk the segments, keeping the level the curve stands on; a segment of
-  // two or more points (or the last one) that stands clearly above it is a
-  // new TLB level. Single-point excursions and falls (the control's own
-  // scatter, a disturbed sample) do not move the level. A run of two or more
-  // points that falls back to the level below the last step takes that step
-  // back: translation misses never go away as the footprint grows, so the
-  // step was the caches' (the strided lines sharing sets the control's
-  // consecutive lines do not), not a TLB level.
-  // The control's own footprint at point i: its slots are consecutive
-  // lines, so once they span more than a TLB level's reach the control
-  // misses it too (as 1 - R/F of its loads) and the difference falls back
-  // towards zero; that fall is not the step being taken back, and the
-  // points past it say nothing of the step's shape.
-  const double line = strided.meta.contains("line_bytes") ? strided.meta["line_bytes"].get<double>() : 64;
-  const auto control_bytes = [&](size_t i) { return c.footprint[i] / c.stride_bytes * line; };
-  struct Found {
-    TlbStep step;
-    double below = 0;  // the level the step rose from
-    size_t seg_first = 0, seg_last = 0;
-    size_t below_first = 0;  // where the level it rose from began
-  };
+// A step found by segmentation, with what taking it back or fitting its
+// shape needs.
+struct Found {
+  TlbStep step;
+  double below = 0;  // the level the step rose from
+  size_t seg_first = 0, seg_last = 0;
+  size_t below_first = 0;  // where the level it rose from began
+};
+
+// The control's own footprint at point i: its slots are consecutive
+// lines, so once they span more than a TLB level's reach the control
+// misses it too (as 1 - R/F of its loads) and the difference falls back
+// towards zero; that fall is not the step being taken back, and the
+// points past it say nothing of the step's shape.
+double control_bytes(const TlbCurve& c, double line, size_t i) { return c.footprint[i] / c.stride_bytes * line; }
+
+// Rules step-is-a-tlb-level and step-taken-back. Walk the segments,
+// keeping the level the curve stands on; a segment of two or more points
+// (or the last one) that stands clearly above it is a new TLB level.
+// Single-point excursions and falls (the control's own scatter, a
+// disturbed sample) do not move the level. A run of two or more points
+// that falls back to the level below the last step takes that step back:
+// translation misses never go away as the footprint grows, so the step was
+// the caches' (the strided lines sharing sets the control's consecutive
+// lines do not), not a TLB level. Sets c.base_ns.
+std::vector<Found> find_steps(TlbCurve& c, const std::vector<double>& sigma, double line) {
+  const auto segs = segment_piecewise_constant(c.excess_ns, sigma, change_point_penalty(c.excess_ns.size()));
   std::vector<Found> found;
   double level = segs.front().level;
   size_t level_first = segs.front().first;
@@ -243,10 +243,10 @@ TlbCurve read_tlb_curve(const Series& strided, const Series& control) {
     // ns elsewhere) does not hide a step every other point shows.
     const double point_sigma = median(std::span(sigma).subspan(s.first, s.size()));
     double mean_ctrl = 0;
-    for (size_t i = s.first; i <= s.last; ++i) mean_ctrl += ctrl[i];
+    for (size_t i = s.first; i <= s.last; ++i) mean_ctrl += c.control_ns[i];
     mean_ctrl /= static_cast<double>(s.size());
     const double rise = s.level - level;
-    if ((s.size() >= 2 || last) && rise > 3 * point_sigma && rise > kMinRelativeRise * mean_ctrl) {
+    if ((s.size() >= 2 || last) && rise > kStepSigmas * point_sigma && rise > kMinRelativeRise * mean_ctrl) {
       TlbStep st;
       st.reach_low = c.footprint[level_last];
       st.reach_high = c.footprint[s.first];
@@ -263,37 +263,39 @@ TlbCurve read_tlb_curve(const Series& strided, const Series& control) {
       level = s.level;
       level_first = s.first;
       level_last = s.last;
-    } else if (s.size() >= 2 && !found.empty() && control_bytes(s.first) < found.back().step.reach_low &&
+    } else if (s.size() >= 2 && !found.empty() && control_bytes(c, line, s.first) < found.back().step.reach_low &&
                s.level - found.back().below <=
-                   std::max(3 * point_sigma, 0.1 * (level - found.back().below))) {
+                   std::max(kStepSigmas * point_sigma, kFallShareOfStep * (level - found.back().below))) {
       level = found.back().below;
       level_first = found.back().below_first;
       level_last = s.last;
       found.pop_back();
-    } else if (s.size() >= 2 && std::abs(rise) <= 3 * point_sigma) {
+    } else if (s.size() >= 2 && std::abs(rise) <= kStepSigmas * point_sigma) {
       level_last = s.last;  // the same level continues
     }
   }
+  return found;
+}
 
-  for (Found& f : found) close_bracket_past_the_step(f.step, strided, c.stride_bytes, cys, control);
-
-  // Each step's reach from the shape of its rise (fit_tlb_shape): the window
-  // runs from where the level below began to the step's end, and on through
-  // later steps while one shape still fits them all (a gradual rise that
-  // segmentation cut into several steps is one level), stopping where the
-  // curve falls (the control's caches overflowing at the largest counts).
-  // A sharp rise keeps the segmentation's bracket; a rise no shape fits
-  // (chi2 over 3 per degree of freedom) keeps the segmentation's reading.
-  // The window also stops where the control's own footprint reaches
-  // `reach_low`, the least the level's reach can be: the segmentation's
-  // bracket first, then, where the fit puts the reach further (points left
-  // out before the rise make the bracket loose), the fit's, once.
+// Rules rise-shape-reads-reach and whole-penalty. Each step's reach from
+// the shape of its rise (fit_tlb_shape): the window runs from where the
+// level below began to the step's end, and on through later steps while
+// one shape still fits them all (a gradual rise that segmentation cut into
+// several steps is one level), stopping where the curve falls (the
+// control's caches overflowing at the largest counts). A sharp rise keeps
+// the segmentation's bracket; a rise no shape fits (chi2 over
+// kShapeChi2PerDof per degree of freedom) keeps the segmentation's reading.
+// The window also stops where the control's own footprint reaches
+// `reach_low`, the least the level's reach can be: the segmentation's
+// bracket first, then, where the fit puts the reach further (points left
+// out before the rise make the bracket loose), the fit's, once.
+void fit_step_shapes(const TlbCurve& c, const std::vector<double>& sigma, double line, std::vector<Found>& found) {
   const auto window_end = [&](size_t m, double reach_low) {
     size_t end = m + 1 < found.size() ? found[m + 1].seg_first - 1 : c.excess_ns.size() - 1;
     double top = c.excess_ns[found[m].seg_first];
     for (size_t i = found[m].seg_first; i <= end; ++i) {
-      if (control_bytes(i) >= std::max(reach_low, found[m].step.reach_low) ||
-          c.excess_ns[i] < top - 3 * sigma[i] - 0.1 * (top - found[m].below))
+      if (control_bytes(c, line, i) >= std::max(reach_low, found[m].step.reach_low) ||
+          c.excess_ns[i] < top - kStepSigmas * sigma[i] - kFallShareOfStep * (top - found[m].below))
         return i - 1;
       top = std::max(top, c.excess_ns[i]);
     }
@@ -313,7 +315,7 @@ TlbCurve read_tlb_curve(const Series& strided, const Series& control) {
         const auto f = fit_tlb_shape(c, sigma, found[j].below, first, last);
         if (!f) continue;
         const double dof = static_cast<double>(last - first + 1) - f->parameters();
-        if (dof <= 0 || f->chi2 > 3 * dof) {
+        if (dof <= 0 || f->chi2 > kShapeChi2PerDof * dof) {
           if (m == j) break;
           continue;
         }
@@ -347,15 +349,42 @@ TlbCurve read_tlb_curve(const Series& strided, const Series& control) {
     st.reach_low = std::min(chosen->reach_low, chosen->reach);
     st.reach_high = std::max(chosen->reach_high, chosen->reach);
     // The penalty is the shape's height where every hop misses: read from
-    // the fit only where the window reaches three quarters of it; short of
-    // that it would be an extrapolation, and the rise seen stays the reading.
-    if (chosen->saturation >= 0.75) {
+    // the fit only where the window reaches kWholeSaturation of it; short
+    // of that it would be an extrapolation, and the rise seen stays the
+    // reading.
+    if (chosen->saturation >= kWholeSaturation) {
       st.penalty_whole = true;
       st.penalty_ns = chosen->penalty;
-      st.penalty_low = chosen->penalty - 2 * chosen->penalty_sigma;
-      st.penalty_high = chosen->penalty + 2 * chosen->penalty_sigma;
+      st.penalty_low = chosen->penalty - kPenaltySigmas * chosen->penalty_sigma;
+      st.penalty_high = chosen->penalty + kPenaltySigmas * chosen->penalty_sigma;
     }
   }
+}
+
+}  // namespace
+
+TlbCurve read_tlb_curve(const Series& strided, const Series& control) {
+  TlbCurve c;
+  c.stride_bytes = strided.meta.contains("stride_bytes") ? strided.meta["stride_bytes"].get<double>() : 0;
+  if (c.stride_bytes <= 0) return c;
+  const Baseline baseline = match_control(strided, control, c.stride_bytes);
+  const auto& pts = strided.points;
+  std::vector<double> sigma;
+  for (size_t i = 0; i < pts.size(); ++i) {
+    const std::optional<double>& cy = baseline.control[i];
+    if (!cy || !(pts[i].y > 0) || baseline.left_out[i]) continue;
+    c.footprint.push_back(pts[i].x);
+    c.excess_ns.push_back(pts[i].y - *cy);
+    c.control_ns.push_back(*cy);
+    // The control's own scatter adds to the difference's.
+    sigma.push_back(std::hypot(noise_ns(pts[i]), k_min_relative_noise * *cy));
+  }
+  if (c.excess_ns.size() < 3) return c;
+
+  const double line = strided.meta.contains("line_bytes") ? strided.meta["line_bytes"].get<double>() : 64;
+  std::vector<Found> found = find_steps(c, sigma, line);
+  for (Found& f : found) close_bracket_past_the_step(f.step, strided, c.stride_bytes, baseline.control, control);
+  fit_step_shapes(c, sigma, line, found);
   for (const Found& f : found) c.steps.push_back(f.step);
   return c;
 }

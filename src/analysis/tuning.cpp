@@ -1,0 +1,20 @@
+#include "analysis/tuning.hpp"
+
+#include "analysis/geometry_tuning.hpp"
+#include "analysis/staircase_tuning.hpp"
+#include "analysis/tlb_tuning.hpp"
+
+#include <array>
+
+namespace gpuscope::analysis {
+
+std::span<const TuningTable> tuning_tables() {
+  static const std::array tables{
+      TuningTable{"staircase", staircase::kTable},
+      TuningTable{"tlb", tlb::kTable},
+      TuningTable{"cache geometry", geometry::kTable},
+  };
+  return tables;
+}
+
+}  // namespace gpuscope::analysis
