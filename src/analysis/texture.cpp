@@ -140,14 +140,15 @@ std::vector<Finding> texture_bandwidth_findings(const Series& bandwidth) {
   return {f};
 }
 
-TextureSharing infer_texture_sharing(const Series& pair_small, const Series& pair_large,
-                                     double large_texture_bytes, double first_level_bytes) {
-  const double capacity = first_level_bytes > 0 ? first_level_bytes : large_texture_bytes / 0.75;
-  TextureSharing out;
-  struct Row {
-    double x, small, large, small_noise, ratio_noise;
-  };
-  std::vector<Row> rows;
+namespace {
+
+// One global footprint measured beside both texture chains.
+struct PairRow {
+  double x, small, large, small_noise, ratio_noise;
+};
+
+std::vector<PairRow> paired_rows(const Series& pair_small, const Series& pair_large) {
+  std::vector<PairRow> rows;
   for (const Point& s : pair_small.points) {
     for (const Point& l : pair_large.points) {
       if (l.x != s.x || s.y <= 0 || l.y <= 0) continue;
@@ -155,6 +156,42 @@ TextureSharing infer_texture_sharing(const Series& pair_small, const Series& pai
       rows.push_back({s.x, s.y, l.y, ns, std::hypot(ns, nl)});
     }
   }
+  return rows;
+}
+
+// A "no" is as sure as a shared cache would have been plain: the raise to
+// expect is about the global chain's own miss step (taken as 50% where the
+// sweep never saw it) against the ratios' noise. Only footprints where a
+// shared cache would have overflowed count.
+void separate_caches(TextureSharing& out, bool small_left, double small_rise, const std::vector<double>& ratio_noise,
+                     double capacity, double large_texture_bytes, double last_tested_bytes) {
+  if (out.points_overflowing == 0) {
+    out.measurable = false;
+    out.note = fmt::format(
+        "No raise, but no global footprint that fits alone reached {} with the texture chain's {}: a shared "
+        "cache would not have overflowed yet, so the sweep cannot tell.",
+        bytes_text(capacity - large_texture_bytes), bytes_text(large_texture_bytes));
+    return;
+  }
+  const double expected = small_left ? small_rise - 1 : 0.5;
+  const double z = expected / median(ratio_noise);
+  out.confidence = 0.85 * (1 - std::exp(-out.points_overflowing / 1.5)) * separation_factor(z);
+  out.note = fmt::format(
+      "A texture chain over {} left the global chain's rounds unchanged (at most {:.2f}x) at {} global "
+      "footprints that fit alone ({} of them past where a shared cache of {} would overflow), up to {}: "
+      "separate "
+      "first-level caches (or a global path that bypasses one).",
+      bytes_text(large_texture_bytes), out.peak_excess, out.points_tested, out.points_overflowing,
+      bytes_text(capacity), bytes_text(last_tested_bytes));
+}
+
+}  // namespace
+
+TextureSharing infer_texture_sharing(const Series& pair_small, const Series& pair_large,
+                                     double large_texture_bytes, double first_level_bytes) {
+  const double capacity = first_level_bytes > 0 ? first_level_bytes : large_texture_bytes / 0.75;
+  TextureSharing out;
+  const std::vector<PairRow> rows = paired_rows(pair_small, pair_large);
   constexpr size_t kBaseline = 3;  // the smallest global footprints set the baseline
   if (rows.size() < kBaseline + 2) {
     out.note = fmt::format("Only {} global footprint(s) measured in both series; at least {} are needed.",
@@ -188,14 +225,14 @@ TextureSharing infer_texture_sharing(const Series& pair_small, const Series& pai
   // 10% and 25% (PoCL's software image reads add ~10 ns to every fetch and
   // flatten every step; a GPU's L1 -> L2 step is several fold).
   double small_rise = 1;
-  for (const Row& r : rows) small_rise = std::max(small_rise, r.small / small0);
+  for (const PairRow& r : rows) small_rise = std::max(small_rise, r.small / small0);
   const double min_excess = std::clamp(0.5 * (small_rise - 1), 0.1, 0.25);
   double peak_z = 0;
   int run = 0, best_run = 0;
   bool raised_at_last = false, small_left = false;
   std::vector<double> ratio_noise;
   for (size_t i = kBaseline; i < rows.size(); ++i) {
-    const Row& r = rows[i];
+    const PairRow& r = rows[i];
     const bool fits_alone = r.small <= small0 * (1 + std::max(0.15, 3 * r.small_noise));
     if (!fits_alone) {  // the global chain alone left its first level: nothing more to read
       small_left = true;
@@ -237,28 +274,9 @@ TextureSharing infer_texture_sharing(const Series& pair_small, const Series& pai
         "A texture chain over {} made the global chain's rounds {:.2f}x slower at a global footprint of {} "
         "that fits alone: the two paths evict each other from one cache.",
         bytes_text(large_texture_bytes), out.peak_excess, bytes_text(out.peak_at_bytes));
-  } else if (out.points_overflowing == 0) {
-    out.measurable = false;
-    out.note = fmt::format(
-        "No raise, but no global footprint that fits alone reached {} with the texture chain's {}: a shared "
-        "cache would not have overflowed yet, so the sweep cannot tell.",
-        bytes_text(capacity - large_texture_bytes), bytes_text(large_texture_bytes));
   } else {
-    // A "no" is as sure as a shared cache would have been plain: the raise
-    // to expect is about the global chain's own miss step (taken as 50%
-    // where the sweep never saw it) against the ratios' noise.
-    const double expected = small_left ? small_rise - 1 : 0.5;
-    const double z = expected / median(ratio_noise);
-    // Only footprints where a shared cache would have overflowed count.
-    out.confidence = 0.85 * (1 - std::exp(-out.points_overflowing / 1.5)) * separation_factor(z);
-    out.note = fmt::format(
-        "A texture chain over {} left the global chain's rounds unchanged (at most {:.2f}x) at {} global "
-        "footprints that fit alone ({} of them past where a shared cache of {} would overflow), up to {}: "
-        "separate "
-        "first-level caches (or a global path that bypasses one).",
-        bytes_text(large_texture_bytes), out.peak_excess, out.points_tested, out.points_overflowing,
-        bytes_text(capacity),
-        bytes_text(rows[std::min(rows.size() - 1, kBaseline + out.points_tested - 1)].x));
+    separate_caches(out, small_left, small_rise, ratio_noise, capacity, large_texture_bytes,
+                    rows[std::min(rows.size() - 1, kBaseline + out.points_tested - 1)].x);
   }
   return out;
 }

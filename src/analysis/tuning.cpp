@@ -1,5 +1,7 @@
 #include "analysis/tuning.hpp"
 
+#include "analysis/bandwidth_tuning.hpp"
+#include "analysis/coalescing_tuning.hpp"
 #include "analysis/geometry_tuning.hpp"
 #include "analysis/staircase_tuning.hpp"
 #include "analysis/tlb_tuning.hpp"
@@ -13,6 +15,8 @@ std::span<const TuningTable> tuning_tables() {
       TuningTable{"staircase", staircase::kTable},
       TuningTable{"tlb", tlb::kTable},
       TuningTable{"cache geometry", geometry::kTable},
+      TuningTable{"bandwidth", bandwidth::kTable},
+      TuningTable{"coalescing", coalescing::kTable},
   };
   return tables;
 }
