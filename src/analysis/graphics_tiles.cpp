@@ -75,59 +75,46 @@ TicketField series_field(const Series& trace, uint32_t rect, std::string* why) {
   return f;
 }
 
-std::vector<Finding> raster_findings(const Series* order, const Series* wide) {
-  std::vector<Finding> out;
-  const char* const axis_ids[] = {"graphics.tile.width_px", "graphics.tile.height_px"};
-  struct Trace {
-    const Series* s = nullptr;
-    TicketField first, second;
-    TileReading tiles;
-  };
-  std::vector<Trace> traces;
-  std::vector<std::string> problems;
-  for (const Series* s : {order, wide}) {
-    if (!s) continue;
-    std::string why;
-    Trace t{s, series_field(*s, 0, &why), series_field(*s, 1), {}};
-    if (t.first.width == 0) {
-      problems.push_back(why);
-      continue;
-    }
-    t.tiles = read_tiles(t.first);
-    traces.push_back(std::move(t));
-  }
-  if (traces.empty()) {
-    const std::string why = problems.empty() ? "no raster trace" : problems.front();
-    std::vector<std::string> ev;
-    for (const Series* s : {order, wide})
-      if (s) ev.push_back(s->id);
-    for (const char* id : {axis_ids[0], axis_ids[1], "graphics.tile.order", "graphics.binning"})
-      note_unfound(id, why, ev);
-    return out;
-  }
-  // Both axes from one trace where one shows both: the first (every pixel)
-  // where it holds 3 or more tile boundaries along each, else the wide one
-  // where it holds 2 or more (one may be a tile shaded out of order). A tile
-  // taken from two traces could pair a block inside a large bin (4x4
-  // stamps, quads), seen along one axis of the small target, with the bin
-  // seen along the other. Else each axis from the trace with more tile
-  // boundaries along it.
+namespace {
+
+constexpr const char* kAxisIds[] = {"graphics.tile.width_px", "graphics.tile.height_px"};
+constexpr const TileAxis TileReading::* kAxes[] = {&TileReading::width, &TileReading::height};
+
+// A raster trace read: its first two rectangles' tickets and the tiles read
+// off the first.
+struct Trace {
+  const Series* s = nullptr;
+  TicketField first, second;
+  TileReading tiles;
+};
+
+// Both axes from one trace where one shows both: the first (every pixel)
+// where it holds 3 or more tile boundaries along each, else the wide one
+// where it holds 2 or more (one may be a tile shaded out of order). A tile
+// taken from two traces could pair a block inside a large bin (4x4 stamps,
+// quads), seen along one axis of the small target, with the bin seen along
+// the other. Else each axis from the trace with more tile boundaries along
+// it.
+const Trace* trace_for_axis(const std::vector<Trace>& traces, const TileAxis TileReading::* axis) {
   const auto both = [](const Trace& t, uint32_t least) {
     return t.tiles.width.found && t.tiles.height.found && t.tiles.width.boundaries >= least &&
            t.tiles.height.boundaries >= least;
   };
-  const auto pick = [&](const TileAxis TileReading::* axis) -> const Trace* {
-    if (both(traces.front(), 3)) return &traces.front();
-    if (traces.size() > 1 && both(traces.back(), 2)) return &traces.back();
-    const Trace* best = nullptr;
-    for (const Trace& t : traces) {
-      const TileAxis& a = t.tiles.*axis;
-      if (a.found && (!best || a.boundaries > (best->tiles.*axis).boundaries)) best = &t;
-    }
-    return best;
-  };
-  const Trace* along[] = {pick(&TileReading::width), pick(&TileReading::height)};
-  const TileAxis TileReading::* members[] = {&TileReading::width, &TileReading::height};
+  if (both(traces.front(), 3)) return &traces.front();
+  if (traces.size() > 1 && both(traces.back(), 2)) return &traces.back();
+  const Trace* best = nullptr;
+  for (const Trace& t : traces) {
+    const TileAxis& a = t.tiles.*axis;
+    if (a.found && (!best || a.boundaries > (best->tiles.*axis).boundaries)) best = &t;
+  }
+  return best;
+}
+
+// graphics.tile.width_px and .height_px from the traces `along` names;
+// an axis left unfound clears its entry.
+void tile_axis_findings(const std::vector<Trace>& traces, const Trace* along[2], std::vector<Finding>& out) {
+  const auto& axis_ids = kAxisIds;
+  const auto& members = kAxes;
   for (int a = 0; a < 2; ++a) {
     if (!along[a]) {
       // The reason from the widest trace: it saw the most of the target.
@@ -162,36 +149,40 @@ std::vector<Finding> raster_findings(const Series* order, const Series* wide) {
     out.push_back(
         make(axis_ids[a], static_cast<double>(x.size_px), "px", x.confidence, {t.s->id}, kTileMethod, note));
   }
-  const bool tile_found = along[0] && along[1];
-  // The walk: from the trace both axes came from, or read again on the
-  // widest trace with the sizes found.
-  TileReading walk;
-  const Trace* walked = nullptr;
-  if (tile_found) {
-    walked = along[0] == along[1] ? along[0] : &traces.back();
-    walk = walked->tiles;
-    if (walked != along[0] || walked != along[1]) {
-      walk.width = along[0]->tiles.width;
-      walk.height = along[1]->tiles.height;
-      walk.order.clear();
-      read_walk(walked->first, walk);
-    }
-    if (!walk.order.empty()) {
-      out.push_back(make("graphics.tile.order", walk.order, "", walk.order_confidence, {walked->s->id},
-                         "Tiles ordered by their median ticket, against row-major, column-major, serpentine, "
-                         "Morton and Hilbert walks over the tile grid (either orientation): the walk with the "
-                         "highest Kendall tau, named when it reaches 0.75 and the next disagrees twice as "
-                         "often (plus 3% of pairs); 'other' when none reaches 0.4.",
-                         fmt::format("Kendall tau {:.2f} over {} x {} tiles. {}", walk.order_tau, walk.tiles_x,
-                                     walk.tiles_y, walk.order_reason)));
-    } else {
-      note_unfound("graphics.tile.order", walk.order_reason, {walked->s->id});
-    }
-  } else {
+}
+
+// graphics.tile.order: from the trace both axes came from, or read again
+// on the widest trace with the sizes found.
+void walk_finding(const std::vector<Trace>& traces, const Trace* const along[2], std::vector<Finding>& out) {
+  if (!along[0] || !along[1]) {
     note_unfound("graphics.tile.order", "the walk between tiles needs the tile's width and height",
                  {traces.back().s->id});
+    return;
   }
-  // Binning from the widest trace: the most tiles on it.
+  const Trace* walked = along[0] == along[1] ? along[0] : &traces.back();
+  TileReading walk = walked->tiles;
+  if (walked != along[0] || walked != along[1]) {
+    walk.width = along[0]->tiles.width;
+    walk.height = along[1]->tiles.height;
+    walk.order.clear();
+    read_walk(walked->first, walk);
+  }
+  if (walk.order.empty()) {
+    note_unfound("graphics.tile.order", walk.order_reason, {walked->s->id});
+    return;
+  }
+  out.push_back(make("graphics.tile.order", walk.order, "", walk.order_confidence, {walked->s->id},
+                     "Tiles ordered by their median ticket, against row-major, column-major, serpentine, "
+                     "Morton and Hilbert walks over the tile grid (either orientation): the walk with the "
+                     "highest Kendall tau, named when it reaches 0.75 and the next disagrees twice as "
+                     "often (plus 3% of pairs); 'other' when none reaches 0.4.",
+                     fmt::format("Kendall tau {:.2f} over {} x {} tiles. {}", walk.order_tau, walk.tiles_x,
+                                 walk.tiles_y, walk.order_reason)));
+}
+
+// graphics.binning, from the widest trace: the most tiles on it.
+void binning_finding(const std::vector<Trace>& traces, const Trace* const along[2], std::vector<Finding>& out) {
+  const bool tile_found = along[0] && along[1];
   const Trace& b = traces.back();
   const uint64_t w = uint64_t{b.first.width} * b.first.stride, h = uint64_t{b.first.height} * b.first.stride;
   uint64_t tiles = 0;
@@ -200,7 +191,7 @@ std::vector<Finding> raster_findings(const Series* order, const Series* wide) {
             ((h + along[1]->tiles.height.size_px - 1) / along[1]->tiles.height.size_px);
   if (b.second.width == 0) {
     note_unfound("graphics.binning", fmt::format("{} holds one rectangle: binning needs two", b.s->id), {b.s->id});
-    return out;
+    return;
   }
   const uint64_t pixels = meta_u32(*b.s, "width") && meta_u32(*b.s, "height")
                               ? uint64_t{meta_u32(*b.s, "width")} * meta_u32(*b.s, "height")
@@ -220,6 +211,38 @@ std::vector<Finding> raster_findings(const Series* order, const Series* wide) {
                     100 * bin.near_fraction, w, h, bin.median_gap,
                     bin.reason.empty() ? "" : " " + bin.reason + ".")));
   }
+}
+
+}  // namespace
+
+std::vector<Finding> raster_findings(const Series* order, const Series* wide) {
+  std::vector<Finding> out;
+  std::vector<Trace> traces;
+  std::vector<std::string> problems;
+  for (const Series* s : {order, wide}) {
+    if (!s) continue;
+    std::string why;
+    Trace t{s, series_field(*s, 0, &why), series_field(*s, 1), {}};
+    if (t.first.width == 0) {
+      problems.push_back(why);
+      continue;
+    }
+    t.tiles = read_tiles(t.first);
+    traces.push_back(std::move(t));
+  }
+  if (traces.empty()) {
+    const std::string why = problems.empty() ? "no raster trace" : problems.front();
+    std::vector<std::string> ev;
+    for (const Series* s : {order, wide})
+      if (s) ev.push_back(s->id);
+    for (const char* id : {kAxisIds[0], kAxisIds[1], "graphics.tile.order", "graphics.binning"})
+      note_unfound(id, why, ev);
+    return out;
+  }
+  const Trace* along[2] = {trace_for_axis(traces, &TileReading::width), trace_for_axis(traces, &TileReading::height)};
+  tile_axis_findings(traces, along, out);
+  walk_finding(traces, along, out);
+  binning_finding(traces, along, out);
   return out;
 }
 
