@@ -140,73 +140,80 @@ Period turn_period(const std::vector<char>& unordered, const std::vector<char>& 
   return best;
 }
 
-// `n` cells of `stride` px along the axis, over `lines` lines.
-TileAxis read_axis(uint32_t n, uint32_t lines, uint32_t stride,
-                   const std::function<uint32_t(uint32_t, uint32_t)>& at, const char* axis) {
-  TileAxis out;
-  if (n < 4 || lines == 0) {
-    out.reason = fmt::format("the target is {} px along {}: too small to show a tile", n * stride, axis);
-    return out;
-  }
+// The positions between neighbouring cells along an axis: which were
+// both recorded, and which run backward in time.
+struct AxisSteps {
+  std::vector<double> d;        // the ticket step at each position (NaN: not recorded)
+  std::vector<char> known;      // both cells recorded
+  std::vector<char> unordered;  // known, and time does not run forward
+  std::vector<double> logs;     // ln of the ordered positions' steps, sorted
+  size_t pairs = 0;             // known positions
+};
+
+AxisSteps axis_steps(uint32_t n, uint32_t lines, const std::function<uint32_t(uint32_t, uint32_t)>& at) {
   const Steps steps = step_profile(n, lines, at);
-  const std::vector<double>& d = steps.size;
+  AxisSteps a{steps.size, std::vector<char>(n, 0), std::vector<char>(n, 0), {}, 0};
   // The size levels are read among the positions where time runs forward:
   // an unordered position is a boundary by its order whatever its size, and
   // two tiles shaded in lockstep by two workers step little across theirs
   // (llvmpipe with four threads on two cores: 864 tickets against 5947 and
   // more at the other tile boundaries and 419 at most inside tiles), which
   // would otherwise fill the gap between the levels.
-  std::vector<char> known(n, 0);
-  std::vector<double> logs;
-  size_t pairs = 0;
   for (uint32_t b = 1; b < n; ++b)
-    if (!std::isnan(d[b])) {
-      known[b] = 1;
-      ++pairs;
-      if (!steps.unordered[b]) logs.push_back(std::log(d[b]));
+    if (!std::isnan(a.d[b])) {
+      a.known[b] = 1;
+      ++a.pairs;
+      if (!steps.unordered[b]) a.logs.push_back(std::log(a.d[b]));
     }
-  if (pairs < 3) {
-    out.reason = fmt::format("fewer than 3 neighbouring pairs along {} were both recorded", axis);
-    return out;
-  }
-  std::sort(logs.begin(), logs.end());
-  // Candidate periods: every gap of kLevelGap or more between consecutive
-  // step sizes splits positions into a level inside tiles and one between
-  // them; and the positions where time does not run forward are boundaries
-  // too. Inside one worker's tile the order runs forward along both axes
-  // (scan lines, quads, Morton), so the tile is the largest candidate with
-  // no such position inside its cells: finer candidates are the order
-  // inside a tile (quads, blocks); coarser ones with unordered positions
-  // inside are groups of tiles shaded at once by several workers, whose
-  // boundaries with the next group are larger than those between them.
-  // Each level's boundaries are also taken together with the unordered
-  // positions: boundaries between tiles in flight at once may be too close
-  // in size to the steps inside tiles to stand apart by size alone.
-  std::vector<char> unordered(n, 0);
-  for (uint32_t b = 1; b < n; ++b) unordered[b] = known[b] && steps.unordered[b];
-  // Every rasteriser shades 2x2 quads, whose second row or column steps
-  // apart from the first in any order: a period below kMinTilePx is the
-  // quad (or scan lines inside a wider tile), not a tile.
+  std::sort(a.logs.begin(), a.logs.end());
+  for (uint32_t b = 1; b < n; ++b) a.unordered[b] = a.known[b] && steps.unordered[b];
+  return a;
+}
+
+// Candidate periods: every gap of kLevelGap or more between consecutive
+// step sizes splits positions into a level inside tiles and one between
+// them; and the positions where time does not run forward are boundaries
+// too. Inside one worker's tile the order runs forward along both axes
+// (scan lines, quads, Morton), so the tile is the largest candidate with no
+// such position inside its cells: finer candidates are the order inside a
+// tile (quads, blocks); coarser ones with unordered positions inside are
+// groups of tiles shaded at once by several workers, whose boundaries with
+// the next group are larger than those between them. Each level's
+// boundaries are also taken together with the unordered positions:
+// boundaries between tiles in flight at once may be too close in size to
+// the steps inside tiles to stand apart by size alone. Every rasteriser
+// shades 2x2 quads, whose second row or column steps apart from the first
+// in any order: a period below kMinTilePx is the quad (or scan lines
+// inside a wider tile), not a tile.
+std::vector<Period> candidate_periods(const AxisSteps& a, uint32_t n, uint32_t stride) {
   std::vector<Period> candidates;
   const auto consider = [&](const Period& p) {
     if (p.size && p.size * stride >= kMinTilePx) candidates.push_back(p);
   };
-  consider(best_period(unordered, known, n));
-  consider(turn_period(unordered, known, d, n));
-  for (size_t i = 0; i + 1 < logs.size(); ++i) {
-    if (logs[i + 1] - logs[i] < std::log(kLevelGap)) continue;
-    const double threshold = std::exp(0.5 * (logs[i] + logs[i + 1]));
+  consider(best_period(a.unordered, a.known, n));
+  consider(turn_period(a.unordered, a.known, a.d, n));
+  for (size_t i = 0; i + 1 < a.logs.size(); ++i) {
+    if (a.logs[i + 1] - a.logs[i] < std::log(kLevelGap)) continue;
+    const double threshold = std::exp(0.5 * (a.logs[i] + a.logs[i + 1]));
     std::vector<char> boundary(n, 0);
-    for (uint32_t b = 1; b < n; ++b) boundary[b] = known[b] && d[b] > threshold;
-    consider(best_period(boundary, known, n));
-    for (uint32_t b = 1; b < n; ++b) boundary[b] = boundary[b] || unordered[b];
-    consider(best_period(boundary, known, n));
+    for (uint32_t b = 1; b < n; ++b) boundary[b] = a.known[b] && a.d[b] > threshold;
+    consider(best_period(boundary, a.known, n));
+    for (uint32_t b = 1; b < n; ++b) boundary[b] = boundary[b] || a.unordered[b];
+    consider(best_period(boundary, a.known, n));
   }
+  return candidates;
+}
+
+// The tile among the candidates: the largest with no unordered position
+// inside its cells (but for one cell of three or more), unless it has one
+// boundary that finer candidates' far smaller steps outvote.
+Period choose_period(const std::vector<Period>& candidates, const AxisSteps& a, uint32_t n,
+                     bool& one_cell_disordered) {
   // The typical step at a candidate's boundaries.
   const auto level = [&](uint32_t period) {
     std::vector<double> v;
     for (uint32_t b = period; b < n; b += period)
-      if (known[b]) v.push_back(d[b]);
+      if (a.known[b]) v.push_back(a.d[b]);
     return v.empty() ? 0.0 : quantile(v, 0.1);
   };
   const auto count = [&](uint32_t period) { return (n - 1) / period; };
@@ -218,12 +225,12 @@ TileAxis read_axis(uint32_t n, uint32_t lines, uint32_t stride,
   const auto disordered_cells = [&](uint32_t period) {
     std::vector<uint32_t> cells;
     for (uint32_t b = 1; b < n; ++b)
-      if (unordered[b] && b % period != 0 && (cells.empty() || cells.back() != b / period))
+      if (a.unordered[b] && b % period != 0 && (cells.empty() || cells.back() != b / period))
         cells.push_back(b / period);
     return cells;
   };
   Period chosen;
-  bool chosen_one_cell_disordered = false;
+  one_cell_disordered = false;
   for (const Period& p : candidates) {
     const std::vector<uint32_t> cells = disordered_cells(p.size);
     const bool one_cell = cells.size() == 1 && n / p.size >= 3;
@@ -239,9 +246,27 @@ TileAxis read_axis(uint32_t n, uint32_t lines, uint32_t stride,
                                 level(q.size) * 20 > level(p.size));
     if (!outvoted) {
       chosen = p;
-      chosen_one_cell_disordered = one_cell;
+      one_cell_disordered = one_cell;
     }
   }
+  return chosen;
+}
+
+// `n` cells of `stride` px along the axis, over `lines` lines.
+TileAxis read_axis(uint32_t n, uint32_t lines, uint32_t stride,
+                   const std::function<uint32_t(uint32_t, uint32_t)>& at, const char* axis) {
+  TileAxis out;
+  if (n < 4 || lines == 0) {
+    out.reason = fmt::format("the target is {} px along {}: too small to show a tile", n * stride, axis);
+    return out;
+  }
+  const AxisSteps a = axis_steps(n, lines, at);
+  if (a.pairs < 3) {
+    out.reason = fmt::format("fewer than 3 neighbouring pairs along {} were both recorded", axis);
+    return out;
+  }
+  bool chosen_one_cell_disordered = false;
+  const Period chosen = choose_period(candidate_periods(a, n, stride), a, n, chosen_one_cell_disordered);
   if (chosen.size == 0) {
     out.reason = fmt::format(
         "no periodic set of positions along {} where the ticket step between neighbours stands out {}x from "
@@ -251,8 +276,8 @@ TileAxis read_axis(uint32_t n, uint32_t lines, uint32_t stride,
   }
   std::vector<double> at_multiples, inside;
   for (uint32_t b = 1; b < n; ++b) {
-    if (!known[b]) continue;
-    (b % chosen.size == 0 ? at_multiples : inside).push_back(d[b]);
+    if (!a.known[b]) continue;
+    (b % chosen.size == 0 ? at_multiples : inside).push_back(a.d[b]);
   }
   const double low = quantile(at_multiples, 0.1);
   const double high = inside.empty() ? 1.0 : quantile(inside, 0.9);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -202,101 +203,110 @@ double sets_filling_random_hit_rate(double ratio, double ways) {
          m;
 }
 
-CapacityFit fit_capacity(std::span<const double> x, std::span<const double> raw_hit, bool slots_share_lines,
-                         double far_x, bool slots_may_pair) {
-  CapacityFit fit;
-  if (x.empty()) return fit;
-  const std::vector<double> h = non_increasing(raw_hit);
-  fit.capacity_bytes = half_crossing(x, h);
-  const auto inside = std::count_if(h.begin(), h.end(), [](double v) { return v > 0.05 && v < 0.95; });
-  if (inside < 2) return fit;
+namespace {
 
+// Grid searches over log capacity (and log width): a handful of points and
+// two parameters need no cleverer optimiser, and a grid cannot diverge.
+constexpr int kSteps = 400;
+// Associativities a sets-filling rise is tried with (a 2-way rise spans
+// 0.58 octave, a 64-way one 0.02: steeper than that is a cliff). Not 1: a
+// direct-mapped rise is a straight ramp over an octave, which a smooth rise
+// centred on the capacity also draws.
+constexpr double kWays[] = {2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64};
+// The same under random replacement, up to 16 ways (wider, the rise is
+// within a few percent of the fully associative random one, which has a
+// parameter less). Its tail is long (a 2-way cache still hits 14% of the
+// loads at 2 C), so it is compared as the analysis sees it, relative to the
+// next level read at far_x. Only this model: the fully associative random
+// one, so compared, draws any one-octave ramp that ends where the next
+// plateau begins, and a ramp is read where half the loads hit.
+constexpr double kRandomWays[] = {2, 3, 4, 6, 8, 12, 16};
+// Hit fractions are read off noisy latencies: a fit better than this rms is
+// no better (the BIC's floor on the residual).
+constexpr double kResidualFloorRms = 0.02;
 
-  // Grid searches over log capacity (and log width): a handful of points and
-  // two parameters need no cleverer optimiser, and a grid cannot diverge.
-  const double lo = std::log(x.front() / 2), hi = std::log(x.back() * 2);
-  constexpr int kSteps = 400;
-  double best_rr = std::numeric_limits<double>::max(), rr_capacity = 0;
-  double best_so = std::numeric_limits<double>::max(), so_width = 0;
-  double best_sf = std::numeric_limits<double>::max(), sf_capacity = 0, sf_ways = 0;
-  // Associativities a sets-filling rise is tried with (a 2-way rise spans
-  // 0.58 octave, a 64-way one 0.02: steeper than that is a cliff). Not 1:
-  // a direct-mapped rise is a straight ramp over an octave, which a smooth
-  // rise centred on the capacity also draws.
-  constexpr double kWays[] = {2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64};
-  // The same under random replacement, up to 16 ways (wider, the rise is
-  // within a few percent of the fully associative random one, which has a
-  // parameter less). Its tail is long (a 2-way cache still hits 14% of the
-  // loads at 2 C), so it is compared as the analysis sees it, relative to
-  // the next level read at far_x. Only this model: the fully associative
-  // random one, so compared, draws any one-octave ramp that ends where the
-  // next plateau begins, and a ramp is read where half the loads hit.
-  constexpr double kRandomWays[] = {2, 3, 4, 6, 8, 12, 16};
-  double best_sfr = std::numeric_limits<double>::max(), sfr_capacity = 0, sfr_ways = 0;
+// Each model's least squared error over the grid, and where it was.
+struct GridFits {
+  double rr = std::numeric_limits<double>::max(), rr_capacity = 0;                // random replacement
+  double so = std::numeric_limits<double>::max(), so_width = 0;                   // set overflow
+  double sf = std::numeric_limits<double>::max(), sf_capacity = 0, sf_ways = 0;   // sets filling, LRU
+  double sfr = std::numeric_limits<double>::max(), sfr_capacity = 0, sfr_ways = 0;  // sets filling, random
   // Random replacement with two slots to a line: its tail is long too (15%
   // of the loads still hit at 4 C), so it is compared relative to the next
   // level read at far_x as well.
-  double best_lrr = std::numeric_limits<double>::max(), lrr_capacity = 0;
+  double lrr = std::numeric_limits<double>::max(), lrr_capacity = 0;
+};
+
+GridFits grid_fits(std::span<const double> x, const std::vector<double>& h, double far_x, bool slots_may_pair) {
+  GridFits g;
+  const double lo = std::log(x.front() / 2), hi = std::log(x.back() * 2);
   for (int i = 0; i <= kSteps; ++i) {
     const double c = std::exp(lo + (hi - lo) * i / kSteps);
     for (double w : kWays) {
       const double e3 = sse(x, h, 0.0, [&](double f) { return sets_filling_hit_rate(f / c, w); });
-      if (e3 < best_sf) best_sf = e3, sf_capacity = c, sf_ways = w;
+      if (e3 < g.sf) g.sf = e3, g.sf_capacity = c, g.sf_ways = w;
     }
     for (double w : kRandomWays) {
       const double e4 = sse(x, h, far_x, [&](double f) { return sets_filling_random_hit_rate(f / c, w); });
-      if (e4 < best_sfr) best_sfr = e4, sfr_capacity = c, sfr_ways = w;
+      if (e4 < g.sfr) g.sfr = e4, g.sfr_capacity = c, g.sfr_ways = w;
     }
     const double e = sse(x, h, 0.0, [&](double f) { return random_replacement_hit_rate(f / c); });
-    if (e < best_rr) best_rr = e, rr_capacity = c;
+    if (e < g.rr) g.rr = e, g.rr_capacity = c;
     if (slots_may_pair) {
       const double e5 = sse(x, h, far_x, [&](double f) { return random_line_revisit_hit_rate(f / c); });
-      if (e5 < best_lrr) best_lrr = e5, lrr_capacity = c;
+      if (e5 < g.lrr) g.lrr = e5, g.lrr_capacity = c;
     }
     for (int k = 0; k <= 40; ++k) {
       const double w = 0.02 * std::pow(150.0, k / 40.0);  // 0.02 .. 3 octaves
       const double e2 = sse(x, h, 0.0, [&](double f) { return set_overflow_hit_rate(f, c, w); });
-      if (e2 < best_so) best_so = e2, so_width = w;
+      if (e2 < g.so) g.so = e2, g.so_width = w;
     }
   }
-  // BIC with a floor on the residual (hit fractions are read off noisy
-  // latencies: a fit better than 2% rms is no better).
+  return g;
+}
+
+// BIC of a fit of `params` parameters with squared error `err` over n
+// points, the error held to the residual floor.
+double bic(double err, double n, int params) {
+  const double floor = n * kResidualFloorRms * kResidualFloorRms;
+  return n * std::log(std::max(err, floor) / n) + params * std::log(n);
+}
+
+// Slots sharing lines: h = min(1, C / F) is a candidate too, one parameter
+// (a device that keeps a sampler's texels together, the H200's 2D path,
+// still rises sharply, and the other models read it). Its capacity where it
+// wins.
+std::optional<double> line_revisit_capacity(std::span<const double> x, const std::vector<double>& h,
+                                            const GridFits& g) {
+  const double lo = std::log(x.front() / 2), hi = std::log(x.back() * 2);
+  double best_lr = std::numeric_limits<double>::max(), lr_capacity = 0;
+  for (int i = 0; i <= kSteps; ++i) {
+    const double c = std::exp(lo + (hi - lo) * i / kSteps);
+    const double e = sse(x, h, 0.0, [&](double f) { return std::min(1.0, c / f); });
+    if (e < best_lr) best_lr = e, lr_capacity = c;
+  }
   const double n = static_cast<double>(x.size());
-  const double floor = n * 0.02 * 0.02;
-  // Slots sharing lines: h = min(1, C / F) is a candidate too, one parameter
-  // (a device that keeps a sampler's texels together, the H200's 2D path,
-  // still rises sharply, and the other models read it).
-  if (slots_share_lines) {
-    double best_lr = std::numeric_limits<double>::max(), lr_capacity = 0;
-    for (int i = 0; i <= kSteps; ++i) {
-      const double c = std::exp(lo + (hi - lo) * i / kSteps);
-      const double e = sse(x, h, 0.0, [&](double f) { return std::min(1.0, c / f); });
-      if (e < best_lr) best_lr = e, lr_capacity = c;
-    }
-    const double bic_lr = n * std::log(std::max(best_lr, floor) / n) + 1 * std::log(n);
-    const double others = std::min({n * std::log(std::max(best_rr, floor) / n) + std::log(n),
-                                    n * std::log(std::max(best_so, floor) / n) + 2 * std::log(n),
-                                    n * std::log(std::max(std::min(best_sf, best_sfr), floor) / n) +
-                                        2 * std::log(n)});
-    if (bic_lr < others) {
-      fit.model = MissModel::kLineRevisits;
-      fit.capacity_bytes = lr_capacity;
-      return fit;
-    }
-  }
-  const double bic_rr = n * std::log(std::max(best_rr, floor) / n) + 1 * std::log(n);
-  const double bic_so = n * std::log(std::max(best_so, floor) / n) + 2 * std::log(n);
-  const double bic_sf = n * std::log(std::max(best_sf, floor) / n) + 2 * std::log(n);
-  const double bic_sfr = n * std::log(std::max(best_sfr, floor) / n) + 2 * std::log(n);
-  const double bic_lrr = n * std::log(std::max(best_lrr, floor) / n) + 1 * std::log(n);
+  const double others = std::min({bic(g.rr, n, 1), bic(g.so, n, 2), bic(std::min(g.sf, g.sfr), n, 2)});
+  if (bic(best_lr, n, 1) < others) return lr_capacity;
+  return std::nullopt;
+}
+
+// Which model reads the capacity, from the fits' BICs.
+void choose_model(std::span<const double> x, const GridFits& g, bool slots_may_pair, CapacityFit& fit) {
+  const double n = static_cast<double>(x.size());
+  const double bic_rr = bic(g.rr, n, 1);
+  const double bic_so = bic(g.so, n, 2);
+  const double bic_sf = bic(g.sf, n, 2);
+  const double bic_sfr = bic(g.sfr, n, 2);
+  const double bic_lrr = bic(g.lrr, n, 1);
   // The better of the two sets-filling readings (LRU or random replacement)
   // stands for both below.
   const bool lru_fills = bic_sf <= bic_sfr;
   const double bic_fill = std::min(bic_sf, bic_sfr);
   const auto take_fill = [&] {
     fit.model = lru_fills ? MissModel::kSetsFilling : MissModel::kSetsFillingRandom;
-    fit.capacity_bytes = lru_fills ? sf_capacity : sfr_capacity;
-    fit.ways = lru_fills ? sf_ways : sfr_ways;
+    fit.capacity_bytes = lru_fills ? g.sf_capacity : g.sfr_capacity;
+    fit.ways = lru_fills ? g.sf_ways : g.sfr_ways;
   };
   // Sets filling needs at least 6 points in the rise: it reads the capacity
   // at the rise's start rather than its middle, and with a handful of points
@@ -319,24 +329,44 @@ CapacityFit fit_capacity(std::span<const double> x, std::span<const double> raw_
   // draws on the parameter count alone.
   constexpr double kLineRevisitRms = 0.05;
   const bool enough_for_shape = x.size() >= kMinPointsForSetsFilling;
-  const bool line_revisits_fit = slots_may_pair && std::sqrt(best_lrr / n) <= kLineRevisitRms;
+  const bool line_revisits_fit = slots_may_pair && std::sqrt(g.lrr / n) <= kLineRevisitRms;
   if (within_a_page && x.size() >= 3 && bic_fill < bic_rr) {
     take_fill();
   } else if (enough_for_shape && line_revisits_fit && bic_lrr < std::min({bic_fill, bic_rr, bic_so})) {
     fit.model = MissModel::kLineRevisitsRandom;
-    fit.capacity_bytes = lrr_capacity;
+    fit.capacity_bytes = g.lrr_capacity;
   } else if (enough_for_shape && bic_fill < bic_rr && bic_fill < bic_so) {
     take_fill();
   } else if (bic_rr < bic_so) {
     fit.model = MissModel::kRandomReplacement;
-    fit.capacity_bytes = rr_capacity;
+    fit.capacity_bytes = g.rr_capacity;
   } else {
     // The fit decides that half the loads hitting is the capacity; where
     // that is is read from the data themselves, since real rises are rarely
     // as symmetric as the logistic (a CPU L2's runs on into a drifting L3).
     fit.model = MissModel::kSetOverflow;
-    fit.width_octaves = so_width;
+    fit.width_octaves = g.so_width;
   }
+}
+
+}  // namespace
+
+CapacityFit fit_capacity(std::span<const double> x, std::span<const double> raw_hit, bool slots_share_lines,
+                         double far_x, bool slots_may_pair) {
+  CapacityFit fit;
+  if (x.empty()) return fit;
+  const std::vector<double> h = non_increasing(raw_hit);
+  fit.capacity_bytes = half_crossing(x, h);
+  const auto inside = std::count_if(h.begin(), h.end(), [](double v) { return v > 0.05 && v < 0.95; });
+  if (inside < 2) return fit;
+  const GridFits g = grid_fits(x, h, far_x, slots_may_pair);
+  if (slots_share_lines)
+    if (std::optional<double> c = line_revisit_capacity(x, h, g)) {
+      fit.model = MissModel::kLineRevisits;
+      fit.capacity_bytes = *c;
+      return fit;
+    }
+  choose_model(x, g, slots_may_pair, fit);
   return fit;
 }
 
