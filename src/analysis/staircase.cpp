@@ -1,3 +1,6 @@
+// The staircase's parts (staircase.hpp): the curve without spikes, its
+// plateaus, where the curve leaves each and what a level's plateau says.
+// Thresholds: staircase_tuning.hpp.
 #include "analysis/staircase.hpp"
 
 #include "analysis/staircase_translation.hpp"
