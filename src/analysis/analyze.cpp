@@ -9,6 +9,7 @@
 #include "analysis/execution.hpp"
 #include "analysis/graphics.hpp"
 #include "analysis/matrix.hpp"
+#include "analysis/matrix_numerics.hpp"
 #include "analysis/system.hpp"
 #include "analysis/texture.hpp"
 #include "analysis/tlb.hpp"
@@ -347,6 +348,7 @@ std::vector<Finding> analyze_usable(const Results& r) {
       if (g.id == level + ".latency_ns") f.confidence = std::min(f.confidence, g.confidence);
   }
   add(matrix_findings(r, out));
+  add(matrix_numerics_findings(r));
   add(lbm_findings(r, out));
   add(sustain_findings(r));
   add(graphics_findings(r));

@@ -18,6 +18,8 @@ __extension__ typedef unsigned __int128 u128;
 
 // Bits kept below the largest term of an exact addition (header: Exactness).
 constexpr int kWindowBits = 110;
+// The longest dot product modelled: matrix shapes' k is at most 256.
+constexpr size_t kMaxK = 256;
 
 // m x 2^e, exactly.
 struct Exact {
@@ -84,7 +86,8 @@ Exact add(std::span<const Exact> terms, int bits, MatrixAlignment alignment, Mat
   i128 sum = 0;
   for (Exact t : terms) {
     if (t.m == 0) continue;
-    if (bits > 0 && alignment == MatrixAlignment::truncate) t = round_quantum(t, grid, MatrixRounding::toward_zero);
+    if (bits > 0 && alignment == MatrixAlignment::truncate)
+      t = round_quantum(t, grid, MatrixRounding::toward_zero);
     if (t.e >= anchor) {
       sum += t.m * (i128{1} << (t.e - anchor));  // at most kWindowBits + 1 bits
     } else if (anchor - t.e < 127) {
@@ -112,18 +115,22 @@ FloatFormat float_format(MatrixType t) {
 }
 
 bool is_subnormal(MatrixType t, double x) {
-  return matrix_type_format(t).is_float && x != 0 && std::isfinite(x) && std::abs(x) < std::ldexp(1.0, float_format(t).emin());
+  return matrix_type_format(t).is_float && x != 0 && std::isfinite(x) &&
+         std::abs(x) < std::ldexp(1.0, float_format(t).emin());
 }
 
 // s rounded into type t as step 4 states.
-double round_result(MatrixType t, const Exact& s, MatrixRounding r, MatrixOverflow overflow, bool subnormals) {
+double round_result(MatrixType t, const Exact& s, MatrixRounding r, MatrixOverflow overflow,
+                    bool subnormals) {
   if (s.m == 0) return 0.0;
   const FloatFormat f = float_format(t);
   const Exact rounded = round_quantum(s, std::max(top(s), f.emin()) - f.man_bits, r);
   double v = to_double(rounded);
   if (std::abs(v) > f.max_finite()) {
-    if (overflow == MatrixOverflow::saturate) v = std::copysign(f.max_finite(), v);
-    else v = f.finite_only ? std::numeric_limits<double>::quiet_NaN() : std::copysign(INFINITY, v);
+    if (overflow == MatrixOverflow::saturate)
+      v = std::copysign(f.max_finite(), v);
+    else
+      v = f.finite_only ? std::numeric_limits<double>::quiet_NaN() : std::copysign(INFINITY, v);
   }
   if (!subnormals && v != 0 && std::abs(v) < std::ldexp(1.0, f.emin())) v = std::copysign(0.0, v);
   return v;
@@ -156,8 +163,10 @@ double integer_dot(const MatrixArithmetic& arith, const MatrixChainShape& s, std
     return sum > static_cast<i128>(hi) ? hi : sum < static_cast<i128>(lo) ? lo : static_cast<double>(sum);
   const int width = static_cast<int>(matrix_type_bytes(s.result)) * 8;
   const auto low_bits = static_cast<uint64_t>(static_cast<u128>(sum) & ((u128{1} << width) - 1));
-  if (!matrix_type_is_signed(s.result) || low_bits < (uint64_t{1} << (width - 1))) return static_cast<double>(low_bits);
-  return static_cast<double>(static_cast<int64_t>(low_bits) - static_cast<int64_t>(uint64_t{1} << (width - 1)) -
+  if (!matrix_type_is_signed(s.result) || low_bits < (uint64_t{1} << (width - 1)))
+    return static_cast<double>(low_bits);
+  return static_cast<double>(static_cast<int64_t>(low_bits) -
+                             static_cast<int64_t>(uint64_t{1} << (width - 1)) -
                              static_cast<int64_t>(uint64_t{1} << (width - 1)));
 }
 
@@ -207,7 +216,9 @@ std::optional<MatrixProducts> matrix_products_from(std::string_view n) {
 std::optional<MatrixAlignment> matrix_alignment_from(std::string_view n) {
   return from_names<MatrixAlignment>(n, kAlignments);
 }
-std::optional<MatrixOrder> matrix_order_from(std::string_view n) { return from_names<MatrixOrder>(n, kOrders); }
+std::optional<MatrixOrder> matrix_order_from(std::string_view n) {
+  return from_names<MatrixOrder>(n, kOrders);
+}
 std::optional<MatrixOverflow> matrix_overflow_from(std::string_view n) {
   return from_names<MatrixOverflow>(n, kOverflows);
 }
@@ -218,16 +229,15 @@ std::optional<MatrixIntegerOverflow> matrix_integer_overflow_from(std::string_vi
 std::string matrix_arithmetic_text(const MatrixArithmetic& a, const MatrixChainShape& s) {
   if (!matrix_type_format(s.result).is_float)
     return fmt::format("integer overflow {}", matrix_integer_overflow_name(a.integer_overflow));
-  const std::string sum =
-      a.sum_bits == 0 ? std::string("exact")
-                      : fmt::format("{} bits {} {}", a.sum_bits, matrix_rounding_name(a.sum_rounding),
-                                    matrix_alignment_name(a.alignment));
+  const std::string sum = a.sum_bits == 0
+                              ? std::string("exact")
+                              : fmt::format("{} bits {} {}", a.sum_bits, matrix_rounding_name(a.sum_rounding),
+                                            matrix_alignment_name(a.alignment));
   const std::string block = a.block == 0 ? std::string("k") : std::to_string(a.block);
-  return fmt::format(
-      "products {}, sum {}, block {} {}, result {}, subnormals in {} out {}, overflow {}",
-      matrix_products_name(a.products), sum, block, matrix_order_name(a.order),
-      matrix_rounding_name(a.result_rounding), a.subnormal_inputs ? "kept" : "flushed",
-      a.subnormal_outputs ? "kept" : "flushed", matrix_overflow_name(a.overflow));
+  return fmt::format("products {}, sum {}, block {} {}, result {}, subnormals in {} out {}, overflow {}",
+                     matrix_products_name(a.products), sum, block, matrix_order_name(a.order),
+                     matrix_rounding_name(a.result_rounding), a.subnormal_inputs ? "kept" : "flushed",
+                     a.subnormal_outputs ? "kept" : "flushed", matrix_overflow_name(a.overflow));
 }
 
 int matrix_product_bits(const MatrixArithmetic& a, const MatrixChainShape& s) {
@@ -246,29 +256,47 @@ MatrixArithmetic matrix_arithmetic_canonical(const MatrixArithmetic& a, const Ma
   }
   MatrixArithmetic c = a;
   c.integer_overflow = MatrixIntegerOverflow::wrap;
-  if (matrix_product_bits(a, s) == 0) c.products = MatrixProducts::exact;
+  const int result_bits = matrix_type_format(s.result).man_bits + 1;
+  MatrixArithmetic as_input = a;
+  as_input.products = MatrixProducts::input;
+  if (matrix_product_bits(a, s) == 0)
+    c.products = MatrixProducts::exact;
+  else if (matrix_product_bits(a, s) == matrix_product_bits(as_input, s))
+    c.products = MatrixProducts::input;
   if (c.block >= s.k) c.block = 0;
+  // One fused block added exactly, then rounded: at the result's width, or
+  // wider and toward zero both times, that is the exact sum rounded once.
+  if (c.sum_bits != 0 && c.block == 0 && c.order == MatrixOrder::fused &&
+      c.alignment == MatrixAlignment::exact &&
+      (c.sum_bits == result_bits ||
+       (c.sum_bits > result_bits && c.sum_rounding == MatrixRounding::toward_zero &&
+        c.result_rounding == MatrixRounding::toward_zero))) {
+    c.result_rounding = c.sum_rounding;
+    c.sum_bits = 0;
+  }
   if (c.sum_bits == 0) {
     c.sum_rounding = MatrixRounding::nearest_even;
     c.alignment = MatrixAlignment::exact;
     c.block = 0;
   }
   if (c.block == 1 || c.sum_bits == 0) c.order = MatrixOrder::fused;
-  if (c.sum_bits != 0 && c.sum_bits <= matrix_type_format(s.result).man_bits + 1)
-    c.result_rounding = MatrixRounding::nearest_even;
+  // A sum no wider than the result is held by it: its rounding is the sum's.
+  if (c.sum_bits != 0 && c.sum_bits <= result_bits) c.result_rounding = c.sum_rounding;
   return c;
 }
 
 double matrix_dot(const MatrixArithmetic& arith, const MatrixChainShape& s, std::span<const double> a,
                   std::span<const double> b, double c) {
-  if (a.size() != s.k || b.size() != s.k)
-    throw UsageError(fmt::format("matrix dot product of {} and {} values; the shape's k is {}", a.size(), b.size(),
-                                 s.k));
+  if (a.size() != s.k || b.size() != s.k || s.k > kMaxK)
+    throw UsageError(fmt::format("matrix dot product of {} and {} values; the shape's k is {} (at most {})",
+                                 a.size(), b.size(), s.k, kMaxK));
   if (!matrix_type_format(s.result).is_float) return integer_dot(arith, s, a, b, c);
   const auto flush = [&](MatrixType t, double x) {
     return !arith.subnormal_inputs && is_subnormal(t, x) ? std::copysign(0.0, x) : x;
   };
-  std::vector<double> fa(a.size()), fb(b.size());
+  // On the stack: the inference runs this millions of times.
+  std::array<double, kMaxK> fa_store, fb_store;
+  const std::span<double> fa(fa_store.data(), a.size()), fb(fb_store.data(), b.size());
   for (size_t i = 0; i < a.size(); ++i) {
     fa[i] = flush(s.a, a[i]);
     fb[i] = flush(s.b, b[i]);
@@ -278,7 +306,8 @@ double matrix_dot(const MatrixArithmetic& arith, const MatrixChainShape& s, std:
 
   const int product_bits = matrix_product_bits(arith, s);
   bool all_negative_zero = std::signbit(fc) && fc == 0;
-  std::vector<Exact> p(a.size());
+  std::array<Exact, kMaxK> p_store;
+  const std::span<Exact> p(p_store.data(), a.size());
   for (size_t i = 0; i < a.size(); ++i) {
     const Exact x = from_double(fa[i]), y = from_double(fb[i]);
     p[i] = {x.m * y.m, x.e + y.e};
@@ -287,15 +316,16 @@ double matrix_dot(const MatrixArithmetic& arith, const MatrixChainShape& s, std:
   }
   const size_t block = arith.block == 0 ? a.size() : arith.block;
   Exact sum = from_double(fc);
-  std::vector<Exact> terms;
+  std::array<Exact, kMaxK + 1> terms;
   for (size_t from = 0; from < p.size(); from += block) {
     const size_t to = std::min(p.size(), from + block);
-    terms.assign(1, sum);
+    size_t n = 0;
+    terms[n++] = sum;
     if (arith.order == MatrixOrder::pairwise)
-      terms.push_back(pairwise(std::span<const Exact>(p).subspan(from, to - from), arith));
+      terms[n++] = pairwise(p.subspan(from, to - from), arith);
     else
-      terms.insert(terms.end(), p.begin() + static_cast<ptrdiff_t>(from), p.begin() + static_cast<ptrdiff_t>(to));
-    sum = add(terms, arith.sum_bits, arith.alignment, arith.sum_rounding);
+      for (size_t i = from; i < to; ++i) terms[n++] = p[i];
+    sum = add(std::span<const Exact>(terms.data(), n), arith.sum_bits, arith.alignment, arith.sum_rounding);
   }
   // IEEE: an exact zero sum is +0 unless every term was -0.
   if (sum.m == 0) return all_negative_zero ? -0.0 : 0.0;
@@ -316,7 +346,8 @@ void matrix_encode_value(MatrixType t, double value, std::byte* out) {
   const uint64_t exp_all = (uint64_t{1} << mf.exp_bits) - 1, man_mask = (uint64_t{1} << mf.man_bits) - 1;
   uint64_t bits = 0;
   if (std::isnan(value)) {
-    bits = mf.finite_only ? (exp_all << mf.man_bits) | man_mask : (exp_all << mf.man_bits) | (uint64_t{1} << (mf.man_bits - 1));
+    bits = mf.finite_only ? (exp_all << mf.man_bits) | man_mask
+                          : (exp_all << mf.man_bits) | (uint64_t{1} << (mf.man_bits - 1));
   } else if (std::isinf(value)) {
     if (mf.finite_only) throw DeviceError(fmt::format("matrix: {} has no infinity", matrix_type_tag(t)));
     bits = sign | (exp_all << mf.man_bits);
@@ -324,9 +355,11 @@ void matrix_encode_value(MatrixType t, double value, std::byte* out) {
     const double a = std::abs(value);
     const int e = std::max(std::ilogb(a), f.emin());
     const double scaled = std::ldexp(a, mf.man_bits - e);  // the significand as an integer
-    const uint64_t field = e == f.emin() && a < std::ldexp(1.0, f.emin()) ? 0 : static_cast<uint64_t>(e + f.bias);
+    const uint64_t field =
+        e == f.emin() && a < std::ldexp(1.0, f.emin()) ? 0 : static_cast<uint64_t>(e + f.bias);
     const bool exact = scaled == std::floor(scaled) && a <= f.max_finite();
-    if (!exact) throw DeviceError(fmt::format("matrix: {} cannot hold {} exactly", matrix_type_tag(t), value));
+    if (!exact)
+      throw DeviceError(fmt::format("matrix: {} cannot hold {} exactly", matrix_type_tag(t), value));
     bits = sign | (field << mf.man_bits) | (static_cast<uint64_t>(scaled) & man_mask);
   } else {
     bits = sign;
@@ -338,7 +371,8 @@ uint64_t matrix_value_bits(MatrixType t, double value) {
   std::byte b[8] = {};
   matrix_encode_value(t, value, b);
   uint64_t out = 0;
-  for (size_t i = 0; i < matrix_type_bytes(t); ++i) out |= static_cast<uint64_t>(std::to_integer<uint8_t>(b[i])) << (8 * i);
+  for (size_t i = 0; i < matrix_type_bytes(t); ++i)
+    out |= static_cast<uint64_t>(std::to_integer<uint8_t>(b[i])) << (8 * i);
   return out;
 }
 

@@ -113,14 +113,18 @@ std::string matrix_arithmetic_text(const MatrixArithmetic& a, const MatrixChainS
 // inputs' width is exact too).
 int matrix_product_bits(const MatrixArithmetic& a, const MatrixChainShape& s);
 
-// `a` with every field that cannot change any result of shape `s` set to
-// its default, so that two arithmetics are the same behaviour exactly when
-// their canonical forms are equal (within the model): products rounded to a
-// type wide enough to hold them are exact; with an exact sum the adder's
-// fields (rounding, alignment, block, order) do not act; a block of one
-// product has no order, and one of k or more is k; with a sum no wider than
-// the result the result's rounding only acts on subnormal results; integer
-// types have only their overflow, float types all but it.
+// `a` with every field that cannot change a result of shape `s` set to one
+// representative, so that two arithmetics give the same results on every
+// input whose result is normal or zero exactly when their canonical forms
+// are equal (within the model): products rounded to a type wide enough to
+// hold them are exact, and rounded to the accumulator's width where that is
+// the inputs' are "input"; one fused block added exactly and rounded to the
+// result's width, or wider but toward zero twice, is the exact sum rounded
+// once; with an exact sum the adder's fields (rounding, alignment, block,
+// order) do not act; a block of one product has no order, and one of k or
+// more is k; a sum no wider than the result takes the sum's rounding as the
+// result's (the result's own acts on subnormal results only); integer types
+// have only their overflow, float types all but it.
 MatrixArithmetic matrix_arithmetic_canonical(const MatrixArithmetic& a, const MatrixChainShape& s);
 
 // d for one dot product: a and b of k values each (decoded values of types

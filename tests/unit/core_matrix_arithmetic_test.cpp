@@ -43,7 +43,8 @@ MatrixArithmetic adder(int bits, MatrixRounding r, MatrixAlignment al, uint32_t 
 TEST(MatrixArithmetic, ExactSumAgainstAWidthAfterEveryProduct) {
   const std::vector<double> a = {1, 1, 0, 0}, b = {1, 1, 0, 0};
   EXPECT_EQ(dot({}, kF16F32, a, b, p2(24)), p2(24) + 2);
-  EXPECT_EQ(dot(adder(24, MatrixRounding::nearest_even, MatrixAlignment::exact, 1), kF16F32, a, b, p2(24)), p2(24));
+  EXPECT_EQ(dot(adder(24, MatrixRounding::nearest_even, MatrixAlignment::exact, 1), kF16F32, a, b, p2(24)),
+            p2(24));
   // 25 bits hold 2^24 + 1 and 2^24 + 2.
   EXPECT_EQ(dot(adder(25, MatrixRounding::nearest_even, MatrixAlignment::exact, 1), kF16F32, a, b, p2(24)),
             p2(24) + 2);
@@ -70,7 +71,8 @@ TEST(MatrixArithmetic, ProductsExactOrRounded) {
 // product is lost: 1, as on Fasi et al.'s V100.
 TEST(MatrixArithmetic, AlignmentTruncatesTermsBelowTheLargest) {
   const std::vector<double> a(4, p2(-12)), b(4, p2(-12));
-  EXPECT_EQ(dot(adder(24, MatrixRounding::toward_zero, MatrixAlignment::exact, 4), kF16F32, a, b, 1), 1 + p2(-22));
+  EXPECT_EQ(dot(adder(24, MatrixRounding::toward_zero, MatrixAlignment::exact, 4), kF16F32, a, b, 1),
+            1 + p2(-22));
   EXPECT_EQ(dot(adder(24, MatrixRounding::toward_zero, MatrixAlignment::truncate, 4), kF16F32, a, b, 1), 1.0);
   // 27 bits (grid 2^-26) keep every product.
   EXPECT_EQ(dot(adder(27, MatrixRounding::toward_zero, MatrixAlignment::truncate, 4), kF16F32, a, b, 1),
@@ -81,8 +83,10 @@ TEST(MatrixArithmetic, AlignmentTruncatesTermsBelowTheLargest) {
 // toward zero 1 + 2^-23.
 TEST(MatrixArithmetic, SumRounding) {
   const std::vector<double> a = {p2(-12), p2(-12), p2(-12), 0}, b = a;
-  EXPECT_EQ(dot(adder(24, MatrixRounding::nearest_even, MatrixAlignment::exact, 4), kF16F32, a, b, 1), 1 + p2(-22));
-  EXPECT_EQ(dot(adder(24, MatrixRounding::toward_zero, MatrixAlignment::exact, 4), kF16F32, a, b, 1), 1 + p2(-23));
+  EXPECT_EQ(dot(adder(24, MatrixRounding::nearest_even, MatrixAlignment::exact, 4), kF16F32, a, b, 1),
+            1 + p2(-22));
+  EXPECT_EQ(dot(adder(24, MatrixRounding::toward_zero, MatrixAlignment::exact, 4), kF16F32, a, b, 1),
+            1 + p2(-23));
 }
 
 // 1 + 2^-24 ties to 1 at 24 bits: one product at a time loses all four;
@@ -102,8 +106,8 @@ TEST(MatrixArithmetic, BlockSize) {
 TEST(MatrixArithmetic, OrderWithinABlock) {
   const std::vector<double> a = {p2(12), 1, -p2(12), 1}, b = {p2(12), 1, p2(12), 1};
   EXPECT_EQ(dot(adder(24, MatrixRounding::nearest_even, MatrixAlignment::exact, 4), kF16F32, a, b, 0), 2.0);
-  EXPECT_EQ(dot(adder(24, MatrixRounding::nearest_even, MatrixAlignment::exact, 4, MatrixOrder::pairwise), kF16F32,
-                a, b, 0),
+  EXPECT_EQ(dot(adder(24, MatrixRounding::nearest_even, MatrixAlignment::exact, 4, MatrixOrder::pairwise),
+                kF16F32, a, b, 0),
             1.0);
 }
 
@@ -166,7 +170,8 @@ TEST(MatrixArithmetic, Fp8WithFourteenBits) {
   const std::vector<double> a(32, p2(-5)), b(32, p2(-5));
   EXPECT_EQ(dot({}, fp8, a, b, 16), 16 + p2(-5));
   EXPECT_EQ(dot(adder(14, MatrixRounding::toward_zero, MatrixAlignment::truncate, 32), fp8, a, b, 16), 16.0);
-  EXPECT_EQ(dot(adder(24, MatrixRounding::toward_zero, MatrixAlignment::truncate, 32), fp8, a, b, 16), 16 + p2(-5));
+  EXPECT_EQ(dot(adder(24, MatrixRounding::toward_zero, MatrixAlignment::truncate, 32), fp8, a, b, 16),
+            16 + p2(-5));
 }
 
 TEST(MatrixArithmetic, NanAndInfinity) {
@@ -182,16 +187,33 @@ TEST(MatrixArithmetic, NanAndInfinity) {
 }
 
 TEST(MatrixArithmetic, CanonicalFormDropsFieldsThatCannotAct) {
-  MatrixArithmetic a = adder(0, MatrixRounding::toward_zero, MatrixAlignment::truncate, 2, MatrixOrder::pairwise);
+  MatrixArithmetic a =
+      adder(0, MatrixRounding::toward_zero, MatrixAlignment::truncate, 2, MatrixOrder::pairwise);
   a.products = MatrixProducts::accumulator;
   EXPECT_EQ(matrix_arithmetic_canonical(a, kF16F32), MatrixArithmetic{});
-  MatrixArithmetic b = adder(24, MatrixRounding::toward_zero, MatrixAlignment::truncate, 8, MatrixOrder::pairwise);
+  MatrixArithmetic b =
+      adder(24, MatrixRounding::toward_zero, MatrixAlignment::truncate, 8, MatrixOrder::pairwise);
   const MatrixArithmetic cb = matrix_arithmetic_canonical(b, kF16F32);
   EXPECT_EQ(cb.block, 0u);  // 8 >= k = 4
   EXPECT_EQ(cb.order, MatrixOrder::pairwise);
   EXPECT_EQ(cb.sum_rounding, MatrixRounding::toward_zero);
   b.block = 1;
   EXPECT_EQ(matrix_arithmetic_canonical(b, kF16F32).order, MatrixOrder::fused);
+  // One fused block rounded to 24 bits, then to f32: the exact sum rounded
+  // once; so is a wider one truncated twice. Not so with a tree or a cut.
+  MatrixArithmetic once = adder(24, MatrixRounding::toward_zero, MatrixAlignment::exact, 0);
+  MatrixArithmetic exact_rz;
+  exact_rz.result_rounding = MatrixRounding::toward_zero;
+  EXPECT_EQ(matrix_arithmetic_canonical(once, kF16F32), exact_rz);
+  once.sum_bits = 27;
+  once.result_rounding = MatrixRounding::toward_zero;
+  EXPECT_EQ(matrix_arithmetic_canonical(once, kF16F32), exact_rz);
+  once.order = MatrixOrder::pairwise;
+  EXPECT_EQ(matrix_arithmetic_canonical(once, kF16F32).sum_bits, 27);
+  // f16 products rounded to an f16 accumulator are rounded to the inputs' width.
+  MatrixArithmetic acc;
+  acc.products = MatrixProducts::accumulator;
+  EXPECT_EQ(matrix_arithmetic_canonical(acc, kF16F16).products, MatrixProducts::input);
   MatrixArithmetic i;
   i.integer_overflow = MatrixIntegerOverflow::saturate;
   i.sum_bits = 14;
