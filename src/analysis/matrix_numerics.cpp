@@ -314,7 +314,8 @@ void read_property(const PropInfo& info, const Reading& rd, const std::vector<Ma
     note_unfound(
         id,
         info.stage == 2
-            ? fmt::format("no input of these types reaches where {} differ (their extremes were tried)", list)
+            ? fmt::format("no input of these types reaches where the values {} differ (their extremes were tried)",
+                                   list)
             : fmt::format("the patterns left {} candidate models that differ in it ({})", consistent.size(),
                           list),
         {series_id});
@@ -408,7 +409,7 @@ std::vector<Finding> numerics_findings(const NumericsPlan& plan, std::span<const
   m.evidence = {series_id};
   m.method = fmt::format("{} crafted dot products against {} candidate models of the unit run on the host",
                          plan.patterns.size(), plan.candidates);
-  m.note = none.empty() ? fmt::format("every pattern's bits as {} gives them",
+  m.note = none.empty() ? fmt::format("every pattern's bits are what this model gives: {}",
                                       matrix_arithmetic_text(special_ok.front(), s))
                         : none;
   out.push_back(m);
