@@ -1,0 +1,92 @@
+#include "report/matrix_numerics_table.hpp"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "report/format.hpp"
+#include "report/markdown_report.hpp"
+
+namespace gpuscope {
+namespace {
+
+constexpr std::string_view kPrefix = "compute.matrix.";
+constexpr std::string_view kSuffix = ".numerics.matches_model";
+
+// A property's value as a table shows it; "" where the finding is absent.
+std::string text(const Results& r, const std::string& id) {
+  const Finding* f = find_finding(r.findings, id);
+  if (!f) return "";
+  std::string s;
+  if (const auto* d = std::get_if<double>(&f->value))
+    s = fmt::format("{:g}", *d);
+  else if (const auto* b = std::get_if<bool>(&f->value))
+    s = *b ? "kept" : "flushed";
+  else if (const auto* w = std::get_if<std::string>(&f->value))
+    s = *w;
+  return is_low_confidence(*f) ? s + " ?" : s;
+}
+
+// "a, b" of the parts present; "-" where none is.
+std::string joined(const std::vector<std::string>& parts, const char* sep = ", ") {
+  std::string out;
+  for (const auto& p : parts)
+    if (!p.empty()) out += (out.empty() ? "" : sep) + p;
+  return out.empty() ? "-" : out;
+}
+
+// "kept / flushed", each side "-" where unread; "-" where neither is read
+// (integer types).
+std::string subnormals(const std::string& in, const std::string& out) {
+  if (in.empty() && out.empty()) return "-";
+  return (in.empty() ? "-" : in) + " / " + (out.empty() ? "-" : out);
+}
+
+}  // namespace
+
+std::string matrix_numerics_markdown(const Results& r) {
+  std::vector<std::string> shapes;
+  for (const Finding& f : r.findings)
+    if (f.id.starts_with(kPrefix) && f.id.ends_with(kSuffix))
+      shapes.push_back(f.id.substr(kPrefix.size(), f.id.size() - kPrefix.size() - kSuffix.size()));
+  if (shapes.empty()) return "";
+  std::string out =
+      "What the matrix engine computes (matrix probe, numerics):\n\n"
+      "| shape | throughput | matches a model | products | internal sum | block | result rounding | "
+      "subnormals in / out | overflow |\n|---|---|---|---|---|---|---|---|---|\n";
+  std::string meaning;
+  for (const std::string& shape : shapes) {
+    const std::string base = std::string(kPrefix) + shape;
+    const std::string n = base + ".numerics.";
+    const Finding* tp = find_finding(r.findings, base + ".throughput_gops");
+    const Finding* match = find_finding(r.findings, n + "matches_model");
+    const bool matches = std::get_if<bool>(&match->value) && std::get<bool>(match->value);
+    std::string bits = text(r, n + "sum_bits");
+    if (!bits.empty() && bits != "exact") bits += " bits";
+    const std::string aligned = text(r, n + "alignment");
+    const std::vector<std::string> cells = {
+        shape,
+        tp ? fmt::format("{} Gop/s", format_significant(number(*tp))) : "-",
+        matches ? "yes" : "no",
+        joined({text(r, n + "products")}),
+        joined({bits, text(r, n + "sum_rounding"), aligned.empty() ? "" : "aligned " + aligned}),
+        joined({text(r, n + "block"), text(r, n + "order")}, " "),
+        joined({text(r, n + "result_rounding")}),
+        subnormals(text(r, n + "subnormal_inputs"), text(r, n + "subnormal_outputs")),
+        joined({text(r, n + "overflow"), text(r, n + "integer_overflow")})};
+    out += "|";
+    for (const auto& c : cells) out += " " + markdown_cell(c) + " |";
+    out += "\n";
+    const auto say = [&](const std::string& note) {
+      meaning +=
+          "- " + markdown_cell(shape) + ": " + markdown_cell(note.substr(0, note.find("; pattern"))) + "\n";
+    };
+    if (!matches) say(match->note);
+    if (const Finding* sum = find_finding(r.findings, n + "sum_bits");
+        sum && std::get_if<double>(&sum->value))
+      say(sum->note);
+  }
+  return out + "\n" + (meaning.empty() ? "" : meaning + "\n");
+}
+
+}  // namespace gpuscope
