@@ -265,9 +265,21 @@ std::vector<Series> run_matrix_probe(ProbeContext& ctx) {
         pairs[std::to_string(chains)] = t.pairs;
       }
       ts.meta["pairs_per_launch"] = pairs;
+      // The numerics part fails alone: the shape's rates stand without it.
       std::optional<Series> numerics;
-      if (std::string why = numerics_not_run(info, *shape); !why.empty()) ts.meta["numerics_not_run"] = why;
-      else numerics = run_numerics(ctx, s, *shape, width);
+      if (std::string why = numerics_not_run(info, *shape); !why.empty()) {
+        ts.meta["numerics_not_run"] = why;
+      } else {
+        try {
+          numerics = run_numerics(ctx, s, *shape, width);
+        } catch (const BuildError& e) {
+          ts.meta["numerics_not_run"] = fmt::format("{}\nbuild log:\n{}", e.what(), e.log);
+        } catch (const Unsupported& e) {
+          ts.meta["numerics_not_run"] = e.what();
+        } catch (const OutOfResources& e) {
+          ts.meta["numerics_not_run"] = fmt::format("out of resources: {}", e.what());
+        }
+      }
       ctx.progress(fmt::format("matrix {}: {:.0f} Gop/s, {:.1f} ns per dependent multiply-accumulate", tag,
                                std::max_element(ts.points.begin(), ts.points.end(),
                                                 [](const Point& x, const Point& y) { return x.y < y.y; })
