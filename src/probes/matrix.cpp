@@ -151,6 +151,26 @@ Series run_numerics(ProbeContext& ctx, const MatrixShape& listed, const MatrixCh
   return s;
 }
 
+// The numerics part of one shape, or nullopt with the reason in `meta`
+// ("numerics_not_run"): it fails alone, the shape's rates stand without it.
+std::optional<Series> numerics_part(ProbeContext& ctx, const MatrixShape& listed, const MatrixChainShape& shape,
+                                    uint32_t width, nlohmann::json& meta) {
+  if (std::string why = numerics_not_run(ctx.device.info(), shape); !why.empty()) {
+    meta["numerics_not_run"] = why;
+    return std::nullopt;
+  }
+  try {
+    return run_numerics(ctx, listed, shape, width);
+  } catch (const BuildError& e) {
+    meta["numerics_not_run"] = fmt::format("{}\nbuild log:\n{}", e.what(), e.log);
+  } catch (const Unsupported& e) {
+    meta["numerics_not_run"] = e.what();
+  } catch (const OutOfResources& e) {
+    meta["numerics_not_run"] = fmt::format("out of resources: {}", e.what());
+  }
+  return std::nullopt;
+}
+
 // How the probe launches the chains on `info`: a subgroup's width, the
 // subgroups per work-group, and the throughput launches' subgroups in all.
 struct MatrixLaunch {
@@ -265,21 +285,7 @@ std::vector<Series> run_matrix_probe(ProbeContext& ctx) {
         pairs[std::to_string(chains)] = t.pairs;
       }
       ts.meta["pairs_per_launch"] = pairs;
-      // The numerics part fails alone: the shape's rates stand without it.
-      std::optional<Series> numerics;
-      if (std::string why = numerics_not_run(info, *shape); !why.empty()) {
-        ts.meta["numerics_not_run"] = why;
-      } else {
-        try {
-          numerics = run_numerics(ctx, s, *shape, width);
-        } catch (const BuildError& e) {
-          ts.meta["numerics_not_run"] = fmt::format("{}\nbuild log:\n{}", e.what(), e.log);
-        } catch (const Unsupported& e) {
-          ts.meta["numerics_not_run"] = e.what();
-        } catch (const OutOfResources& e) {
-          ts.meta["numerics_not_run"] = fmt::format("out of resources: {}", e.what());
-        }
-      }
+      std::optional<Series> numerics = numerics_part(ctx, s, *shape, width, ts.meta);
       ctx.progress(fmt::format("matrix {}: {:.0f} Gop/s, {:.1f} ns per dependent multiply-accumulate", tag,
                                std::max_element(ts.points.begin(), ts.points.end(),
                                                 [](const Point& x, const Point& y) { return x.y < y.y; })
