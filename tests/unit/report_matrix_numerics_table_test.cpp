@@ -1,4 +1,5 @@
-// The matrix numerics table of report.md (report/matrix_numerics_table.hpp):
+// The matrix numerics table of report.md and report.html
+// (report/matrix_numerics_table.hpp):
 // a row per shape with its throughput and each property, "?" under
 // confidence 0.5, "-" where unfound, and what the sum's width means.
 #include "report/matrix_numerics_table.hpp"
@@ -52,4 +53,15 @@ TEST(MatrixNumericsTable, OneRowPerShapeBesideItsThroughput) {
             std::string::npos)
       << md;
   EXPECT_NE(md.find("behaves like none of the 2 models"), std::string::npos) << md;
+
+  // report.html: the same cells, escaped, and the same lines under them.
+  const std::string html = matrix_numerics_html(r).str();
+  EXPECT_NE(html.find("<th>subnormals in / out</th>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<td>f8e4m3xf8e4m3-&gt;f32.16x16x32</td><td>1979000 Gop/s</td><td>yes</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<li>f8e4m3xf8e4m3-&gt;f32.16x16x32: the internal sum keeps 14 significand bits</li>"),
+            std::string::npos)
+      << html;
+  EXPECT_TRUE(matrix_numerics_html(Results{}).empty());
 }
