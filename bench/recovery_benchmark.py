@@ -34,7 +34,8 @@ every level; inclusive and exclusive levels; fully and set-associative
 last cache's capacity; last levels up to 32 MiB (beyond the sharing sweep's
 8 MiB per group); work-group limits per core of 1 to 32, sometimes below the
 wave limit; maximum work-group sizes 64 to 1024; wave widths 4 to 128; noise
-from quiet to phone-like.
+from quiet to phone-like; a matrix engine whose f16 and int8 shapes carry
+drawn arithmetics (draw_matrix), read back by the matrix probe's numerics.
 """
 import argparse
 import concurrent.futures as cf
@@ -98,6 +99,34 @@ def draw_raster(seed, cores):
     if rng.random() < 0.5:
         r["fb_compression"] = {"block_px": among([4, 8, 16, 32]), "read_saving": among([0.25, 0.5, 0.75])}
     return r
+
+
+def draw_matrix(seed):
+    """A matrix engine whose shapes carry drawn arithmetics (docs/sim.md,
+    matrix.shapes[].arithmetic), from a generator of its own so that the rest
+    of the description stays as drawn before. Only forms the analysis holds
+    one of each (core/matrix_arithmetic.hpp, matrix_arithmetic_canonical):
+    internal sums exact or narrower than the f32 result (which then takes the
+    sum's rounding), blocks below k, no order for a block of one."""
+    rng = random.Random(seed * 104729 + 7)
+    among = rng.choice
+    sum_bits = among([0, 0] + list(range(8, 24)))
+    block = among([0, 1, 2, 4, 8])
+    arith = {"products": among(["exact", "input"]), "sum_bits": sum_bits,
+             "sum_rounding": among(["nearest-even", "toward-zero"]), "alignment": among(["exact", "truncate"]),
+             "block": block, "order": "fused" if block == 1 else among(["fused", "pairwise"]),
+             "result_rounding": among(["nearest-even", "toward-zero"]),
+             "subnormal_inputs": rng.random() < 0.5, "subnormal_outputs": rng.random() < 0.5}
+    if sum_bits:
+        arith["result_rounding"] = arith["sum_rounding"]
+    else:
+        arith.update(sum_rounding="nearest-even", alignment="exact", block=0, order="fused")
+    rate = among([256, 512, 1024])
+    return {"shapes": [
+        {"a": "f16", "b": "f16", "c": "f32", "m": 16, "n": 16, "k": 16, "macs_per_clock_per_core": rate,
+         "latency_cycles": among([16, 32, 64]), "arithmetic": arith},
+        {"a": "i8", "b": "i8", "c": "i32", "m": 16, "n": 16, "k": 32, "macs_per_clock_per_core": 2 * rate,
+         "latency_cycles": among([16, 32, 64]), "arithmetic": {"integer_overflow": among(["wrap", "saturate"])}}]}
 
 
 def draw(seed):
@@ -214,6 +243,7 @@ def draw(seed):
         "images": {"max_buffer_pixels": 1 << 27, "max_2d_width": 16384, "max_2d_height": 16384},
         "host": {"link_bandwidth_gbps": round(between(1, 25), 1), "zero_copy": rng.random() < 0.5},
         "raster": draw_raster(seed, cores),
+        "matrix": draw_matrix(seed),
         "noise": {"relative_sigma": sigma, "outlier_probability": among([0.0, 0.01, 0.02, 0.04]),
                   "outlier_max_relative": among([0.2, 0.3, 0.5]), "seed": seed},
     }
@@ -232,6 +262,32 @@ SIZE, LAT, RATE, EXACT, REACH = 0.10, 0.05, 0.10, 0.0, 0.25
 def family_of(fid):
     parts = fid.split(".")
     return ".".join("L*" if (p.startswith("L") and p[1:].isdigit()) else p for p in parts)
+
+
+def numerics_expectations(u, add):
+    """What the matrix probe's numerics part should read of shape `u`'s
+    arithmetic, as draw_matrix draws them (the canonical form's values)."""
+    ar = u.get("arithmetic")
+    if ar is None:
+        return
+    base = f"compute.matrix.{u['a']}x{u['b']}->{u.get('result', u['c'])}.{u['m']}x{u['n']}x{u['k']}.numerics."
+    add(base + "matches_model", True, EXACT)
+    if u["c"] in ("i32", "u32"):
+        add(base + "integer_overflow", ar.get("integer_overflow", "wrap"), EXACT)
+        return
+    exact = ar["sum_bits"] == 0
+    same = "every value gives the same results under the arithmetic found"
+    add(base + "products", ar["products"], EXACT)
+    add(base + "sum_bits", "exact" if exact else ar["sum_bits"], EXACT)
+    add(base + "sum_rounding", ar["sum_rounding"], EXACT, same if exact else None)
+    add(base + "alignment", ar["alignment"], EXACT, same if exact else None)
+    add(base + "block", ar["block"] or u["k"], EXACT, same if exact else None)
+    add(base + "order", ar["order"], EXACT, same if exact or ar["block"] == 1 else None)
+    add(base + "result_rounding", ar["result_rounding"], EXACT, None if exact else same)
+    add(base + "subnormal_inputs", ar["subnormal_inputs"], EXACT)
+    add(base + "subnormal_outputs", ar["subnormal_outputs"], EXACT,
+        None if ar["subnormal_inputs"] else "only a subnormal C reaches a subnormal f32 result, and it is flushed")
+    add(base + "overflow", ar.get("overflow", "infinity"), EXACT, "f16 products cannot reach f32's overflow")
 
 
 def expectations(d, series_ids):
@@ -343,6 +399,8 @@ def expectations(d, series_ids):
         add(f"compute.{name}.ops_per_clock_per_cu", value(op["per_clock_per_core"]), RATE,
             None if f"compute.{name}" in series_ids else "not in the compute matrix")
     add("compute.dual_issue.fp32_fma_add", bool(value(rates.get("dual_issue_fma_add", False))), EXACT)
+    for u in d.get("matrix", {}).get("shapes", []):
+        numerics_expectations(u, add)
     add("device.measured_clock_mhz", clock, RATE)
     add("sched.max_workgroups_per_cu", value(core["workgroups_per_core"]), EXACT)
     add("sched.one_workgroup_per_cu", value(core["workgroups_per_core"]) == 1, EXACT)
@@ -422,7 +480,7 @@ PROBE_OF = [("memory.L*.bandwidth", "bandwidth"), ("memory.dram.bandwidth", "ban
             ("memory.tlb", "tlb"), ("memory.coalescing", "coalescing"), ("memory.", "latency"),
             ("texture.", "texture"), ("local.", "local"), ("exec.wave_width", "divergence"),
             ("exec.scheduler", "divergence"), ("exec.max_waves", "occupancy"), ("exec.", "icache"),
-            ("compute.", "compute"), ("device.measured_clock", "clock"), ("sched.", "scheduling"),
+            ("compute.matrix.", "matrix"), ("compute.", "compute"), ("device.measured_clock", "clock"), ("sched.", "scheduling"),
             ("host.", "transfer"), ("atomics.", "atomics"), ("launch.", "launch"),
             ("graphics.tile.memory", "tilemem"), ("graphics.tile", "raster"), ("graphics.binning", "raster"),
             ("graphics.rop", "rop"), ("graphics.texture", "texfill"), ("graphics.fb_compression", "fbcompress"),
@@ -606,7 +664,7 @@ def judge(results, name):
 
 
 DEFAULT_PROBES = "latency,bandwidth,local,texture,coalescing,tlb,geometry,transfer,launch,atomics,scheduling,clock," \
-                 "compute,oplatency,divergence,occupancy,icache"
+                 "compute,oplatency,matrix,divergence,occupancy,icache"
 
 
 def finished(path, probes):
@@ -654,8 +712,8 @@ def run_one(job):
     cmd = [gpuscope, "run", "--device", device, "--out", out, "--quiet"]
     if quick:
         cmd.append("--quick")
-    # The probes whose findings are judged, not the whole default set (lbm,
-    # sustain and matrix give nothing the description holds).
+    # The probes whose findings are judged, not the whole default set (lbm
+    # and sustain give nothing the description holds).
     cmd += ["--probes", probes or DEFAULT_PROBES]
     if budget_scale != 1:
         cmd += ["--budget-scale", str(budget_scale)]

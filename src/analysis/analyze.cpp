@@ -10,6 +10,7 @@
 #include "analysis/execution.hpp"
 #include "analysis/graphics.hpp"
 #include "analysis/matrix.hpp"
+#include "analysis/matrix_numerics.hpp"
 #include "analysis/system.hpp"
 #include "analysis/texture.hpp"
 #include "analysis/tlb.hpp"
@@ -368,6 +369,7 @@ std::vector<Finding> analyze_usable(const Results& r) {
   add_execution(r, out);
   hold_level_readings_to_their_latency(out);
   add(out, matrix_findings(r, out));
+  add(out, matrix_numerics_findings(r));
   add(out, lbm_findings(r, out));
   add(out, sustain_findings(r));
   add(out, graphics_findings(r));

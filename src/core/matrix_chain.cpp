@@ -96,6 +96,11 @@ std::optional<MatrixType> matrix_type_from_tag(std::string_view tag) {
 size_t matrix_type_bytes(MatrixType t) { return info(t).bytes; }
 bool matrix_type_is_signed(MatrixType t) { return info(t).is_signed; }
 
+MatrixFormat matrix_type_format(MatrixType t) {
+  const TypeInfo& ti = info(t);
+  return {ti.is_float, ti.exp_bits, ti.man_bits, ti.finite_only};
+}
+
 double matrix_exact_integer_limit(MatrixType t) {
   switch (t) {
     case MatrixType::i8: return 127;

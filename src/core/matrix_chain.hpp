@@ -42,6 +42,15 @@ std::string_view matrix_type_tag(MatrixType t);  // "f16" ...: the names of Matr
 std::optional<MatrixType> matrix_type_from_tag(std::string_view tag);
 size_t matrix_type_bytes(MatrixType t);
 bool matrix_type_is_signed(MatrixType t);  // floats and i8/i32
+// A type's fields: for floats the exponent and stored fraction bits (bias
+// 2^(exp_bits - 1) - 1; `finite_only`: f8e4m3, no infinities, its all-ones
+// exponent a normal binade but S.1111.111 NaN); integers have is_float false.
+struct MatrixFormat {
+  bool is_float = false;
+  int exp_bits = 0, man_bits = 0;
+  bool finite_only = false;
+};
+MatrixFormat matrix_type_format(MatrixType t);
 // Every integer of magnitude up to this is exact in the type (f16: 2048,
 // bf16: 256, f32: 2^24, i32: 2^31 - 1 ...).
 double matrix_exact_integer_limit(MatrixType t);

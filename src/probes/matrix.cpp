@@ -19,10 +19,18 @@
 // - Every launch stores every accumulator of every subgroup; the host checks
 //   a short launch before timing and the last timed launch after it, bit
 //   for bit (the values are exact in every type).
+// - Numerics ("matrix.<shape>.numerics"): what the engine computes, not how
+//   fast: the crafted dot products of analysis/matrix_numerics.hpp, one
+//   launch of the family's `numerics` kernel (one D = A x B + C per
+//   subgroup, each pattern on a D's diagonal); y = each pattern's result
+//   bits. Only where the backend has that kernel (the sim, so far); else,
+//   and for types the models do not cover, the reason is in the throughput
+//   series' meta ("numerics_not_run").
 // A shape whose types the family has no values for, whose kernel the
 // backend cannot build, or whose result is wrong, is left out with its
 // reason in every series' meta ("not_run"); the probe is skipped when none
 // runs, and fails when every one gave a wrong result.
+#include "analysis/matrix_numerics.hpp"
 #include "core/error.hpp"
 #include "core/matrix_chain.hpp"
 #include "probes/probe.hpp"
@@ -31,6 +39,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace gpuscope {
 namespace {
@@ -106,6 +115,60 @@ Timed run_chain(ProbeContext& ctx, const MatrixShape& listed, const MatrixChainS
   const Measurement m = measure(launch_pairs, 1, max_pairs, ctx.options.harness);
   check(m.work_per_launch);
   return {m.ns_per_unit, m.work_per_launch};
+}
+
+// Why the numerics part cannot run on this device and shape; "" where it
+// can. Only the sim's backend has the `numerics` kernel so far (the Vulkan
+// and OpenCL backends' matrix kernels are the chains alone).
+std::string numerics_not_run(const DeviceInfo& info, const MatrixChainShape& shape) {
+  if (info.type != "sim") return fmt::format("no numerics kernel through {} yet", info.api);
+  return analysis::numerics_unsupported(shape);
+}
+
+// The numerics patterns through one launch, one subgroup per work-group;
+// their results' bits as a series.
+Series run_numerics(ProbeContext& ctx, const MatrixShape& listed, const MatrixChainShape& shape, uint32_t width) {
+  Device& dev = ctx.device;
+  KernelSpec spec = chain_spec(listed, 1);
+  spec.entry = "numerics";
+  spec.params.erase("chains");
+  Kernel& k = dev.kernel(spec);
+  const analysis::NumericsPlan plan = analysis::numerics_plan(shape);
+  const analysis::NumericsInputs in = analysis::numerics_inputs(plan);
+  auto a = dev.create_buffer(in.a_bytes.size());
+  auto b = dev.create_buffer(in.b_bytes.size());
+  auto c = dev.create_buffer(in.c_bytes.size());
+  auto out = dev.create_buffer(in.out_bytes);
+  dev.write(*a, 0, in.a_bytes);
+  dev.write(*b, 0, in.b_bytes);
+  dev.write(*c, 0, in.c_bytes);
+  const KernelArg args[] = {a.get(), b.get(), c.get(), out.get()};
+  dev.launch(k, {Range::d1(in.subgroups * width), Range::d1(width), 0}, args);
+  std::vector<std::byte> got(in.out_bytes);
+  dev.read(*out, 0, got);
+  Series s = analysis::numerics_series(plan, analysis::numerics_observed(plan, got));
+  s.meta["subgroup_size"] = width;
+  return s;
+}
+
+// The numerics part of one shape, or nullopt with the reason in `meta`
+// ("numerics_not_run"): it fails alone, the shape's rates stand without it.
+std::optional<Series> numerics_part(ProbeContext& ctx, const MatrixShape& listed, const MatrixChainShape& shape,
+                                    uint32_t width, nlohmann::json& meta) {
+  if (std::string why = numerics_not_run(ctx.device.info(), shape); !why.empty()) {
+    meta["numerics_not_run"] = why;
+    return std::nullopt;
+  }
+  try {
+    return run_numerics(ctx, listed, shape, width);
+  } catch (const BuildError& e) {
+    meta["numerics_not_run"] = fmt::format("{}\nbuild log:\n{}", e.what(), e.log);
+  } catch (const Unsupported& e) {
+    meta["numerics_not_run"] = e.what();
+  } catch (const OutOfResources& e) {
+    meta["numerics_not_run"] = fmt::format("out of resources: {}", e.what());
+  }
+  return std::nullopt;
 }
 
 // How the probe launches the chains on `info`: a subgroup's width, the
@@ -222,6 +285,7 @@ std::vector<Series> run_matrix_probe(ProbeContext& ctx) {
         pairs[std::to_string(chains)] = t.pairs;
       }
       ts.meta["pairs_per_launch"] = pairs;
+      std::optional<Series> numerics = numerics_part(ctx, s, *shape, width, ts.meta);
       ctx.progress(fmt::format("matrix {}: {:.0f} Gop/s, {:.1f} ns per dependent multiply-accumulate", tag,
                                std::max_element(ts.points.begin(), ts.points.end(),
                                                 [](const Point& x, const Point& y) { return x.y < y.y; })
@@ -229,6 +293,7 @@ std::vector<Series> run_matrix_probe(ProbeContext& ctx) {
                                ls.points.front().y));
       result.push_back(std::move(ls));
       result.push_back(std::move(ts));
+      if (numerics) result.push_back(std::move(*numerics));
     } catch (const BuildError& e) {
       not_run.push_back({{"shape", listed}, {"reason", fmt::format("{}\nbuild log:\n{}", e.what(), e.log)}});
     } catch (const Unsupported& e) {

@@ -16,6 +16,7 @@
 #include "report/html_builder.hpp"
 #include "report/first_screen.hpp"
 #include "report/graphics_section.hpp"
+#include "report/matrix_numerics_table.hpp"
 #include "core/finding_catalogue.hpp"
 #include "report/format.hpp"
 
@@ -631,6 +632,7 @@ std::string render_html_report(const std::vector<ReportRun>& runs) {
   html += unmeasured_section(runs);
   html += reconciliation_section(runs);
   html += findings_section(runs);
+  html += matrix_numerics_html(main);
   html += graphics;
   html += charts_section(runs);
   html += device_section(runs);

@@ -12,6 +12,7 @@
 #include "core/finding_catalogue.hpp"
 #include "report/format.hpp"
 #include "report/graphics_section.hpp"
+#include "report/matrix_numerics_table.hpp"
 #include "report/unmeasured.hpp"
 
 namespace gpuscope {
@@ -157,6 +158,12 @@ std::string format_markdown(const std::vector<ReportRun>& runs, const std::strin
                      [&](const auto& a, const auto& b) { return shown(a).order < shown(b).order; });
     if (in_area.empty()) continue;
     out += "### " + area + "\n\n";
+    // The matrix numerics table (matrix_numerics_table.hpp) heads the area
+    // of its findings, as the graphics block does.
+    if (!runs[0].reference && std::any_of(in_area.begin(), in_area.end(), [](const std::string& id) {
+          return id.ends_with(".numerics.matches_model");
+        }))
+      out += matrix_numerics_markdown(*runs[0].results);
     const std::unordered_set<std::string> in_this_area(in_area.begin(), in_area.end());
     const bool has_graphics = std::any_of(graphics.begin(), graphics.end(), [&](const GraphicsLine& l) {
       return std::any_of(l.finding_ids.begin(), l.finding_ids.end(),

@@ -188,7 +188,8 @@ TEST(SimMatrix, LeavesOutShapesWithoutValues) {
   opts.quick = true;
   ProbeContext ctx{dev, opts, 5.0};
   const auto series = run_matrix_probe(ctx);
-  ASSERT_EQ(series.size(), 2u);
+  ASSERT_EQ(series.size(), 3u);  // f16 -> f32's latency, throughput and numerics
+  EXPECT_EQ(series.back().id, "matrix.f16xf16->f32.16x16x16.numerics");
   ASSERT_EQ(series.front().meta["not_run"].size(), 1u);
   EXPECT_NE(series.front().meta["not_run"][0]["reason"].get<std::string>().find("no exact range"), std::string::npos);
 }

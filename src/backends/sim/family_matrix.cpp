@@ -1,7 +1,8 @@
 // Sim family `matrix`: `chain`, the matrix engine's multiply-accumulate
-// chains (core/matrix_chain.hpp states the kernel). Arguments: A, B, B2, C,
-// out (buffers), pairs (uint32). Build parameters: a, b, c, result (type
-// tags), m, n, k, chains.
+// chains (core/matrix_chain.hpp states the kernel), and `numerics`, one
+// multiply-accumulate per subgroup on given values (below). `chain`'s
+// arguments: A, B, B2, C, out (buffers), pairs (uint32). Build parameters of
+// both: a, b, c, result (type tags), m, n, k; `chain` also chains.
 //
 // Semantics: A, B, B2 and C are read from their buffers and decoded; each
 // accumulator's result is C_j + pairs x (A x B + A x B2), computed with
@@ -21,6 +22,7 @@
 #include "backends/sim/family.hpp"
 #include "backends/sim/sim_device.hpp"
 #include "core/error.hpp"
+#include "core/matrix_arithmetic.hpp"
 #include "core/matrix_chain.hpp"
 
 #include <fmt/format.h>
@@ -113,8 +115,58 @@ double chain(SimLaunch& l) {
   return std::max(engine_cycles, chain_cycles) / cfg.clock_ghz();
 }
 
+// `numerics`: per subgroup g, D_g = A_g x B_g + C_g, with A_g (m x k), B_g
+// (k x n) and C_g, D_g (m x n) row-major, subgroup g's after those of the
+// subgroups before it in each buffer (arguments A, B, C, out). Every element
+// is the dot product of the shape's described arithmetic
+// (matrix.shapes[].arithmetic; core/matrix_arithmetic.hpp), so the probe's
+// numerics part has a ground truth. Time: each core's subgroups' multiply-
+// adds at the engine's rate, at least one latency.
+double numerics(SimLaunch& l) {
+  const SimConfig& cfg = l.config();
+  const MatrixUnitShape* unit = find_unit(cfg, l.spec());
+  if (!unit) throw Unsupported(fmt::format("sim: this device's matrix engine has no {}", l.spec().key()));
+  const auto type = [](const std::string& tag) { return *matrix_type_from_tag(tag); };  // checked by the reader
+  const MatrixChainShape s{type(unit->a), type(unit->b), type(unit->c), type(unit->result), unit->m, unit->n, unit->k};
+  const uint32_t wave = cfg.core.wave_width;
+  if (l.global().total() % wave != 0)
+    throw DeviceError(fmt::format("sim: matrix launch of {} work-items is not whole subgroups of {}",
+                                  l.global().total(), wave));
+  const uint64_t subgroups = l.global().total() / wave;
+  const size_t a_n = size_t{s.m} * s.k, b_n = size_t{s.k} * s.n, c_n = size_t{s.m} * s.n;
+  const auto a = decode_buffer(l.buffer(0), s.a, subgroups * a_n, "A");
+  const auto b = decode_buffer(l.buffer(1), s.b, subgroups * b_n, "B");
+  const auto c = decode_buffer(l.buffer(2), s.c, subgroups * c_n, "C");
+  SimBuffer& out = l.buffer(3);
+  const size_t eb = matrix_type_bytes(s.result);
+  if (out.size_bytes() < subgroups * c_n * eb)
+    throw DeviceError(fmt::format("sim: matrix out holds {} bytes, {} subgroups need {}", out.size_bytes(), subgroups,
+                                  subgroups * c_n * eb));
+  std::vector<std::byte> d(subgroups * c_n * eb);
+  std::vector<double> row(s.k), col(s.k);
+  for (uint64_t g = 0; g < subgroups; ++g)
+    for (uint32_t i = 0; i < s.m; ++i)
+      for (uint32_t j = 0; j < s.n; ++j) {
+        for (uint32_t kk = 0; kk < s.k; ++kk) {
+          row[kk] = a[g * a_n + size_t{i} * s.k + kk];
+          col[kk] = b[g * b_n + size_t{kk} * s.n + j];
+        }
+        const size_t at = g * c_n + size_t{i} * s.n + j;
+        matrix_encode_value(s.result, matrix_dot(unit->arithmetic, s, row, col, c[at]), d.data() + at * eb);
+      }
+  out.write(0, d);
+  const uint64_t cores = cfg.core.shader_cores;
+  const double per_core = static_cast<double>((subgroups + cores - 1) / cores);
+  const double cycles =
+      std::max(unit->latency_cycles, per_core * static_cast<double>(s.macs()) / unit->macs_per_clock_per_core);
+  return cycles / cfg.clock_ghz();
+}
+
 }  // namespace
 
-void register_sim_family_matrix(FamilyTable& table) { table.add({"matrix", "chain", 0, chain}); }
+void register_sim_family_matrix(FamilyTable& table) {
+  table.add({"matrix", "chain", 0, chain});
+  table.add({"matrix", "numerics", 0, numerics});
+}
 
 }  // namespace gpuscope::sim

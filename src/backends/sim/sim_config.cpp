@@ -236,6 +236,28 @@ void check_model_size(const SimConfig& c) {
 // The raster section (RasterConfig). Rates by format or filter are objects
 // keyed by the names findings use ("rgba8", "bilinear"); a key left out is
 // a format or filter the device lacks.
+// matrix.shapes[].arithmetic: core/matrix_arithmetic.hpp states each field.
+MatrixArithmetic read_arithmetic(const nlohmann::json& j, const std::string& path) {
+  ObjectReader r(j, path);
+  const auto pick = [&](const char* key, auto from, const std::vector<std::string>& names) {
+    return *from(r.choice(key, names, names.front()));
+  };
+  MatrixArithmetic a;
+  a.products = pick("products", matrix_products_from, {"exact", "input", "accumulator"});
+  a.sum_bits = static_cast<int>(r.integer("sum_bits", 0, kMatrixMaxSumBits, 0));
+  a.sum_rounding = pick("sum_rounding", matrix_rounding_from, {"nearest-even", "toward-zero"});
+  a.alignment = pick("alignment", matrix_alignment_from, {"exact", "truncate"});
+  a.block = static_cast<uint32_t>(r.integer("block", 0, 256, 0));
+  a.order = pick("order", matrix_order_from, {"fused", "pairwise"});
+  a.result_rounding = pick("result_rounding", matrix_rounding_from, {"nearest-even", "toward-zero"});
+  a.subnormal_inputs = r.boolean("subnormal_inputs", true);
+  a.subnormal_outputs = r.boolean("subnormal_outputs", true);
+  a.overflow = pick("overflow", matrix_overflow_from, {"infinity", "saturate"});
+  a.integer_overflow = pick("integer_overflow", matrix_integer_overflow_from, {"wrap", "saturate"});
+  r.finish();
+  return a;
+}
+
 void read_raster(ObjectReader& r, const SimConfig& c, RasterConfig& g) {
   g.present = true;
   g.tile_width_px = static_cast<uint32_t>(r.integer("tile_width_px", 1, 4096));
@@ -564,6 +586,7 @@ SimConfig read_resolved(ResolvedDescription resolved, const std::string& id_name
       u.k = static_cast<uint32_t>(o.integer("k", 1, 256));
       u.macs_per_clock_per_core = o.number("macs_per_clock_per_core", 1e-3, 1e6);
       u.latency_cycles = o.number("latency_cycles", 1, 1e5);
+      if (const auto* ar = o.raw("arithmetic", true)) u.arithmetic = read_arithmetic(*ar, where + ".arithmetic");
       o.finish();
       for (const auto& prev : c.matrix.shapes)
         if (prev.a == u.a && prev.b == u.b && prev.c == u.c && prev.result == u.result && prev.m == u.m &&

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "backends/graphics.hpp"
+#include "core/matrix_arithmetic.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -174,6 +175,9 @@ struct MatrixUnitShape {
   uint32_t m = 16, n = 16, k = 16;
   double macs_per_clock_per_core = 0;  // multiply-adds (m x n x k per D = A x B + C) per clock per shader core
   double latency_cycles = 0;           // one D = A x B + C whose C is the previous one's D
+  // What each element's dot product computes (family_matrix.cpp's
+  // `numerics`); the default: exact, rounded once to the result type.
+  MatrixArithmetic arithmetic;
 };
 
 struct MatrixConfig {
