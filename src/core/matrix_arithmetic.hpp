@@ -2,7 +2,7 @@
 //     d = c + sum_{i < k} a_i * b_i
 // (one element of D = A x B + C), and a host model that computes d bit for
 // bit under it. Each field is one hypothesis about the hidden arithmetic of
-// tensor cores and cooperative matrices (issue 50); the model follows the
+// tensor cores and cooperative matrices; the model follows the
 // description of NVIDIA's tensor cores by Fasi, Higham, Mikaitis and
 // Pranesh ("Numerical behavior of NVIDIA tensor cores", PeerJ CS 2021):
 // products formed exactly, a block of them added together with the running

@@ -1,4 +1,4 @@
-// The matrix engine's arithmetic beside its speed (issue 50): one row per
+// The matrix engine's arithmetic beside its speed: one row per
 // shape whose numerics were read (compute.matrix.<shape>.numerics.*,
 // docs/results-format.md), with its throughput and each property's value,
 // and under the table what the internal sum's width means for a user.
