@@ -1,5 +1,6 @@
 #include "analysis/execution.hpp"
 
+#include "analysis/execution_tuning.hpp"
 #include "core/stats.hpp"
 
 #include <fmt/format.h>
@@ -10,13 +11,15 @@
 
 namespace gpuscope::analysis {
 
+using namespace execution;
+
 namespace {
 
-// Relative spread of a point's samples (MAD sigma / median), floored at 1%:
-// even perfectly repeatable launches do not pin a rate closer than that.
+// Relative spread of a point's samples (MAD sigma / median), floored at
+// kMinNoiseFloor.
 double rel_noise(const Point& p) {
-  if (p.samples.size() < 2) return 0.01;
-  return std::max(0.01, summarize(p.samples).rel_spread);
+  if (p.samples.size() < 2) return kMinNoiseFloor;
+  return std::max(kMinNoiseFloor.value, summarize(p.samples).rel_spread);
 }
 
 std::string fmt_x(double x) { return fmt::format("{:g}", x); }
@@ -70,7 +73,7 @@ std::vector<size_t> drops(const std::vector<const Point*>& pts, double min_drop)
   std::vector<size_t> out;
   for (size_t i = 1; i < pts.size(); ++i) {
     const double noise = std::hypot(rel_noise(*pts[i]), rel_noise(*pts[i - 1]));
-    const double threshold = std::max(min_drop, 3 * noise);
+    const double threshold = std::max(min_drop, kDropSigmas * noise);
     double later = 0;
     for (size_t j = i; j < pts.size(); ++j) later = std::max(later, pts[j]->y);
     if (later < pts[i - 1]->y * (1 - threshold)) out.push_back(i);
@@ -79,12 +82,12 @@ std::vector<size_t> drops(const std::vector<const Point*>& pts, double min_drop)
 }
 
 // Throughput against a growing resource only ever falls; a curve where a
-// later point stands more than 8% above an earlier one (a CPU shared with
-// other work) supports only guesses.
+// later point stands more than kRoughRise above an earlier one (a CPU shared
+// with other work) supports only guesses.
 bool rough_curve(const std::vector<const Point*>& pts) {
   double lowest = 0;
   for (size_t i = 0; i < pts.size(); ++i) {
-    if (i > 0 && pts[i]->y > 1.08 * lowest) return true;
+    if (i > 0 && pts[i]->y > kRoughRise * lowest) return true;
     lowest = i == 0 ? pts[i]->y : std::min(lowest, pts[i]->y);
   }
   return false;
@@ -124,7 +127,7 @@ std::vector<Finding> wave_width_findings(const Series& s) {
       "of "
       "block sizes whose geometric-mean throughputs differ most): below it a wave holds both sides and pays "
       "for both.";
-  if (step < 1.35) {
+  if (step < kDivergenceStep) {
     // Flat: even single work-items alternating sides cost nothing extra.
     f.value = 1.0;
     f.low = 1.0;
@@ -149,7 +152,7 @@ std::vector<Finding> wave_width_findings(const Series& s) {
   f.low = doubling ? width : pts[w - 1].x + 1;
   f.high = width;
   double conf = 0.9;
-  if (std::abs(std::log2(step) - 1) > 0.3) conf -= 0.25;  // not the 2x of two sides issued
+  if (std::abs(std::log2(step) - 1) > kStepOffTwo) conf -= 0.25;  // not the 2x of two sides issued
   conf -= 0.2 * misplaced;
   if (w + 1 == pts.size()) conf -= 0.2;  // only the largest block was fast
   f.confidence = std::clamp(conf, 0.2, 0.95);
@@ -236,7 +239,7 @@ std::vector<Finding> partition_findings(const std::vector<const Series*>& series
   // strides): the smallest is the one reported, the others named.
   std::vector<double> tied;
   for (const Fit& f : fits)
-    if (f.error <= best.error + 0.02) tied.push_back(f.partitions);
+    if (f.error <= best.error + kTiedFitError) tied.push_back(f.partitions);
   if (tied.empty()) return {};  // every fit's error is NaN: nothing to choose between
   std::sort(tied.begin(), tied.end());
 
@@ -249,7 +252,7 @@ std::vector<Finding> partition_findings(const std::vector<const Series*>& series
       "Throughput of a few working waves spaced `stride` apart in one work-group per compute unit, against "
       "the model of P partitions taking waves round-robin (a waves at stride s load the busiest of them with "
       "ceil(a gcd(s, P) / P)); P in 1, 2, 3, 4, 6, 8, 12, 16 fitted by mean log error.";
-  f.confidence = best.error < 0.1 ? 0.8 : best.error < 0.2 ? 0.5 : 0.3;
+  f.confidence = best.error < kGoodFitError ? 0.8 : best.error < kFairFitError ? 0.5 : 0.3;
   std::string detail;
   for (const Obs& o : obs)
     detail += fmt::format("{}{} waves at stride {}: {:.2f}x", detail.empty() ? "" : "; ", fmt_x(o.active),
@@ -281,11 +284,11 @@ std::vector<Finding> max_waves_findings(const Series& s, double wave_width, bool
   const double y0 = pts.front().y;
   size_t jump = 0;
   for (size_t i = 1; i < pts.size(); ++i) {
-    if (pts[i].y > 1.5 * y0) {
+    if (pts[i].y > kSecondRoundJump * y0) {
       jump = i;
       break;
     }
-    if (pts[i].y > 1.25 * y0) return {};  // rising gradually: no clean capacity to read
+    if (pts[i].y > kGradualRise * y0) return {};  // rising gradually: no clean capacity to read
   }
   if (jump == 0) return {};  // everything launched fit at once: capacity not reached
   const double fit_items = pts[jump - 1].x;
@@ -302,7 +305,7 @@ std::vector<Finding> max_waves_findings(const Series& s, double wave_width, bool
       "steps up once some must wait for a second round; work-items resident per compute unit / wave width "
       "({}).",
       fmt_x(wave_width));
-  f.confidence = over_items <= 1.1 * fit_items + wave_width ? 0.85 : 0.6;
+  f.confidence = over_items <= kTightBracket * fit_items + wave_width ? 0.85 : 0.6;
   if (jump == 1 && !cpu && over_items == 2 * fit_items) {
     f.note = fmt::format(
         "One work-group of {} work-items fits at once per compute unit, two ({}) do not (time x{:.2f}): "
@@ -373,7 +376,7 @@ std::vector<Finding> occupancy_findings(const Series& s, std::optional<double> m
   if (pts.size() < 3) return {};
   auto regs = [](const Point* p) { return p->x; };
   const double ref = pts[0]->y;
-  const auto cliffs = drops(pts, 0.05);
+  const auto cliffs = drops(pts, kMinOccupancyDrop);
 
   Finding f;
   f.id = "exec.registers.occupancy_cliffs";
@@ -393,7 +396,8 @@ std::vector<Finding> occupancy_findings(const Series& s, std::optional<double> m
                           fmt_x(regs(pts[i])), pts[i]->y / ref);
   }
   f.value = values;
-  f.confidence = (all_known ? 0.8 : 0.5) * (pts.size() >= 6 ? 1.0 : 0.7) * (rough_curve(pts) ? 0.5 : 1.0);
+  f.confidence =
+      (all_known ? 0.8 : 0.5) * (pts.size() >= kFullCurvePoints ? 1.0 : 0.7) * (rough_curve(pts) ? 0.5 : 1.0);
   f.note = values.empty()
                ? "No occupancy drop over the register counts measured."
                : "Cliffs (range where each lies: throughput vs the first plateau): " + detail + ".";
@@ -412,7 +416,7 @@ std::vector<Finding> occupancy_findings(const Series& s, std::optional<double> m
   if (all_known && max_waves && wave_width && !values.empty()) {
     std::vector<double> per_cu;
     for (const Point* p : pts) {
-      if (p->y > 0.9 * ref) continue;
+      if (p->y > kFullOccupancyShare * ref) continue;
       per_cu.push_back(*max_waves * p->y / ref * *wave_width * regs(p));
     }
     if (per_cu.size() >= 2) {
@@ -427,7 +431,7 @@ std::vector<Finding> occupancy_findings(const Series& s, std::optional<double> m
           "Waves resident at each reduced plateau (max waves per compute unit {} x throughput relative to "
           "the first plateau) x wave width {} x registers used, median over the plateaus.",
           fmt_x(*max_waves), fmt_x(*wave_width));
-      rf.confidence = per_cu.size() >= 4 ? 0.6 : 0.4;
+      rf.confidence = per_cu.size() >= kRegisterFilePlateaus ? 0.6 : 0.4;
       out.push_back(rf);
     }
   }
@@ -438,7 +442,7 @@ std::vector<Finding> local_occupancy_findings(const Series& s) {
   std::vector<const Point*> pts;
   for (const auto& p : s.points) pts.push_back(&p);
   if (pts.size() < 3) return {};
-  const auto cliffs = drops(pts, 0.05);
+  const auto cliffs = drops(pts, kMinOccupancyDrop);
   Finding f;
   f.id = "exec.local.occupancy_cliffs_bytes";
   f.unit = "B";
@@ -458,7 +462,7 @@ std::vector<Finding> local_occupancy_findings(const Series& s) {
   // A cliff at the last point has no later point to confirm it.
   const bool last_unconfirmed = !cliffs.empty() && cliffs.back() + 1 == pts.size();
   f.confidence =
-      (pts.size() >= 6 ? 0.7 : 0.5) * (rough_curve(pts) ? 0.5 : 1.0) * (last_unconfirmed ? 0.7 : 1.0);
+      (pts.size() >= kFullCurvePoints ? 0.7 : 0.5) * (rough_curve(pts) ? 0.5 : 1.0) * (last_unconfirmed ? 0.7 : 1.0);
   f.note = values.empty() ? "No occupancy drop over the local memory sizes measured."
                           : "Cliffs (range, throughput vs the first plateau): " + detail + ".";
   return {f};
@@ -480,7 +484,7 @@ std::vector<Finding> code_bytes_findings(const Series& s) {
       "Theil-Sen slope of the program binary's size (CL_PROGRAM_BINARIES) against the adds in the loop "
       "body; interval: quartiles of the pairwise slopes.";
   const double spread = (slope.q3 - slope.q1) / slope.value;
-  f.confidence = spread < 0.1 ? 0.9 : spread < 0.3 ? 0.6 : 0.3;
+  f.confidence = spread < kSlopeTightSpread ? 0.9 : spread < kSlopeLooseSpread ? 0.6 : 0.3;
   if (format == "ptx") {
     f.note =
         "The binary is PTX text (NVIDIA's virtual ISA), not machine code: this is bytes of assembly text per "
@@ -507,14 +511,15 @@ std::vector<Finding> icache_findings(const Series& s, const Series* binary) {
   // slow point must not set it).
   const double ref = median(std::vector<double>{pts[0].y, pts[1].y, pts[2].y});
   if (ref <= 0) return {};
-  // The first body from which throughput stays below 95% of the plateau,
-  // provided it ends below 85%: a lasting drop, read where it begins.
+  // The first body from which throughput stays below kPeakShare of the
+  // plateau, provided it ends below kStillFast: a lasting drop, read where
+  // it begins.
   size_t first_slow = pts.size();
   for (size_t i = pts.size(); i-- > 0;) {
-    if (pts[i].y >= 0.95 * ref) break;
+    if (pts[i].y >= kPeakShare * ref) break;
     first_slow = i;
   }
-  if (first_slow < pts.size() && pts.back().y >= 0.85 * ref) first_slow = pts.size();
+  if (first_slow < pts.size() && pts.back().y >= kStillFast * ref) first_slow = pts.size();
   // Rough curves (a CPU shared with other work) make any reading a guess.
   std::vector<const Point*> all;
   for (const auto& p : pts) all.push_back(&p);
@@ -548,7 +553,7 @@ std::vector<Finding> icache_findings(const Series& s, const Series* binary) {
   // A further drop past the first: a second level of instruction caching.
   const double after = pts[first_slow].y;
   for (size_t i = first_slow + 1; i < pts.size(); ++i) {
-    if (pts[i].y < 0.8 * after) {
+    if (pts[i].y < kStaysSlow * after) {
       ops.note += fmt::format(" A second drop to {:.2f}x by {} adds (a second instruction-cache level).",
                               pts[i].y / ref, fmt_x(pts[i].x));
       break;

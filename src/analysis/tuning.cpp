@@ -2,6 +2,7 @@
 
 #include "analysis/bandwidth_tuning.hpp"
 #include "analysis/coalescing_tuning.hpp"
+#include "analysis/execution_tuning.hpp"
 #include "analysis/geometry_tuning.hpp"
 #include "analysis/staircase_tuning.hpp"
 #include "analysis/tlb_tuning.hpp"
@@ -17,6 +18,7 @@ std::span<const TuningTable> tuning_tables() {
       TuningTable{"cache geometry", geometry::kTable},
       TuningTable{"bandwidth", bandwidth::kTable},
       TuningTable{"coalescing", coalescing::kTable},
+      TuningTable{"execution", execution::kTable},
   };
   return tables;
 }
