@@ -290,8 +290,11 @@ void level_findings(const Series& control, const ReachStride& r, const PenaltyRe
                                     "stride is larger: both strides are at least the page, which is at most {} B.",
                                     r.scaled_by->second.stride_bytes,
                                     first_reach(r.scaled_by->second) / st.reach_bytes, c.stride_bytes)
-        : r.confirmed ? " A larger stride's first step falls within 30% of it (pages at least that stride)."
-                      : " No other stride's first step falls within 30% of it.",
+        : r.confirmed ? fmt::format(" A larger stride's first step falls within {:.0f}% of it (pages at least that "
+                                    "stride).",
+                                    100 * (kSameReadingFactor - 1))
+                      : fmt::format(" No other stride's first step falls within {:.0f}% of it.",
+                                    100 * (kSameReadingFactor - 1)),
         summary);
     Finding pen;
     pen.id = prefix + "miss_penalty_ns";
