@@ -72,41 +72,37 @@ void keep_fully_associative(json& d, const Pointer& capacity, double was) {
 
 namespace {
 
-Knob scale_knob(std::string field, Pointer at, double first_step, double last_step, bool integer, double x_lo,
-                double x_hi = kInf) {
+// A knob of `kind` on `field` at `at`, moving the points in [x_lo, x_hi].
+Knob knob(Knob::Kind kind, std::string field, Pointer at, double x_lo, double x_hi) {
   Knob k;
   k.field = std::move(field);
   k.at = std::move(at);
-  k.kind = Knob::scale;
-  k.first_step = first_step;
-  k.last_step = last_step;
-  k.integer = integer;
+  k.kind = kind;
   k.x_lo = x_lo;
   k.x_hi = x_hi;
   return k;
 }
 
+Knob scale_knob(std::string field, Pointer at, double first_step, double last_step, bool integer, double x_lo,
+                double x_hi = kInf) {
+  Knob k = knob(Knob::scale, std::move(field), std::move(at), x_lo, x_hi);
+  k.first_step = first_step;
+  k.last_step = last_step;
+  k.integer = integer;
+  return k;
+}
+
 Knob choice_knob(std::string field, Pointer at, std::vector<json> alternatives, double x_lo = 0, double x_hi = kInf) {
-  Knob k;
-  k.field = std::move(field);
-  k.at = std::move(at);
-  k.kind = Knob::choice;
+  Knob k = knob(Knob::choice, std::move(field), std::move(at), x_lo, x_hi);
   k.alternatives = std::move(alternatives);
-  k.x_lo = x_lo;
-  k.x_hi = x_hi;
   return k;
 }
 
 // `plateau_*`: the points only the value sets; `x_*`: the points it moves.
 Knob plateau_knob(std::string field, Pointer at, double plateau_lo, double plateau_hi, double x_lo, double x_hi) {
-  Knob k;
-  k.field = std::move(field);
-  k.at = std::move(at);
-  k.kind = Knob::plateau;
+  Knob k = knob(Knob::plateau, std::move(field), std::move(at), x_lo, x_hi);
   k.plateau_lo = plateau_lo;
   k.plateau_hi = plateau_hi;
-  k.x_lo = x_lo;
-  k.x_hi = x_hi;
   return k;
 }
 
